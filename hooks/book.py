@@ -8,6 +8,9 @@
   Chinese (with a Traditional Chinese dictionary for zh-Hant) and wrong for
   Japanese, whose kanji compounds it would split; the Japanese build turns it
   off and lets the browser segment Japanese.
+- "Edit this page" links need the repository's address, which the book does
+  not hard-code: ``REPO_URL`` (or, on GitHub Actions, the repository being
+  built) sets ``repo_url`` and an ``edit_uri`` into ``docs/<language>/``.
 - KaTeX is served by the site itself: its distribution, installed from the npm
   registry by ``npm ci``, is added to the build as ``assets/katex/``.
 """
@@ -33,6 +36,17 @@ def _language_folder(config) -> str:
 def on_config(config):
     base = os.environ.get("SITE_URL", DEFAULT_SITE_URL)
     config.site_url = base.rstrip("/") + "/" + _language_folder(config) + "/"
+
+    repo_url = os.environ.get("REPO_URL")
+    if not repo_url and os.environ.get("GITHUB_REPOSITORY"):
+        server = os.environ.get("GITHUB_SERVER_URL", "https://github.com")
+        repo_url = f"{server}/{os.environ['GITHUB_REPOSITORY']}"
+    if repo_url:
+        branch = os.environ.get("REPO_BRANCH", "main")
+        docs_dir = Path(config.docs_dir).relative_to(ROOT).as_posix()
+        config.repo_url = repo_url
+        config.repo_name = repo_url.rstrip("/").rsplit("/", 1)[-1]
+        config.edit_uri = f"edit/{branch}/{docs_dir}/"
 
     # Imported here: only the search plugin's module decides whether to segment.
     from material.plugins.search import plugin as search_plugin
