@@ -32,7 +32,9 @@ def read_snippet(spec: str) -> str:
     if not section:
         return text
     lines = text.splitlines(keepends=True)
-    start = [i for i, line in enumerate(lines) if SECTION.format("start", section) in line]
+    start = [
+        i for i, line in enumerate(lines) if SECTION.format("start", section) in line
+    ]
     end = [i for i, line in enumerate(lines) if SECTION.format("end", section) in line]
     if len(start) != 1 or len(end) != 1 or end[0] < start[0]:
         raise ValueError(f"section {section!r} not found exactly once in {path}")

@@ -32,8 +32,16 @@ def build(site_dir: Path) -> None:
     site_dir.mkdir(parents=True)
     for language, config in LANGUAGES.items():
         command = [
-            sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
-            "--config-file", config, "--site-dir", str(site_dir / language),
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--quiet",
+            "--config-file",
+            config,
+            "--site-dir",
+            str(site_dir / language),
         ]
         # Material prints a banner about MkDocs 2.0 on every build; the book
         # pins MkDocs 1.x, so keep the build log to what matters.

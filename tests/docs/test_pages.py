@@ -50,8 +50,11 @@ def test_every_heading_has_an_explicit_ascii_anchor(page: Path) -> None:
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
 def test_anchors_are_unique_within_a_page(page: Path) -> None:
-    anchors = [ANCHOR.search(line)["id"] for _, line in prose_lines(page)
-               if HEADING.match(line) and ANCHOR.search(line)]
+    anchors = [
+        ANCHOR.search(line)["id"]
+        for _, line in prose_lines(page)
+        if HEADING.match(line) and ANCHOR.search(line)
+    ]
     duplicates = sorted({a for a in anchors if anchors.count(a) > 1})
     assert not duplicates, f"{page_id(page)}: {duplicates}"
 
@@ -59,9 +62,11 @@ def test_anchors_are_unique_within_a_page(page: Path) -> None:
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
 def test_math_uses_only_bracket_delimiters(page: Path) -> None:
     """Display math is \\[...\\] and inline math \\(...\\): a $ is a dollar sign."""
-    offenders = [f"{page_id(page)}:{number}: {line}"
-                 for number, line in prose_lines(page)
-                 if "$$" in line or line.strip().startswith("```math")]
+    offenders = [
+        f"{page_id(page)}:{number}: {line}"
+        for number, line in prose_lines(page)
+        if "$$" in line or line.strip().startswith("```math")
+    ]
     assert not offenders, "\n".join(offenders)
 
 
@@ -78,6 +83,9 @@ def test_every_example_is_shown_in_the_book() -> None:
         for page in PAGES
         for match in INCLUDE.finditer(page.read_text(encoding="utf-8"))
     }
-    unused = [e.relative_to(ROOT).as_posix() for e in EXAMPLES
-              if e.relative_to(ROOT).as_posix() not in included]
+    unused = [
+        e.relative_to(ROOT).as_posix()
+        for e in EXAMPLES
+        if e.relative_to(ROOT).as_posix() not in included
+    ]
     assert not unused, "examples no page includes:\n" + "\n".join(unused)

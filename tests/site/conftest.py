@@ -19,7 +19,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env = {**os.environ, "SITE_URL": "http://127.0.0.1:8000/"}
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "build_site.py"), str(site_dir)],
-        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, f"site build failed:\n{result.stderr[-5000:]}"
     return site_dir

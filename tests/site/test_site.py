@@ -40,12 +40,22 @@ def resource_urls(soup) -> list[str]:
         for element in soup.find_all(tag):
             for attribute in attributes:
                 if element.get(attribute):
-                    urls += [part.strip().split(" ")[0]
-                             for part in element[attribute].split(",")]
+                    urls += [
+                        part.strip().split(" ")[0]
+                        for part in element[attribute].split(",")
+                    ]
     for element in soup.find_all("link"):
         rel = set(element.get("rel", []))
-        if rel & {"stylesheet", "icon", "preload", "modulepreload", "manifest",
-                  "prefetch", "preconnect", "dns-prefetch"}:
+        if rel & {
+            "stylesheet",
+            "icon",
+            "preload",
+            "modulepreload",
+            "manifest",
+            "prefetch",
+            "preconnect",
+            "dns-prefetch",
+        }:
             urls.append(element.get("href", ""))
     for element in soup.find_all(style=True):
         urls += [a or b for a, b in CSS_URL.findall(element["style"])]
@@ -79,8 +89,9 @@ def test_root_page_offers_every_language(site: Path) -> None:
 def test_no_request_to_another_host(site: Path) -> None:
     offenders = []
     for path in site.rglob("*.html"):
-        offenders += [f"{path}: {url}" for url in resource_urls(parse(path))
-                      if other_host(url)]
+        offenders += [
+            f"{path}: {url}" for url in resource_urls(parse(path)) if other_host(url)
+        ]
     for path in site.rglob("*.css"):
         for a, b in CSS_URL.findall(path.read_text(encoding="utf-8")):
             if other_host(a or b):
@@ -121,11 +132,13 @@ def test_local_references_resolve(site: Path) -> None:
 
 
 def test_language_selector_links_every_book(pages, site: Path) -> None:
-    for language, paths in pages.items():
+    for paths in pages.values():
         for path in paths:
             soup = parse(path)
-            alternates = {a["hreflang"]: a["href"]
-                          for a in soup.select("a.md-select__link[hreflang]")}
+            alternates = {
+                a["hreflang"]: a["href"]
+                for a in soup.select("a.md-select__link[hreflang]")
+            }
             assert set(alternates) == set(LANGUAGES), path
             page_url = f"http://{LOCAL_HOST}/" + path.relative_to(site).as_posix()
             for target_language, href in alternates.items():
@@ -167,12 +180,15 @@ def test_every_section_with_a_display_formula_shows_code(pages) -> None:
                 if has_formula and not has_code:
                     offenders.append(f"{path}#{heading.get('id')}")
     assert formulas > 0, "the book shows display formulas"
-    assert not offenders, "sections with a formula and no code:\n" + "\n".join(offenders)
+    assert not offenders, "sections with a formula and no code:\n" + "\n".join(
+        offenders
+    )
 
 
 def search_text(site: Path, language: str) -> str:
-    index = json.loads((site / language / "search" / "search_index.json").read_text(
-        encoding="utf-8"))
+    index = json.loads(
+        (site / language / "search" / "search_index.json").read_text(encoding="utf-8")
+    )
     return "".join(doc["title"] + doc["text"] for doc in index["docs"])
 
 

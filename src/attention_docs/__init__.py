@@ -1,0 +1,66 @@
+r"""attention_docs: the attention mechanism in numpy, from the matrices up.
+
+The companion package of the book. Every function computes one formula of
+Vaswani et al., 2017, "Attention Is All You Need" (arXiv:1706.03762) or of the
+book's seeds, in the row-vector convention (DESIGN.md, section 4):
+
+- :mod:`~attention_docs.linalg`: :math:`\vec{x} A = \sum_i x_i \vec{a}_i`
+  (seed 000);
+- :mod:`~attention_docs.softmax`: softmax with the max-shift trick, masked
+  softmax;
+- :mod:`~attention_docs.masks`: boolean masks, True = "may attend";
+- :mod:`~attention_docs.attention`:
+  :math:`\operatorname{softmax}(Q K^\top / \sqrt{d_k})\, V`;
+- :mod:`~attention_docs.self_attention`: :math:`Q = X W_Q`, :math:`K = X W_K`,
+  :math:`V = X W_V`;
+- :mod:`~attention_docs.multihead`: ``h`` heads, concatenated, projected;
+- :mod:`~attention_docs.qkv`: Query / Key / Value objects (seed 002).
+
+Shapes: ``q (..., n_q, d_k)``, ``k (..., n_k, d_k)``, ``v (..., n_k, d_v)``,
+weights ``(..., n_q, n_k)``, output ``(..., n_q, d_v)``; leading dimensions
+broadcast. A fully masked row gives zero weights and a zero output.
+
+>>> import numpy as np
+>>> import attention_docs as ad
+>>> q = k = v = np.eye(2)
+>>> np.round(ad.scaled_dot_product_attention(q, k, v, scale=np.log(3.0)), 6).tolist()
+[[0.75, 0.25], [0.25, 0.75]]
+"""
+
+from .attention import attention_scores, attention_weights, scaled_dot_product_attention
+from .linalg import row_times_matrix, weighted_sum_of_rows
+from .masks import causal_mask, combine_masks, padding_mask
+from .multihead import (
+    MultiHeadAttention,
+    merge_heads,
+    multi_head_attention,
+    split_heads,
+)
+from .qkv import Key, Query, Value
+from .self_attention import project_qkv, self_attention
+from .softmax import masked_softmax, softmax
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Key",
+    "MultiHeadAttention",
+    "Query",
+    "Value",
+    "__version__",
+    "attention_scores",
+    "attention_weights",
+    "causal_mask",
+    "combine_masks",
+    "masked_softmax",
+    "merge_heads",
+    "multi_head_attention",
+    "padding_mask",
+    "project_qkv",
+    "row_times_matrix",
+    "scaled_dot_product_attention",
+    "self_attention",
+    "softmax",
+    "split_heads",
+    "weighted_sum_of_rows",
+]

@@ -1,0 +1,276 @@
+"""Input checks shared by every module of :mod:`attention_docs` (private).
+
+Every public function validates its arguments with these helpers, so that the
+whole package speaks with one voice (DESIGN.md, section 4, "Errors"):
+
+- a shape that does not fit raises :class:`ValueError` whose message names the
+  argument(s) and both shapes;
+- non-finite input (NaN, +inf, -inf) raises :class:`ValueError`;
+- a mask that is not boolean raises :class:`TypeError`.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.floating[Any]]
+BoolArray = NDArray[np.bool_]
+
+
+def as_float_array(name: str, x: ArrayLike) -> FloatArray:
+    """Convert ``x`` to a finite floating-point array.
+
+    Parameters
+    ----------
+    name : str
+        Name of the argument, used in error messages (``"q"`` gives "`q` ...").
+    x : array_like
+        Real numbers of any shape.
+
+    Returns
+    -------
+    ndarray
+        ``x`` as float64 (from bool, integer, float64 or longer floats) or
+        float32 (from float16 or float32). No copy is made when ``x`` already is a
+        float32 or float64 array.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` does not hold real numbers (complex, strings, objects).
+    ValueError
+        If ``x`` contains NaN or infinite values.
+
+    Examples
+    --------
+    >>> as_float_array("q", [1, 2]).dtype
+    dtype('float64')
+    >>> as_float_array("q", np.ones(2, dtype=np.float16)).dtype
+    dtype('float32')
+    >>> as_float_array("q", [1.0, float("nan")])
+    Traceback (most recent call last):
+    ...
+    ValueError: `q` contains NaN or infinite values
+    """
+    array = np.asarray(x)
+    kind = array.dtype.kind
+    if kind in "biu":
+        array = array.astype(np.float64)
+    elif kind == "f":
+        if array.dtype.itemsize < 4:
+            array = array.astype(np.float32)
+        elif array.dtype.itemsize > 8:
+            array = array.astype(np.float64)
+    else:
+        raise TypeError(f"`{name}` must hold real numbers, got dtype {array.dtype}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"`{name}` contains NaN or infinite values")
+    return array
+
+
+def check_ndim(name: str, x: NDArray[Any], min_ndim: int, layout: str) -> None:
+    """Raise ValueError unless ``x.ndim >= min_ndim``.
+
+    ``layout`` is the expected shape written out, e.g. ``"(..., n_q, d_k)"``.
+
+    >>> check_ndim("q", np.ones(4), 2, "(..., n_q, d_k)")
+    Traceback (most recent call last):
+    ...
+    ValueError: `q` must have shape (..., n_q, d_k), got shape (4,)
+    """
+    if x.ndim < min_ndim:
+        raise ValueError(f"`{name}` must have shape {layout}, got shape {x.shape}")
+
+
+def check_exact_ndim(name: str, x: NDArray[Any], ndim: int, layout: str) -> None:
+    """Raise ValueError unless ``x.ndim == ndim``; ``layout`` as in :func:`check_ndim`.
+
+    >>> check_exact_ndim("a", np.ones(3), 2, "(m, k)")
+    Traceback (most recent call last):
+    ...
+    ValueError: `a` must have shape (m, k), got shape (3,)
+    """
+    if x.ndim != ndim:
+        raise ValueError(f"`{name}` must have shape {layout}, got shape {x.shape}")
+
+
+def as_projection(
+    name: str, w: ArrayLike, layout: str, x_name: str, x: NDArray[Any]
+) -> FloatArray:
+    """Convert a projection matrix ``w`` that multiplies the rows of ``x``.
+
+    ``w`` must be finite, 2-D (``layout``, e.g. ``"(d_model, d_k)"``) and have
+    as many rows as ``x`` has columns (``d_model``).
+
+    >>> as_projection("w_q", np.ones((3, 2)), "(d_model, d_k)", "x", np.ones((5, 4)))
+    Traceback (most recent call last):
+    ...
+    ValueError: `w_q` has d_model=3 but `x` has d_model=4: shapes (5, 4) and (3, 2)
+    """
+    w = as_float_array(name, w)
+    check_exact_ndim(name, w, 2, layout)
+    check_same_size("d_model", (x_name, x, -1), (name, w, 0))
+    return w
+
+
+def check_same_size(
+    dim: str,
+    first: tuple[str, NDArray[Any], int],
+    second: tuple[str, NDArray[Any], int],
+) -> None:
+    """Raise ValueError unless two arrays agree on one axis each.
+
+    ``first`` and ``second`` are ``(name, array, axis)``; ``dim`` names the size
+    (``"d_k"``, ``"n_k"``, ...). The message lists both shapes in argument order.
+
+    >>> q, k = np.ones((2, 4)), np.ones((5, 3))
+    >>> check_same_size("d_k", ("q", q, -1), ("k", k, -1))
+    Traceback (most recent call last):
+    ...
+    ValueError: `k` has d_k=3 but `q` has d_k=4: shapes (2, 4) and (5, 3)
+    """
+    name_a, a, axis_a = first
+    name_b, b, axis_b = second
+    if a.shape[axis_a] != b.shape[axis_b]:
+        raise ValueError(
+            f"`{name_b}` has {dim}={b.shape[axis_b]} but `{name_a}` has "
+            f"{dim}={a.shape[axis_a]}: shapes {a.shape} and {b.shape}"
+        )
+
+
+def broadcast_batch(*named: tuple[str, NDArray[Any]]) -> tuple[int, ...]:
+    """Broadcast the leading (batch) dimensions ``x.shape[:-2]`` of named arrays.
+
+    Returns the broadcast batch shape; raises ValueError naming every argument
+    and its full shape when they do not broadcast.
+
+    >>> broadcast_batch(("q", np.ones((2, 1, 3, 4))), ("k", np.ones((5, 6, 4))))
+    (2, 5)
+    >>> q, k = np.ones((2, 3, 4)), np.ones((5, 6, 4))
+    >>> broadcast_batch(("q", q), ("k", k))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: leading (batch) dimensions of `q`, `k` do not broadcast: shapes ...
+    >>> try:
+    ...     broadcast_batch(("q", q), ("k", k))
+    ... except ValueError as error:
+    ...     print(str(error).split(": ")[1])
+    shapes (2, 3, 4) and (5, 6, 4)
+    """
+    try:
+        return np.broadcast_shapes(*(x.shape[:-2] for _, x in named))
+    except ValueError:
+        names = ", ".join(f"`{name}`" for name, _ in named)
+        shapes = " and ".join(str(x.shape) for _, x in named)
+        raise ValueError(
+            f"leading (batch) dimensions of {names} do not broadcast: shapes {shapes}"
+        ) from None
+
+
+def check_bool(name: str, mask: ArrayLike) -> BoolArray:
+    """Return ``mask`` as an array, raising TypeError unless its dtype is bool.
+
+    >>> check_bool("mask", [[1, 0]])
+    Traceback (most recent call last):
+    ...
+    TypeError: mask must be boolean (True = may attend), got dtype int64
+    """
+    array = np.asarray(mask)
+    if array.dtype != np.bool_:
+        raise TypeError(
+            f"{name} must be boolean (True = may attend), got dtype {array.dtype}"
+        )
+    return array
+
+
+def check_mask(
+    mask: ArrayLike,
+    expected_shape_for_broadcast: tuple[int, ...],
+    name: str = "mask",
+) -> BoolArray:
+    """Check that ``mask`` is boolean and broadcasts to the scores' shape.
+
+    Parameters
+    ----------
+    mask : array_like of bool
+        True where query ``i`` may attend to key ``j``.
+    expected_shape_for_broadcast : tuple of int
+        The shape ``(..., n_q, n_k)`` of the scores the mask is applied to.
+    name : str, optional
+        Name used in error messages.
+
+    Returns
+    -------
+    ndarray of bool
+        ``mask`` as an array (not yet broadcast).
+
+    Raises
+    ------
+    TypeError
+        If the dtype of ``mask`` is not bool (e.g. 0/1 integers or floats).
+    ValueError
+        If ``mask`` does not broadcast to ``expected_shape_for_broadcast``.
+
+    Examples
+    --------
+    >>> check_mask(np.ones((1, 3), dtype=bool), (2, 3)).shape
+    (1, 3)
+    >>> check_mask(np.ones((2, 2), dtype=bool), (2, 3))
+    Traceback (most recent call last):
+    ...
+    ValueError: mask of shape (2, 2) does not broadcast to (..., n_q, n_k) = (2, 3)
+    """
+    array = check_bool(name, mask)
+    try:
+        shape = np.broadcast_shapes(array.shape, expected_shape_for_broadcast)
+    except ValueError:
+        shape = None
+    if shape != tuple(expected_shape_for_broadcast):
+        raise ValueError(
+            f"{name} of shape {array.shape} does not broadcast to (..., n_q, n_k) = "
+            f"{tuple(expected_shape_for_broadcast)}"
+        )
+    return array
+
+
+def check_positive_int(name: str, value: object) -> int:
+    """Return ``value`` as an ``int``; ValueError unless it is an integer >= 1.
+
+    >>> check_positive_int("h", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: `h` must be a positive integer, got 0
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"`{name}` must be a positive integer, got {value!r}")
+    if value < 1:
+        raise ValueError(f"`{name}` must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def resolve_scale(scale: object, d_k: int) -> float:
+    """Return the score scale: ``1 / sqrt(d_k)`` when ``scale`` is None.
+
+    The result is a Python float, so that multiplying a float32 array by it keeps
+    float32 (NEP 50).
+
+    >>> resolve_scale(None, 4)
+    0.5
+    >>> resolve_scale(-1.0, 4)
+    Traceback (most recent call last):
+    ...
+    ValueError: `scale` must be a positive finite number, got -1.0
+    """
+    if scale is None:
+        return 1.0 / math.sqrt(d_k)
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise ValueError(f"`scale` must be a positive finite number, got {scale!r}")
+    value = float(scale)
+    if not (math.isfinite(value) and value > 0.0):
+        raise ValueError(f"`scale` must be a positive finite number, got {scale!r}")
+    return value

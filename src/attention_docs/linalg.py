@@ -1,0 +1,134 @@
+r"""The row-vector view of a matrix product (seed 000).
+
+A row vector times a matrix is a weighted sum of the matrix's rows:
+
+.. math::
+
+    \vec{x} A = \sum_{i=1}^{m} x_i \vec{a}_i,
+    \qquad A = \begin{pmatrix} \vec{a}_1 \\ \vdots \\ \vec{a}_m \end{pmatrix} .
+
+This is why the last step of attention, :math:`A V`, mixes the value vectors:
+row ``i`` of the output is :math:`\sum_j A_{ij} \vec{v}_j`. The two functions
+compute the two sides of the identity, so that they can be compared.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validation import (
+    FloatArray,
+    as_float_array,
+    check_exact_ndim,
+    check_same_size,
+)
+
+__all__ = ["row_times_matrix", "weighted_sum_of_rows"]
+
+
+def _validated(x: ArrayLike, a: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Convert ``x`` (m,) and ``a`` (m, k) and check that they fit."""
+    x = as_float_array("x", x)
+    a = as_float_array("a", a)
+    check_exact_ndim("x", x, 1, "(m,)")
+    check_exact_ndim("a", a, 2, "(m, k)")
+    check_same_size("m", ("x", x, 0), ("a", a, 0))
+    return x, a
+
+
+def row_times_matrix(x: ArrayLike, a: ArrayLike) -> FloatArray:
+    r"""Row vector times matrix, :math:`\vec{x} A`, as one matrix product.
+
+    Parameters
+    ----------
+    x : array_like, shape (m,)
+        The row vector :math:`\vec{x} = (x_1, \dots, x_m)`.
+    a : array_like, shape (m, k)
+        The matrix :math:`A` with rows :math:`\vec{a}_1, \dots, \vec{a}_m`.
+
+    Returns
+    -------
+    ndarray, shape (k,)
+        :math:`\vec{x} A`; entry ``j`` is :math:`\sum_i x_i a_{ij}` (row of
+        ``x`` times column ``j`` of ``a``). Equal to
+        :func:`weighted_sum_of_rows` up to rounding.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is not 1-D, ``a`` is not 2-D, ``len(x) != a.shape[0]``, or an
+        input contains NaN or infinite values.
+    TypeError
+        If an input does not hold real numbers.
+
+    Notes
+    -----
+    .. math::
+
+        (\vec{x} A)_j = \sum_{i=1}^{m} x_i a_{ij}, \qquad j = 1, \dots, k .
+
+    Seed 000 (row vector times matrix), worked example with
+    :math:`\vec{x} = (5, 6)` and :math:`A = \begin{pmatrix} 1 & 2 \\ 3 & 4
+    \end{pmatrix}`: :math:`(5 \cdot 1 + 6 \cdot 3, 5 \cdot 2 + 6 \cdot 4) =
+    (23, 34)`.
+
+    Examples
+    --------
+    >>> row_times_matrix([5, 6], [[1, 2], [3, 4]]).tolist()
+    [23.0, 34.0]
+    """
+    x, a = _validated(x, a)
+    return x @ a  # (m,) @ (m, k) -> (k,)
+
+
+def weighted_sum_of_rows(x: ArrayLike, a: ArrayLike) -> FloatArray:
+    r"""The weighted sum of the rows of ``a``, :math:`\sum_i x_i \vec{a}_i`.
+
+    Parameters
+    ----------
+    x : array_like, shape (m,)
+        The weights :math:`x_1, \dots, x_m`, one per row of ``a``.
+    a : array_like, shape (m, k)
+        The matrix whose rows :math:`\vec{a}_i` are added up.
+
+    Returns
+    -------
+    ndarray, shape (k,)
+        :math:`x_1 \vec{a}_1 + \dots + x_m \vec{a}_m`, which equals
+        :math:`\vec{x} A` (:func:`row_times_matrix`) up to rounding.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is not 1-D, ``a`` is not 2-D, ``len(x) != a.shape[0]``, or an
+        input contains NaN or infinite values.
+    TypeError
+        If an input does not hold real numbers.
+
+    Notes
+    -----
+    .. math::
+
+        \vec{x} A = \sum_{i=1}^{m} x_i \vec{a}_i
+                  = x_1 \vec{a}_1 + x_2 \vec{a}_2 + \dots + x_m \vec{a}_m .
+
+    Seed 000 (the identity and its worked example). The sum is computed
+    literally, one scaled row at a time, to show the identity; use
+    :func:`row_times_matrix` (one matrix product) for real work.
+
+    Examples
+    --------
+    >>> weighted_sum_of_rows([5, 6], [[1, 2], [3, 4]]).tolist()
+    [23.0, 34.0]
+
+    Term by term: :math:`5 (1, 2) + 6 (3, 4) = (5, 10) + (18, 24)`.
+
+    >>> (5 * np.array([1, 2]) + 6 * np.array([3, 4])).tolist()
+    [23, 34]
+    """
+    x, a = _validated(x, a)
+    total = np.zeros(a.shape[1], dtype=np.result_type(x, a))  # (k,)
+    for x_i, a_i in zip(x, a, strict=True):  # one term per row: x_i (scalar), a_i (k,)
+        total = total + x_i * a_i  # sum_i x_i a_i
+    return total

@@ -1,0 +1,193 @@
+r"""Boolean attention masks: causal, padding, and their combination.
+
+Convention (DESIGN.md, section 4): a mask is boolean and **True means "may
+attend"**: ``mask[..., i, j]`` is True when query ``i`` may look at key ``j``.
+This is the polarity of PyTorch's ``scaled_dot_product_attention``. Masked
+scores become :math:`-\infty` before the softmax (Vaswani et al., 2017,
+"Attention Is All You Need", arXiv:1706.03762, Section 3.2.3 and the optional
+"Mask" box of Figure 2).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validation import BoolArray, check_bool, check_positive_int
+
+__all__ = ["causal_mask", "combine_masks", "padding_mask"]
+
+
+def causal_mask(n_q: int, n_k: int | None = None) -> BoolArray:
+    r"""Causal ("look-ahead") mask: a query sees only keys at or before itself.
+
+    Parameters
+    ----------
+    n_q : int
+        Number of queries (rows), at least 1.
+    n_k : int, optional
+        Number of keys (columns), at least 1; defaults to ``n_q``.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_q, n_k)
+        ``mask[i, j]`` is True exactly when :math:`j \le i + (n_k - n_q)`. For
+        ``n_q == n_k`` this is the lower triangle including the diagonal.
+
+    Raises
+    ------
+    ValueError
+        If ``n_q`` or ``n_k`` is not a positive integer.
+
+    Notes
+    -----
+    The queries are aligned to the **bottom right**: the ``n_q`` queries are the
+    last ``n_q`` positions of the ``n_k`` keys, so query ``i`` sits at position
+    :math:`i + (n_k - n_q)` and
+
+    .. math::
+
+        M_{ij} = \bigl[\, j \le i + (n_k - n_q) \,\bigr].
+
+    This is the key-value-cache case of decoding: the keys hold the whole prefix
+    and the queries are the newest tokens. With ``n_q > n_k`` the first
+    ``n_q - n_k`` rows are fully masked (those queries come before every key)
+    and give zero weights and zero output.
+
+    PyTorch's ``scaled_dot_product_attention(..., is_causal=True)`` aligns the
+    mask to the **top left** instead (``j <= i``, i.e. ``torch.ones(n_q,
+    n_k).tril(diagonal=0)``); both agree when ``n_q == n_k``. The decoder's
+    masked self-attention of Vaswani et al. (2017), Section 3.2.3, is the square
+    case.
+
+    Examples
+    --------
+    >>> causal_mask(3).astype(int).tolist()
+    [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+
+    Two new queries against four cached keys (bottom-right alignment):
+
+    >>> causal_mask(2, 4).astype(int).tolist()
+    [[1, 1, 1, 0], [1, 1, 1, 1]]
+
+    More queries than keys: the first row sees nothing.
+
+    >>> causal_mask(3, 2).astype(int).tolist()
+    [[0, 0], [1, 0], [1, 1]]
+    """
+    n_q = check_positive_int("n_q", n_q)
+    n_k = n_q if n_k is None else check_positive_int("n_k", n_k)
+    i = np.arange(n_q)[:, np.newaxis]  # (n_q, 1) query index
+    j = np.arange(n_k)[np.newaxis, :]  # (1, n_k) key index
+    return j <= i + (n_k - n_q)  # M_ij = [j <= i + (n_k - n_q)] -> (n_q, n_k)
+
+
+def padding_mask(lengths: ArrayLike, n_k: int) -> BoolArray:
+    r"""Padding mask: key ``j`` of sequence ``b`` is real when ``j < lengths[b]``.
+
+    Parameters
+    ----------
+    lengths : array_like of int, shape (batch,)
+        True length of every sequence of the batch, each in ``[0, n_k]``.
+    n_k : int
+        Padded length (number of keys), at least 1.
+
+    Returns
+    -------
+    ndarray of bool, shape (batch, 1, n_k)
+        ``mask[b, 0, j]`` is True exactly when ``j < lengths[b]``. The middle
+        axis of length 1 broadcasts over the queries, so the mask broadcasts
+        against scores of shape ``(batch, n_q, n_k)``. A sequence of length 0
+        gives fully masked rows (zero weights, zero output).
+
+    Raises
+    ------
+    TypeError
+        If ``lengths`` does not hold integers.
+    ValueError
+        If ``lengths`` is not 1-D, if an entry is outside ``[0, n_k]``, or if
+        ``n_k`` is not a positive integer.
+
+    Notes
+    -----
+    .. math::
+
+        M_{b, i, j} = \bigl[\, j < \ell_b \,\bigr]
+
+    for every query ``i``: padded keys are never attended to. Only the keys are
+    masked; the outputs of padded queries are computed but meaningless and are
+    usually ignored downstream (DESIGN.md, section 4, masks).
+
+    Examples
+    --------
+    >>> m = padding_mask([3, 1], n_k=4)
+    >>> m.shape
+    (2, 1, 4)
+    >>> m.astype(int).tolist()
+    [[[1, 1, 1, 0]], [[1, 0, 0, 0]]]
+    """
+    n_k = check_positive_int("n_k", n_k)
+    lengths = np.asarray(lengths)
+    if lengths.size == 0:  # np.asarray([]) is float64; an empty batch is fine
+        lengths = lengths.astype(np.intp)
+    if lengths.ndim != 1:
+        raise ValueError(
+            f"`lengths` must be 1-D with shape (batch,), got shape {lengths.shape}"
+        )
+    if lengths.dtype.kind not in "iu":
+        raise TypeError(f"`lengths` must hold integers, got dtype {lengths.dtype}")
+    if np.any((lengths < 0) | (lengths > n_k)):
+        raise ValueError(
+            f"`lengths` must lie in [0, n_k] = [0, {n_k}], got {lengths.tolist()}"
+        )
+    j = np.arange(n_k)  # (n_k,) key index
+    ell = lengths[:, np.newaxis, np.newaxis]  # (batch,) -> (batch, 1, 1)
+    return j < ell  # M_bij = [j < l_b]: (n_k,) vs (batch, 1, 1) -> (batch, 1, n_k)
+
+
+def combine_masks(*masks: ArrayLike) -> BoolArray:
+    r"""Combine boolean masks: a key may be attended to only if every mask allows it.
+
+    Parameters
+    ----------
+    *masks : array_like of bool
+        One or more masks whose shapes broadcast together, e.g. a causal mask
+        ``(n_q, n_k)`` and a padding mask ``(batch, 1, n_k)``.
+
+    Returns
+    -------
+    ndarray of bool, the broadcast shape
+        The element-wise logical AND :math:`M = M^{(1)} \wedge M^{(2)} \wedge
+        \dots`. It is a new array, never a view of an input.
+
+    Raises
+    ------
+    TypeError
+        If no mask is given, or if a mask is not boolean.
+    ValueError
+        If the shapes do not broadcast together (the message lists them).
+
+    Notes
+    -----
+    With True = "may attend", combining restrictions is a logical AND (with the
+    opposite polarity it would be an OR). DESIGN.md, section 4.
+
+    Examples
+    --------
+    >>> m = combine_masks(causal_mask(3), padding_mask([3, 2], n_k=3))
+    >>> m.shape
+    (2, 3, 3)
+    >>> m[1].astype(int).tolist()
+    [[1, 0, 0], [1, 1, 0], [1, 1, 0]]
+    """
+    if not masks:
+        raise TypeError("combine_masks() needs at least one mask")
+    arrays = [check_bool(f"masks[{n}]", mask) for n, mask in enumerate(masks)]
+    try:
+        np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        shapes = ", ".join(str(a.shape) for a in arrays)
+        raise ValueError(f"masks do not broadcast together: shapes {shapes}") from None
+    return np.array(functools.reduce(np.logical_and, arrays))  # M1 AND M2 AND ...

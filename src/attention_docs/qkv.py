@@ -1,0 +1,257 @@
+r"""Query, Key and Value as objects (seed 002).
+
+Seed 002 reads attention in object-oriented terms: a :class:`Query` (what is
+looked for) compares itself with :class:`Key` objects (identifiers) and
+retrieves a weighted mix of the :class:`Value` objects (the information). The
+classes here keep the seed's interface, but the computation is done by the
+vectorised functions of :mod:`attention_docs.attention`: the key vectors are
+stacked into a matrix :math:`K` and the value vectors into :math:`V`.
+
+.. math::
+
+    w = \operatorname{softmax}\bigl(q K^\top\bigr), \qquad
+    \text{output} = \sum_j w_j \vec{v}_j = w V .
+
+Unlike the paper (Vaswani et al., 2017, "Attention Is All You Need",
+arXiv:1706.03762, Section 3.2.1), the seed does **not** divide the scores by
+:math:`\sqrt{d_k}`; ``scaled=False`` (the default) reproduces the seed and
+``scaled=True`` gives the paper's scaled dot product.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validation import FloatArray, as_float_array, check_exact_ndim, check_same_size
+from .attention import attention_weights, scaled_dot_product_attention
+
+__all__ = ["Key", "Query", "Value"]
+
+
+class _Vector:
+    """A 1-D float vector with a readable ``repr`` (base of Key, Value, Query)."""
+
+    def __init__(self, vector: ArrayLike) -> None:
+        self.vector: FloatArray = as_float_array("vector", vector)
+        check_exact_ndim("vector", self.vector, 1, "(d,)")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.vector.tolist()})"
+
+
+class Key(_Vector):
+    """A key: the identifier a query is compared with.
+
+    Parameters
+    ----------
+    vector : array_like, shape (d_k,)
+        The key vector :math:`\\vec{k}`; stored as a float array in ``.vector``.
+
+    Raises
+    ------
+    ValueError
+        If ``vector`` is not 1-D or contains NaN or infinite values.
+    TypeError
+        If ``vector`` does not hold real numbers.
+
+    Examples
+    --------
+    >>> Key([1, 0, 0])
+    Key([1.0, 0.0, 0.0])
+    """
+
+
+class Value(_Vector):
+    """A value: the information a query retrieves.
+
+    Parameters
+    ----------
+    vector : array_like, shape (d_v,)
+        The value vector :math:`\\vec{v}`; stored as a float array in ``.vector``.
+
+    Raises
+    ------
+    ValueError
+        If ``vector`` is not 1-D or contains NaN or infinite values.
+    TypeError
+        If ``vector`` does not hold real numbers.
+
+    Examples
+    --------
+    >>> Value([0.5, 0.2, 0.1]).vector.tolist()
+    [0.5, 0.2, 0.1]
+    """
+
+
+def _stack(name: str, items: Iterable[_Vector], cls: type[_Vector]) -> FloatArray:
+    """Stack the vectors of ``items`` (all ``cls``) into a matrix (n, d)."""
+    items = list(items)
+    if not items:
+        raise ValueError(f"`{name}` is empty: need at least one {cls.__name__}")
+    for i, item in enumerate(items):
+        if not isinstance(item, cls):
+            raise TypeError(
+                f"`{name}[{i}]` must be a {cls.__name__}, got {type(item).__name__}"
+            )
+        first = (f"{name}[0]", items[0].vector, 0)
+        check_same_size("dimension", first, (f"{name}[{i}]", item.vector, 0))
+    return np.stack([item.vector for item in items])  # n vectors (d,) -> (n, d)
+
+
+class Query(_Vector):
+    r"""A query: compares itself with keys and retrieves a mix of values.
+
+    Parameters
+    ----------
+    vector : array_like, shape (d_k,)
+        The query vector :math:`\vec{q}`; stored as a float array in ``.vector``.
+
+    Raises
+    ------
+    ValueError
+        If ``vector`` is not 1-D or contains NaN or infinite values.
+    TypeError
+        If ``vector`` does not hold real numbers.
+
+    Notes
+    -----
+    Seed 002, section "Query/Key/Value as objects". Both methods stack the
+    vectors into matrices and call the vectorised functions
+    :func:`~attention_docs.attention.attention_weights` and
+    :func:`~attention_docs.attention.scaled_dot_product_attention` with a single
+    query row, instead of the seed's Python loops.
+
+    Examples
+    --------
+    Seed 002's example:
+
+    >>> keys = [Key(np.array([1, 0, 0])), Key(np.array([0, 1, 0])),
+    ...         Key(np.array([0, 0, 1]))]
+    >>> values = [Value(np.array([0.5, 0.2, 0.1])), Value(np.array([0.1, 0.7, 0.3])),
+    ...           Value(np.array([0.3, 0.4, 0.6]))]
+    >>> query = Query(np.array([0.2, 0.8, 0.1]))
+    >>> output_vector, attention_weights = query.retrieve_values(keys, values)
+    >>> print("Output vector:", output_vector)
+    Output vector: [0.25588256 0.4930077  0.31917147]
+    >>> np.round(attention_weights, 4).tolist()
+    [0.2683, 0.4889, 0.2428]
+    >>> query
+    Query([0.2, 0.8, 0.1])
+    """
+
+    def compute_attention_weights(
+        self, keys: Iterable[Key], *, scaled: bool = False
+    ) -> FloatArray:
+        r"""Attention weights of this query over ``keys``.
+
+        Parameters
+        ----------
+        keys : iterable of Key, length n_keys
+            The keys, each of the same dimension ``d_k`` as the query.
+        scaled : bool, optional
+            False (default): the seed's :math:`\operatorname{softmax}(q K^\top)`,
+            without :math:`1/\sqrt{d_k}`. True: the paper's
+            :math:`\operatorname{softmax}(q K^\top / \sqrt{d_k})`.
+
+        Returns
+        -------
+        ndarray, shape (n_keys,)
+            Non-negative weights summing to 1, one per key, in the order of
+            ``keys``.
+
+        Raises
+        ------
+        ValueError
+            If ``keys`` is empty, or a key's dimension differs from the first
+            key's or from the query's.
+        TypeError
+            If an item of ``keys`` is not a :class:`Key`.
+
+        Notes
+        -----
+        .. math::
+
+            w_j = \frac{e^{s_j}}{\sum_p e^{s_p}}, \qquad
+            s_j = \vec{q} \cdot \vec{k}_j \quad
+            \Bigl(\text{or } \frac{\vec{q} \cdot \vec{k}_j}{\sqrt{d_k}}
+            \text{ if scaled}\Bigr).
+
+        Seed 002 (``compute_attention_weights``); Vaswani et al. (2017),
+        Section 3.2.1 for the scaled variant.
+
+        Examples
+        --------
+        >>> keys = [Key([1.0, 0.0]), Key([0.0, 1.0])]
+        >>> q = Query([np.log(3.0), 0.0])
+        >>> np.round(q.compute_attention_weights(keys), 6).tolist()
+        [0.75, 0.25]
+        """
+        k = _stack("keys", keys, Key)  # (n_keys, d_k)
+        check_same_size("d_k", ("query", self.vector, 0), ("keys", k, 1))
+        q = self.vector[np.newaxis, :]  # (d_k,) -> (1, d_k)
+        scale = None if scaled else 1.0  # None: 1 / sqrt(d_k); 1.0: the seed
+        weights = attention_weights(q, k, scale=scale)  # softmax(q K^T) -> (1, n_keys)
+        return weights[0]  # (1, n_keys) -> (n_keys,)
+
+    def retrieve_values(
+        self, keys: Iterable[Key], values: Iterable[Value], *, scaled: bool = False
+    ) -> tuple[FloatArray, FloatArray]:
+        r"""Weighted mix of ``values``, weighted by the attention over ``keys``.
+
+        Parameters
+        ----------
+        keys : iterable of Key, length n_keys
+            The keys, each of dimension ``d_k``.
+        values : iterable of Value, length n_keys
+            One value per key, each of dimension ``d_v``.
+        scaled : bool, optional
+            As in :meth:`compute_attention_weights` (default False, the seed's
+            unscaled scores).
+
+        Returns
+        -------
+        output : ndarray, shape (d_v,)
+            :math:`\sum_j w_j \vec{v}_j`, a convex combination of the values.
+        weights : ndarray, shape (n_keys,)
+            The weights of :meth:`compute_attention_weights`.
+
+        Raises
+        ------
+        ValueError
+            For every reason of :meth:`compute_attention_weights`; if ``values``
+            is empty, has a different length than ``keys`` (the seed's ``zip``
+            would silently drop the extra ones), or values of different
+            dimensions.
+        TypeError
+            If an item of ``keys`` is not a :class:`Key` or of ``values`` not a
+            :class:`Value`.
+
+        Notes
+        -----
+        .. math::
+
+            \text{output} = \sum_{j=1}^{n_{keys}} w_j \, \vec{v}_j = w V .
+
+        Seed 002 (``retrieve_values``).
+
+        Examples
+        --------
+        >>> keys = [Key([1.0, 0.0]), Key([0.0, 1.0])]
+        >>> values = [Value([4.0, 0.0]), Value([0.0, 8.0])]
+        >>> out, w = Query([np.log(3.0), 0.0]).retrieve_values(keys, values)
+        >>> np.round(out, 6).tolist(), np.round(w, 6).tolist()
+        ([3.0, 2.0], [0.75, 0.25])
+        """
+        k = _stack("keys", keys, Key)  # (n_keys, d_k)
+        v = _stack("values", values, Value)  # (n_keys, d_v)
+        check_same_size("d_k", ("query", self.vector, 0), ("keys", k, 1))
+        check_same_size("n_keys", ("keys", k, 0), ("values", v, 0))
+        q = self.vector[np.newaxis, :]  # (d_k,) -> (1, d_k)
+        scale = None if scaled else 1.0  # None: 1 / sqrt(d_k); 1.0: the seed
+        output, weights = scaled_dot_product_attention(
+            q, k, v, scale=scale, return_weights=True
+        )  # w V: (1, n_keys) @ (n_keys, d_v) -> (1, d_v); weights (1, n_keys)
+        return output[0], weights[0]  # (1, d_v) -> (d_v,), (1, n_keys) -> (n_keys,)
