@@ -110,7 +110,7 @@ def as_projection(
     >>> as_projection("w_q", np.ones((3, 2)), "(d_model, d_k)", "x", np.ones((5, 4)))
     Traceback (most recent call last):
     ...
-    ValueError: `w_q` has d_model=3 but `x` has d_model=4: shapes (5, 4) and (3, 2)
+    ValueError: `x` has d_model=4 but `w_q` has d_model=3: shapes (5, 4) and (3, 2)
     """
     w = as_float_array(name, w)
     check_exact_ndim(name, w, 2, layout)
@@ -132,14 +132,14 @@ def check_same_size(
     >>> check_same_size("d_k", ("q", q, -1), ("k", k, -1))
     Traceback (most recent call last):
     ...
-    ValueError: `k` has d_k=3 but `q` has d_k=4: shapes (2, 4) and (5, 3)
+    ValueError: `q` has d_k=4 but `k` has d_k=3: shapes (2, 4) and (5, 3)
     """
     name_a, a, axis_a = first
     name_b, b, axis_b = second
     if a.shape[axis_a] != b.shape[axis_b]:
         raise ValueError(
-            f"`{name_b}` has {dim}={b.shape[axis_b]} but `{name_a}` has "
-            f"{dim}={a.shape[axis_a]}: shapes {a.shape} and {b.shape}"
+            f"`{name_a}` has {dim}={a.shape[axis_a]} but `{name_b}` has "
+            f"{dim}={b.shape[axis_b]}: shapes {a.shape} and {b.shape}"
         )
 
 

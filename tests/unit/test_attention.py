@@ -282,7 +282,7 @@ def test_output_rows_lie_in_the_box_of_the_values(case) -> None:
 
 
 def test_d_k_mismatch_names_q_and_k_and_both_shapes() -> None:
-    message = r"`k` has d_k=3 but `q` has d_k=4: shapes \(2, 4\) and \(5, 3\)"
+    message = r"`q` has d_k=4 but `k` has d_k=3: shapes \(2, 4\) and \(5, 3\)"
     for function in (attention_scores, attention_weights):
         with pytest.raises(ValueError, match=message):
             function(np.ones((2, 4)), np.ones((5, 3)))
@@ -293,7 +293,7 @@ def test_d_k_mismatch_names_q_and_k_and_both_shapes() -> None:
 def test_n_k_mismatch_names_k_and_v_and_both_shapes() -> None:
     with pytest.raises(
         ValueError,
-        match=r"`v` has n_k=4 but `k` has n_k=5: shapes \(5, 3\) and \(4, 2\)",
+        match=r"`k` has n_k=5 but `v` has n_k=4: shapes \(5, 3\) and \(4, 2\)",
     ):
         scaled_dot_product_attention(np.ones((2, 3)), np.ones((5, 3)), np.ones((4, 2)))
 

@@ -61,7 +61,7 @@ def test_both_sides_equal_the_index_formula(
 def test_length_mismatch_names_x_and_a_and_both_shapes() -> None:
     for function in (row_times_matrix, weighted_sum_of_rows):
         with pytest.raises(
-            ValueError, match=r"`a` has m=2 but `x` has m=3: shapes \(3,\) and \(2, 2\)"
+            ValueError, match=r"`x` has m=3 but `a` has m=2: shapes \(3,\) and \(2, 2\)"
         ):
             function([1, 2, 3], [[1, 2], [3, 4]])
 

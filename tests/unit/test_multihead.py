@@ -252,17 +252,17 @@ def args(**changes):
         ),
         (
             {"key": np.ones((5, 6))},
-            r"`key` has d_model=6 but `query` has d_model=4"
+            r"`query` has d_model=4 but `key` has d_model=6"
             r": shapes \(3, 4\) and \(5, 6\)",
         ),
         (
             {"value": np.ones((5, 6))},
-            r"`value` has d_model=6 but `query` has d_model=4"
+            r"`query` has d_model=4 but `value` has d_model=6"
             r": shapes \(3, 4\) and \(5, 6\)",
         ),
         (
             {"value": np.ones((6, 4))},
-            r"`value` has n_k=6 but `key` has n_k=5: shapes \(5, 4\) and \(6, 4\)",
+            r"`key` has n_k=5 but `value` has n_k=6: shapes \(5, 4\) and \(6, 4\)",
         ),
         (
             {
@@ -275,12 +275,12 @@ def args(**changes):
         ),
         (
             {"w_q": np.ones((3, 4))},
-            r"`w_q` has d_model=3 but `query` has d_model=4"
+            r"`query` has d_model=4 but `w_q` has d_model=3"
             r": shapes \(3, 4\) and \(3, 4\)",
         ),
         (
             {"w_k": np.ones((4, 3))},
-            r"`w_k` has d_model=3 but `query` has d_model=4"
+            r"`query` has d_model=4 but `w_k` has d_model=3"
             r": shapes \(3, 4\) and \(4, 3\)",
         ),
         (
@@ -289,7 +289,7 @@ def args(**changes):
         ),
         (
             {"w_o": np.ones((4, 5))},
-            r"`w_o` has d_model=5 but `query` has d_model=4"
+            r"`query` has d_model=4 but `w_o` has d_model=5"
             r": shapes \(3, 4\) and \(4, 5\)",
         ),
         (

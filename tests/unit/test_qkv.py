@@ -133,25 +133,25 @@ def test_dimension_mismatches_name_the_objects_and_shapes() -> None:
     query, keys, values = seed_objects()
     with pytest.raises(
         ValueError,
-        match=r"`keys\[2\]` has dimension=2 but `keys\[0\]` has dimension=3"
+        match=r"`keys\[0\]` has dimension=3 but `keys\[2\]` has dimension=2"
         r": shapes \(3,\) and \(2,\)",
     ):
         query.compute_attention_weights([keys[0], keys[1], Key([1.0, 0.0])])
     with pytest.raises(
         ValueError,
-        match=r"`keys` has d_k=3 but `query` has d_k=2: shapes \(2,\) and \(3, 3\)",
+        match=r"`query` has d_k=2 but `keys` has d_k=3: shapes \(2,\) and \(3, 3\)",
     ):
         Query([1.0, 0.0]).compute_attention_weights(keys)
-    with pytest.raises(ValueError, match=r"`keys` has d_k=3 but `query` has d_k=2"):
+    with pytest.raises(ValueError, match=r"`query` has d_k=2 but `keys` has d_k=3"):
         Query([1.0, 0.0]).retrieve_values(keys, values)
     with pytest.raises(
         ValueError,
-        match=r"`values` has n_keys=2 but `keys` has n_keys=3"
+        match=r"`keys` has n_keys=3 but `values` has n_keys=2"
         r": shapes \(3, 3\) and \(2, 3\)",
     ):
         query.retrieve_values(keys, values[:2])
     with pytest.raises(
         ValueError,
-        match=r"`values\[1\]` has dimension=2 but `values\[0\]` has dimension=3",
+        match=r"`values\[0\]` has dimension=3 but `values\[1\]` has dimension=2",
     ):
         query.retrieve_values(keys, [values[0], Value([1.0, 2.0]), values[2]])

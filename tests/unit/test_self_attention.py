@@ -172,7 +172,7 @@ def test_projection_rows_must_match_d_model(name: str) -> None:
     w = dict(zip(["w_q", "w_k", "w_v"], weights(), strict=True))
     w[name] = np.ones((3, w[name].shape[1]))
     pattern = (
-        rf"`{name}` has d_model=3 but `x` has d_model=4: shapes \(5, 4\) and \(3, \d\)"
+        rf"`x` has d_model=4 but `{name}` has d_model=3: shapes \(5, 4\) and \(3, \d\)"
     )
     with pytest.raises(ValueError, match=pattern):
         project_qkv(np.ones((5, 4)), **w)
@@ -191,7 +191,7 @@ def test_projection_must_be_a_matrix() -> None:
 def test_w_q_and_w_k_must_have_the_same_d_k() -> None:
     with pytest.raises(
         ValueError,
-        match=r"`w_k` has d_k=3 but `w_q` has d_k=2: shapes \(4, 2\) and \(4, 3\)",
+        match=r"`w_q` has d_k=2 but `w_k` has d_k=3: shapes \(4, 2\) and \(4, 3\)",
     ):
         project_qkv(np.ones((5, 4)), np.ones((4, 2)), np.ones((4, 3)), np.ones((4, 3)))
 
