@@ -200,3 +200,28 @@ def test_japanese_search_index_is_not_split_by_jieba(site: Path) -> None:
 
 def test_chinese_search_index_is_segmented_by_jieba(site: Path) -> None:
     assert "\u200b" in search_text(site, "zh-Hant")
+
+
+def page_text(site: Path, language: str, page: str) -> str:
+    return parse(site / language / page / "index.html").select_one("article").get_text()
+
+
+def test_japanese_book_shows_the_printed_outputs_of_seed_002(site: Path) -> None:
+    """Seed 002's two printed results, as numpy really prints them."""
+    text = page_text(site, "ja", "object-view")
+    assert "Output vector: [0.25588256 0.4930077  0.31917147]" in text
+    text = page_text(site, "ja", "self-attention")
+    rows = (
+        "[[0.8171592  1.00426184 0.69930635 1.31138005]\n"
+        " [0.7915625  0.96723906 0.66875262 1.25601252]\n"
+        " [0.81875423 1.00416968 0.70712603 1.31194758]\n"
+        " [0.77771824 0.94955796 0.64721517 1.2291082 ]\n"
+        " [0.7857578  0.9602772  0.65909118 1.24542999]]"
+    )
+    assert rows in text
+
+
+def test_japanese_book_shows_the_worked_example_of_seed_000(site: Path) -> None:
+    text = page_text(site, "ja", "linear-algebra")
+    assert "(23, 34)" in text
+    assert "[23.0, 34.0]" in text
