@@ -1,0 +1,93 @@
+"""The glossary: one table (docs_src/glossary.yml), every language's page.
+
+- ``glossary.md`` of each language holds a marker line; this hook replaces it
+  with the table in the page's language: the term, its English original, the
+  other language's term, and the section of the book that explains it.
+- The Chinese search index keeps the glossary's terms whole: jieba learns them
+  as words, so that 線性變換 or 注意力權重 is one token that a search finds.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+from mkdocs.exceptions import PluginError
+
+ROOT = Path(__file__).resolve().parent.parent
+GLOSSARY = ROOT / "docs_src" / "glossary.yml"
+MARKER = "<!-- glossary-table -->"
+LANGUAGES = ("ja", "zh-Hant")
+HEADERS = {
+    "ja": ("日本語", "英語", "中国語（繁体字）", "説明している節"),
+    "zh-Hant": ("繁體中文", "英文", "日文", "說明章節"),
+}
+HEADING = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*\{\s*#(?P<id>[\w-]+)\s*\}\s*$", re.M)
+HAN_ONLY = re.compile(r"^[\u4e00-\u9fff]{2,}$")
+
+
+def load_glossary() -> list[dict[str, str]]:
+    entries = yaml.safe_load(GLOSSARY.read_text(encoding="utf-8"))
+    for entry in entries:
+        missing = {"en", *LANGUAGES, "page"} - set(entry)
+        if missing:
+            raise PluginError(f"{GLOSSARY.name}: {entry} lacks {sorted(missing)}")
+    return entries
+
+
+def variants(term: str) -> list[str]:
+    """'頭（注意力頭）' -> ['頭', '注意力頭']; 'A / B' -> ['A', 'B']."""
+    parts = re.split(r"\s*/\s*|[（）()]", term)
+    return [part.strip() for part in parts if part.strip()]
+
+
+def section_title(docs_dir: Path, target: str) -> str:
+    """'scaled-dot-product.md#scores' -> 'スケール化内積アテンション › スコア'."""
+    page, _, anchor = target.partition("#")
+    path = docs_dir / page
+    if not path.is_file():
+        raise PluginError(f"{GLOSSARY.name}: {page} does not exist in {docs_dir}")
+    headings = {m["id"]: m["text"] for m in HEADING.finditer(path.read_text("utf-8"))}
+    title = next(iter(headings.values()), page)
+    if anchor and anchor not in headings:
+        raise PluginError(f"{GLOSSARY.name}: no heading #{anchor} in {path}")
+    if not anchor or headings[anchor] == title:
+        return title
+    return f"{title} › {headings[anchor]}"
+
+
+def glossary_table(language: str, docs_dir: Path) -> str:
+    other = next(code for code in LANGUAGES if code != language)
+    lines = ["| " + " | ".join(HEADERS[language]) + " |", "|---|---|---|---|"]
+    for entry in load_glossary():
+        link = f"[{section_title(docs_dir, entry['page'])}]({entry['page']})"
+        cells = (
+            entry[language],
+            f'<span lang="en">{entry["en"]}</span>',
+            f'<span lang="{other}">{entry[other]}</span>',
+            link,
+        )
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def on_config(config):
+    language = config.theme["language"]
+    if language.startswith("zh"):
+        from material.plugins.search import plugin as search_plugin
+
+        for entry in load_glossary():
+            for word in variants(entry[language]):
+                if HAN_ONLY.match(word):
+                    search_plugin.jieba.add_word(word)
+    return config
+
+
+def on_page_markdown(markdown, page, config, files):
+    if page.file.src_uri != "glossary.md":
+        return markdown
+    if MARKER not in markdown:
+        raise PluginError(f"{page.file.src_path} must hold the line {MARKER}")
+    table = glossary_table(config.theme["language"], Path(config.docs_dir))
+    return markdown.replace(MARKER, table)
