@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+import pytest
+
 from .helpers import LANGUAGES, parse
 
 LOCAL_HOST = "127.0.0.1:8000"
@@ -131,8 +133,10 @@ def test_local_references_resolve(site: Path) -> None:
     assert not missing, "\n".join(missing)
 
 
-def test_language_selector_links_every_book(pages, site: Path) -> None:
-    for paths in pages.values():
+def test_language_selector_links_to_the_same_page_in_every_language(
+    pages, site: Path
+) -> None:
+    for language, paths in pages.items():
         for path in paths:
             soup = parse(path)
             alternates = {
@@ -140,10 +144,16 @@ def test_language_selector_links_every_book(pages, site: Path) -> None:
                 for a in soup.select("a.md-select__link[hreflang]")
             }
             assert set(alternates) == set(LANGUAGES), path
-            page_url = f"http://{LOCAL_HOST}/" + path.relative_to(site).as_posix()
+            relative = path.relative_to(site / language).as_posix()
+            page_url = f"http://{LOCAL_HOST}/{language}/{relative}"
             for target_language, href in alternates.items():
                 target = urlsplit(urljoin(page_url, href)).path
-                assert target == f"/{target_language}/", f"{path}: {href}"
+                # The 404 page is not a page of the book: it offers each home page.
+                same_page = "" if relative == "404.html" else relative
+                expected = f"/{target_language}/{same_page}".removesuffix("index.html")
+                assert target == expected, f"{path}: {href}"
+                local = site / target.lstrip("/")
+                assert local.is_file() or (local / "index.html").is_file(), target
 
 
 def sections(soup):
@@ -225,3 +235,61 @@ def test_japanese_book_shows_the_worked_example_of_seed_000(site: Path) -> None:
     text = page_text(site, "ja", "linear-algebra")
     assert "(23, 34)" in text
     assert "[23.0, 34.0]" in text
+
+
+def search_index(site: Path, language: str) -> dict:
+    path = site / language / "search" / "search_index.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+KANA = re.compile(r"[\u3040-\u30ff]")
+TRADITIONAL_ONLY = ("權重", "變換", "遮罩", "詞彙表")
+
+
+def test_each_search_index_holds_only_its_own_language(pages, site: Path) -> None:
+    for language, paths in pages.items():
+        index = search_index(site, language)
+        built = {
+            p.parent.relative_to(site / language).as_posix() + "/"
+            for p in paths
+            if p.name == "index.html"
+        }
+        located = {doc["location"].split("#")[0] or "./" for doc in index["docs"]}
+        assert located == built, language
+        # The glossary page names every term in both languages; elsewhere a
+        # Japanese index holds no Traditional-only word and a Chinese one no kana.
+        text = "".join(
+            doc["title"] + doc["text"]
+            for doc in index["docs"]
+            if not doc["location"].startswith("glossary/")
+        )
+        if language == "ja":
+            assert not [w for w in TRADITIONAL_ONLY if w in text]
+        else:
+            assert not KANA.search(text), KANA.search(text)
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("zh-Hant", ["線性變換", "注意力權重", "多頭注意力", "因果遮罩", "內積"]),
+        ("ja", ["ソフトマックス", "アテンション重み", "線形変換", "自己注意"]),
+    ],
+)
+def test_search_index_finds_multi_character_words(site, language, words) -> None:
+    """The words a reader types come out of the index as whole tokens.
+
+    Chinese is segmented at build time (jieba, with the glossary's terms as
+    words): each word must be one token after splitting on the configured
+    separator. Japanese is segmented in the browser (lunr.ja's TinySegmenter
+    splits query and text alike), so the index must keep the text unsplit.
+    """
+    index = search_index(site, language)
+    separator = re.compile(index["config"]["separator"])
+    text = " ".join(doc["title"] + " " + doc["text"] for doc in index["docs"])
+    tokens = set(separator.split(text))
+    for word in words:
+        if language == "ja":
+            assert word in text, word
+        else:
+            assert word in tokens, word
