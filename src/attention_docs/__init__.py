@@ -14,7 +14,10 @@ book's seeds, in the row-vector convention (DESIGN.md, section 4):
 - :mod:`~attention_docs.self_attention`: :math:`Q = X W_Q`, :math:`K = X W_K`,
   :math:`V = X W_V`;
 - :mod:`~attention_docs.multihead`: ``h`` heads, concatenated, projected;
-- :mod:`~attention_docs.qkv`: Query / Key / Value objects (seed 002).
+- :mod:`~attention_docs.qkv`: Query / Key / Value objects (seed 002);
+- :mod:`~attention_docs.plotting`: bar charts and heat maps of attention
+  weights; needs matplotlib (``pip install attention_docs[plot]``) and is
+  never imported here, so the rest of the package needs numpy only.
 
 Shapes: ``q (..., n_q, d_k)``, ``k (..., n_k, d_k)``, ``v (..., n_k, d_v)``,
 weights ``(..., n_q, n_k)``, output ``(..., n_q, d_v)``; leading dimensions

@@ -1,0 +1,670 @@
+r"""Plots of attention weights: bar chart, heat maps, causal mask, heads.
+
+Requires matplotlib, an optional dependency: ``pip install attention_docs[plot]``
+(the rest of the package needs numpy only and never imports this module).
+
+Every function draws with matplotlib's object API (:class:`matplotlib.figure.Figure`,
+no pyplot state, never ``plt.show()``) and returns ``(fig, ax)``; ``ax`` is an
+array of Axes when the figure has several panels. Titles and axis labels are
+arguments, so the caller chooses the language. The weights are those of
+:mod:`attention_docs.attention` (DESIGN.md, section 4): a row of ``n_k``
+weights for one query, or a matrix ``(n_q, n_k)`` whose row ``i`` holds the
+weights of query ``i`` over the keys, every entry in :math:`[0, 1]`.
+
+:func:`theme` and :func:`to_svg` make the book's figures: SVG whose text stays
+text, so that the browser draws Japanese and Chinese labels in the page's own
+fonts, on a transparent background readable in light and dark mode.
+
+>>> import numpy as np
+>>> from attention_docs.plotting import plot_heatmap, theme, to_svg
+>>> with theme("dark"):
+...     fig, ax = plot_heatmap(np.eye(3), title="identity")
+...     svg = to_svg(fig)
+>>> print(type(fig).__name__, ax.get_title(), svg.count("<text") > 0)
+Figure identity True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import re
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._validation import (
+    FloatArray,
+    as_float_array,
+    check_bool,
+    check_exact_ndim,
+    check_positive_int,
+    check_same_size,
+)
+
+try:
+    import matplotlib as mpl
+    from cycler import cycler
+    from matplotlib.axes import Axes
+    from matplotlib.colors import ListedColormap, to_rgb
+    from matplotlib.figure import Figure
+    from matplotlib.image import AxesImage
+    from matplotlib.ticker import MaxNLocator
+except ModuleNotFoundError as error:  # pragma: no cover - depends on the install
+    raise ModuleNotFoundError(
+        "attention_docs.plotting needs matplotlib: pip install 'attention_docs[plot]'",
+        name=error.name,
+    ) from error
+
+__all__ = [
+    "FONT_FAMILIES",
+    "THEMES",
+    "plot_causal_mask",
+    "plot_heads",
+    "plot_heatmap",
+    "plot_weights_bar",
+    "theme",
+    "to_svg",
+]
+
+#: Font stacks written into the SVG for the browser, by page language (None:
+#: any page). They mirror the book's stylesheet, so a figure's labels use the
+#: fonts of the text around it.
+FONT_FAMILIES: dict[str | None, tuple[str, ...]] = {
+    None: (
+        "Hiragino Sans",
+        "Noto Sans CJK JP",
+        "Noto Sans CJK TC",
+        "PingFang TC",
+        "Microsoft JhengHei",
+        "sans-serif",
+    ),
+    "ja": (
+        "Hiragino Kaku Gothic ProN",
+        "Hiragino Sans",
+        "BIZ UDPGothic",
+        "Yu Gothic UI",
+        "Yu Gothic",
+        "Meiryo",
+        "Noto Sans CJK JP",
+        "Noto Sans JP",
+        "IPAexGothic",
+        "sans-serif",
+    ),
+    "zh-Hant": (
+        "PingFang TC",
+        "Heiti TC",
+        "Microsoft JhengHei UI",
+        "Microsoft JhengHei",
+        "Noto Sans CJK TC",
+        "Noto Sans TC",
+        "Source Han Sans TC",
+        "sans-serif",
+    ),
+}
+
+#: Colours of :func:`theme`: text and lines readable on Material's light page
+#: (white, text rgba(0, 0, 0, 0.87)) and on its dark "slate" page (background
+#: hsl(225, 15%, 14%)); bars in Material's indigo, lighter on the dark page.
+THEMES: dict[str, dict[str, str]] = {
+    "light": {"text": "#212121", "line": "#616161", "bar": "#3f51b5"},
+    "dark": {"text": "#e2e4ea", "line": "#a3a8b8", "bar": "#8c9eff"},
+}
+
+# Cell colours of a boolean mask: False (may not attend), True (may attend).
+_MASK_COLOURS = ("#9e9e9e", "#21918c")  # grey, viridis' teal
+# What matplotlib warns when its measuring font lacks a glyph (see to_svg).
+_MISSING_GLYPH = r"Glyph \d+ \(.*\) missing from font\(s\)"
+_FONT_FAMILY = re.compile(r'(?P<before>style="[^"]*?)font-family:[^;"]*')
+_SVG_HASH_SALT = "attention_docs"
+
+
+def _as_weights(name: str, x: ArrayLike, ndim: int, layout: str) -> FloatArray:
+    """``x`` as a finite float array of ``ndim`` dimensions with values in [0, 1]."""
+    array = as_float_array(name, x)
+    check_exact_ndim(name, array, ndim, layout)
+    if array.size == 0:
+        raise ValueError(f"`{name}` is empty: shape {array.shape}")
+    low, high = float(array.min()), float(array.max())
+    if low < 0.0 or high > 1.0:
+        raise ValueError(
+            f"`{name}` must hold attention weights in [0, 1], got values from "
+            f"{low} to {high}"
+        )
+    return array
+
+
+def _check_count(name: str, items: Sequence[Any] | None, n: int, what: str) -> None:
+    """Raise ValueError unless ``items`` is None or has ``n`` entries."""
+    if items is not None and len(items) != n:
+        raise ValueError(f"`{name}` has {len(items)} entries but there are {n} {what}")
+
+
+def _figure_and_axes(ax: Axes | None, figsize: tuple[float, float]):
+    """A new constrained-layout figure with one Axes, or ``ax`` and its figure."""
+    if ax is None:
+        fig = Figure(figsize=figsize, layout="constrained")
+        return fig, fig.subplots()
+    if not isinstance(ax, Axes):
+        raise TypeError(f"`ax` must be a matplotlib Axes, got {type(ax).__name__}")
+    fig = ax.figure
+    while not isinstance(fig, Figure):  # an Axes of a SubFigure
+        fig = fig.figure
+    return fig, ax
+
+
+def _set_labels(
+    ax: Axes, title: str | None, xlabel: str | None, ylabel: str | None
+) -> None:
+    if title is not None:
+        ax.set_title(title)
+    if xlabel is not None:
+        ax.set_xlabel(xlabel)
+    if ylabel is not None:
+        ax.set_ylabel(ylabel)
+
+
+def _integer_ticks(ax: Axes, n_q: int, n_k: int) -> None:
+    """Tick every row and column index (0-based) of a small matrix."""
+    for axis, n in ((ax.xaxis, n_k), (ax.yaxis, n_q)):
+        if n <= 16:
+            axis.set_ticks(range(n))
+        else:
+            axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _vmax(weights: FloatArray) -> float:
+    """Top of the colour scale: the largest weight (1 if every weight is 0)."""
+    top = float(weights.max())
+    return top if top > 0.0 else 1.0
+
+
+def _text_colour_on(rgb: Sequence[float]) -> str:
+    """Black or white, whichever reads better on a cell of colour ``rgb``."""
+    luminance = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
+    return "#000000" if luminance > 0.45 else "#ffffff"
+
+
+def _annotate_cells(ax: Axes, image: AxesImage, labels: NDArray[np.str_]) -> None:
+    """Write ``labels[i, j]`` in the middle of cell (i, j) of ``image``."""
+    data = np.asarray(image.get_array())
+    size = 0.8 * mpl.rcParams["font.size"]
+    for (i, j), label in np.ndenumerate(labels):
+        colour = _text_colour_on(to_rgb(image.cmap(image.norm(data[i, j]))))
+        ax.text(j, i, label, ha="center", va="center", color=colour, fontsize=size)
+
+
+def _heat_image(ax: Axes, weights: FloatArray, vmax: float) -> AxesImage:
+    """``weights`` (n_q, n_k) as an image: row i = query i, column j = key j."""
+    image = ax.imshow(
+        weights, cmap="viridis", vmin=0.0, vmax=vmax, interpolation="nearest"
+    )
+    _integer_ticks(ax, *weights.shape)
+    return image
+
+
+def plot_weights_bar(
+    weights: ArrayLike,
+    *,
+    labels: Sequence[str] | None = None,
+    title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    ax: Axes | None = None,
+) -> tuple[Figure, Axes]:
+    r"""Bar chart of one query's attention weights, one bar per key.
+
+    Parameters
+    ----------
+    weights : array_like, shape (n_k,)
+        The weights :math:`w_j` of one query over ``n_k`` keys, each in
+        :math:`[0, 1]` (e.g. those of
+        :meth:`~attention_docs.qkv.Query.compute_attention_weights`).
+    labels : sequence of str, optional
+        One tick label per key; default ``"0"``, ``"1"``, ...
+    title, xlabel, ylabel : str, optional
+        Title and axis labels, in the reader's language. Default: none.
+    ax : matplotlib.axes.Axes, optional
+        Draw into this Axes; default: a new 6 x 4 inch figure.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        The figure (the one of ``ax`` if given).
+    ax : matplotlib.axes.Axes
+        The Axes: bar ``j`` has height ``weights[j]``, its value written above
+        it with two decimals; the y axis runs from 0 to 1.
+
+    Raises
+    ------
+    ValueError
+        If ``weights`` is not 1-D, is empty, contains NaN or infinite values or
+        values outside [0, 1]; if ``labels`` does not have ``n_k`` entries.
+    TypeError
+        If ``weights`` does not hold real numbers, or ``ax`` is not an Axes.
+
+    Notes
+    -----
+    Seed 002 draws this chart with ``plt.bar`` ("Attention Weights (Query vs
+    Keys)"). A fixed y range of 0 to 1 shows the weights as shares of a whole:
+    they sum to 1 (Vaswani et al., 2017, Section 3.2.1, softmax over the keys).
+
+    Examples
+    --------
+    >>> fig, ax = plot_weights_bar([0.2, 0.5, 0.3], labels=["a", "b", "c"],
+    ...                            title="weights")
+    >>> [float(bar.get_height()) for bar in ax.patches]
+    [0.2, 0.5, 0.3]
+    >>> [float(y) for y in ax.get_ylim()], [t.get_text() for t in ax.get_xticklabels()]
+    ([0.0, 1.0], ['a', 'b', 'c'])
+    """
+    w = _as_weights("weights", weights, 1, "(n_k,)")
+    n_k = w.shape[0]
+    _check_count("labels", labels, n_k, f"weights: shape {w.shape}")
+    fig, ax = _figure_and_axes(ax, (6.0, 4.0))
+    ticks = [str(j) for j in range(n_k)] if labels is None else list(labels)
+    bars = ax.bar(np.arange(n_k), w, tick_label=ticks)  # colour: axes.prop_cycle
+    ax.bar_label(bars, labels=[f"{value:.2f}" for value in w], padding=3)
+    ax.set_ylim(0.0, 1.0)
+    _set_labels(ax, title, xlabel, ylabel)
+    return fig, ax
+
+
+def plot_heatmap(
+    weights: ArrayLike,
+    *,
+    title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    ax: Axes | None = None,
+    colorbar: bool = True,
+    annotate: bool = False,
+) -> tuple[Figure, Axes]:
+    r"""Heat map of an attention-weight matrix: one row per query.
+
+    Parameters
+    ----------
+    weights : array_like, shape (n_q, n_k)
+        ``weights[i, j]`` is the weight of query ``i`` on key ``j``, in
+        :math:`[0, 1]`.
+    title, xlabel, ylabel : str, optional
+        Title and axis labels (keys along x, queries along y). Default: none.
+    ax : matplotlib.axes.Axes, optional
+        Draw into this Axes; default: a new 6 x 5 inch figure.
+    colorbar : bool, optional
+        Add a colour bar (default True).
+    annotate : bool, optional
+        Write each weight, with two decimals, in its cell (default False).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        The figure.
+    ax : matplotlib.axes.Axes
+        The Axes; its image (``ax.images[0]``) holds ``weights``, coloured
+        with viridis from 0 (``vmin``) to the largest weight (``vmax``), with
+        a tick at every row and column index (0-based) up to 16 of them.
+
+    Raises
+    ------
+    ValueError
+        If ``weights`` is not 2-D, is empty, contains NaN or infinite values or
+        values outside [0, 1].
+    TypeError
+        If ``weights`` does not hold real numbers, or ``ax`` is not an Axes.
+
+    Notes
+    -----
+    Seed 002 shows its self-attention weights with ``plt.imshow(...,
+    cmap='viridis')`` and a colour bar. Starting the scale at 0 rather than at
+    the smallest weight keeps the colours comparable between matrices: a weight
+    of 0 (a masked key) is always the darkest colour.
+
+    Examples
+    --------
+    >>> fig, ax = plot_heatmap(np.eye(3), title="identity", annotate=True)
+    >>> print(type(fig).__name__, ax.get_title())
+    Figure identity
+    >>> ax.images[0].get_array().shape, ax.images[0].get_clim()
+    ((3, 3), (0.0, 1.0))
+    >>> [t.get_text() for t in ax.texts][:3]
+    ['1.00', '0.00', '0.00']
+    """
+    w = _as_weights("weights", weights, 2, "(n_q, n_k)")
+    fig, ax = _figure_and_axes(ax, (6.0, 5.0))
+    image = _heat_image(ax, w, _vmax(w))
+    if colorbar:
+        fig.colorbar(image, ax=ax)
+    if annotate:
+        _annotate_cells(ax, image, np.vectorize("{:.2f}".format)(w))
+    _set_labels(ax, title, xlabel, ylabel)
+    return fig, ax
+
+
+def plot_causal_mask(
+    mask: ArrayLike,
+    weights: ArrayLike,
+    *,
+    titles: tuple[str | None, str | None] = (None, None),
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+) -> tuple[Figure, NDArray[np.object_]]:
+    r"""A boolean mask beside the attention weights computed with it.
+
+    Parameters
+    ----------
+    mask : array_like of bool, shape (n_q, n_k)
+        True where query ``i`` may attend to key ``j`` (e.g.
+        :func:`~attention_docs.masks.causal_mask`).
+    weights : array_like, shape (n_q, n_k)
+        The weights computed with ``mask`` (e.g.
+        :func:`~attention_docs.attention.attention_weights` with
+        ``mask=mask``): 0 wherever ``mask`` is False.
+    titles : pair of str or None, optional
+        Titles of the mask panel and of the weights panel. Default: none.
+    xlabel, ylabel : str, optional
+        Axis labels: keys along x (both panels), queries along y (left panel).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        A new 7 x 3.4 inch figure.
+    ax : ndarray of matplotlib.axes.Axes, shape (2,)
+        Left: the mask, each cell coloured and labelled ``True`` or ``False``.
+        Right: the weights as in :func:`plot_heatmap`, every cell annotated,
+        so the zeros where the mask is False are visible.
+
+    Raises
+    ------
+    ValueError
+        If ``mask`` or ``weights`` is not 2-D; if their shapes differ; if
+        ``weights`` is empty, contains NaN or infinite values or values outside
+        [0, 1], or is not 0 where ``mask`` is False.
+    TypeError
+        If ``mask`` is not boolean, or ``weights`` does not hold real numbers.
+
+    Notes
+    -----
+    A masked score becomes :math:`-\infty` before the softmax, so its weight is
+    exactly :math:`e^{-\infty} = 0` (Vaswani et al., 2017, Section 3.2.3 and the
+    "Mask (opt.)" box of Figure 2). With the causal mask the zeros fill the
+    triangle above the diagonal: query ``i`` sees keys ``0..i`` only.
+
+    Examples
+    --------
+    >>> from attention_docs import attention_weights, causal_mask
+    >>> mask = causal_mask(3)
+    >>> w = attention_weights(np.ones((3, 2)), np.ones((3, 2)), mask=mask)
+    >>> fig, ax = plot_causal_mask(mask, w, titles=("mask", "weights"))
+    >>> ax.shape, [a.get_title() for a in ax]
+    ((2,), ['mask', 'weights'])
+    >>> [t.get_text() for t in ax[0].texts][:3]
+    ['True', 'False', 'False']
+    >>> print(ax[1].images[0].get_array()[0].tolist())
+    [1.0, 0.0, 0.0]
+    """
+    m = check_bool("mask", mask)
+    check_exact_ndim("mask", m, 2, "(n_q, n_k)")
+    w = _as_weights("weights", weights, 2, "(n_q, n_k)")
+    check_same_size("n_q", ("mask", m, 0), ("weights", w, 0))
+    check_same_size("n_k", ("mask", m, 1), ("weights", w, 1))
+    if np.any(w[~m] != 0.0):
+        raise ValueError("`weights` must be 0 wherever `mask` is False")
+    if len(titles) != 2:
+        raise ValueError(f"`titles` must be a pair, got {len(titles)} entries")
+    fig = Figure(figsize=(7.0, 3.4), layout="constrained")
+    axes = fig.subplots(1, 2)
+    mask_image = axes[0].imshow(
+        m.astype(np.int8),  # False -> 0, True -> 1
+        cmap=ListedColormap(_MASK_COLOURS),
+        vmin=0,
+        vmax=1,
+        interpolation="nearest",
+    )
+    _integer_ticks(axes[0], *m.shape)
+    _annotate_cells(axes[0], mask_image, np.where(m, "True", "False"))
+    image = _heat_image(axes[1], w, _vmax(w))
+    _annotate_cells(axes[1], image, np.vectorize("{:.2f}".format)(w))
+    fig.colorbar(image, ax=axes[1])
+    for ax, title in zip(axes, titles, strict=True):
+        _set_labels(ax, title, xlabel, None)
+    _set_labels(axes[0], None, None, ylabel)
+    return fig, axes
+
+
+def plot_heads(
+    weights: ArrayLike,
+    *,
+    titles: Sequence[str] | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    ncols: int | None = None,
+) -> tuple[Figure, NDArray[np.object_]]:
+    r"""One heat map per head, on one shared colour scale.
+
+    Parameters
+    ----------
+    weights : array_like, shape (h, n_q, n_k)
+        Attention weights of ``h`` heads (e.g. the second result of
+        :class:`~attention_docs.multihead.MultiHeadAttention`), in
+        :math:`[0, 1]`.
+    titles : sequence of str, optional
+        One title per head. Default: none.
+    xlabel, ylabel : str, optional
+        Axis labels: keys along x (bottom row), queries along y (left column).
+    ncols : int, optional
+        Panels per row; default ``min(h, 4)``.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        A new figure with one colour bar for all heads.
+    ax : ndarray of matplotlib.axes.Axes, shape (h,)
+        ``ax[i]`` shows ``weights[i]``; every image has ``vmin`` 0 and the same
+        ``vmax``, the largest weight of all heads.
+
+    Raises
+    ------
+    ValueError
+        If ``weights`` is not 3-D, is empty, contains NaN or infinite values or
+        values outside [0, 1]; if ``titles`` does not have ``h`` entries; if
+        ``ncols`` is not a positive integer.
+    TypeError
+        If ``weights`` does not hold real numbers.
+
+    Notes
+    -----
+    Each head computes its own
+    :math:`\operatorname{softmax}(Q W^Q_i (K W^K_i)^\top / \sqrt{d_k})`
+    (Vaswani et al., 2017, Section 3.2.2): the heads look at the same tokens
+    through different projections, so their weight matrices differ. One colour
+    scale for all heads makes their colours comparable.
+
+    Examples
+    --------
+    >>> from attention_docs import MultiHeadAttention
+    >>> rng = np.random.default_rng(0)
+    >>> mha = MultiHeadAttention(d_model=8, h=4, rng=rng)
+    >>> _, weights = mha(rng.standard_normal((5, 8)))  # (h, n_q, n_k)
+    >>> fig, ax = plot_heads(weights, titles=["1", "2", "3", "4"])
+    >>> weights.shape, ax.shape
+    ((4, 5, 5), (4,))
+    >>> len({a.images[0].get_clim() for a in ax})  # one shared colour scale
+    1
+    """
+    w = _as_weights("weights", weights, 3, "(h, n_q, n_k)")
+    h = w.shape[0]
+    _check_count("titles", titles, h, f"heads: `weights` has shape {w.shape}")
+    ncols = min(h, 4) if ncols is None else check_positive_int("ncols", ncols)
+    ncols = min(ncols, h)
+    nrows = math.ceil(h / ncols)
+    fig = Figure(figsize=(1.5 * ncols + 1.0, 1.8 * nrows + 0.6), layout="constrained")
+    grid = fig.subplots(nrows, ncols, squeeze=False)
+    axes = grid.ravel()[:h]
+    for extra in grid.ravel()[h:]:
+        extra.remove()
+    vmax = _vmax(w)
+    for i, ax in enumerate(axes):
+        image = _heat_image(ax, w[i], vmax)
+        bottom_of_column = i + ncols >= h
+        _set_labels(
+            ax,
+            None if titles is None else titles[i],
+            xlabel if bottom_of_column else None,
+            ylabel if i % ncols == 0 else None,
+        )
+    fig.colorbar(image, ax=list(axes), shrink=0.8)
+    return fig, np.asarray(axes, dtype=object)
+
+
+@contextlib.contextmanager
+def theme(name: Literal["light", "dark"]) -> Iterator[None]:
+    """Colours for a figure shown on the book's light or dark page.
+
+    Parameters
+    ----------
+    name : {"light", "dark"}
+        "light" for Material's white page, "dark" for its "slate" page.
+
+    Yields
+    ------
+    None
+        Inside the ``with`` block, matplotlib's rcParams give a transparent
+        background and text, axes and tick colours of :data:`THEMES`. Create
+        the figure *and* call :func:`to_svg` inside the block: artists take
+        their colours when they are created.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is neither "light" nor "dark".
+
+    Notes
+    -----
+    Material for MkDocs shows an image whose address ends in ``#only-light``
+    in the light scheme and one ending in ``#only-dark`` in the dark scheme;
+    the book renders each figure once per theme. The heat maps' colours
+    (viridis) are opaque and readable on both backgrounds.
+
+    Examples
+    --------
+    >>> import matplotlib as mpl
+    >>> with theme("dark"):
+    ...     print(mpl.rcParams["text.color"], mpl.rcParams["figure.facecolor"])
+    #e2e4ea none
+    """
+    if name not in THEMES:
+        raise ValueError(f"`name` must be 'light' or 'dark', got {name!r}")
+    colours = THEMES[name]
+    rc = {
+        "figure.facecolor": "none",
+        "axes.facecolor": "none",
+        "savefig.facecolor": "none",
+        "savefig.transparent": True,
+        "text.color": colours["text"],
+        "axes.labelcolor": colours["text"],
+        "axes.titlecolor": colours["text"],
+        "axes.edgecolor": colours["line"],
+        "xtick.color": colours["line"],
+        "ytick.color": colours["line"],
+        "xtick.labelcolor": colours["text"],
+        "ytick.labelcolor": colours["text"],
+        "axes.prop_cycle": cycler(color=[colours["bar"]]),
+        "font.size": 11.0,
+    }
+    with mpl.rc_context(rc):
+        yield
+
+
+def to_svg(fig: Figure, *, language: str | None = None) -> str:
+    r"""The figure as a self-contained, deterministic SVG whose text is text.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure to write.
+    language : {None, "ja", "zh-Hant"}, optional
+        Language of the page that shows the figure: chooses the font stack of
+        :data:`FONT_FAMILIES` and is written as ``xml:lang`` on the ``<svg>``.
+
+    Returns
+    -------
+    str
+        The SVG document: every label a ``<text>`` element (``svg.fonttype``
+        "none") whose ``font-family`` is the language's font stack; images
+        inline; no date, no creator, no reference to another file or host
+        (the only URLs are the SVG and XLink namespaces and the SVG 1.1 DTD);
+        identical for identical figures (fixed ``svg.hashsalt``).
+
+    Raises
+    ------
+    ValueError
+        If ``language`` is not a key of :data:`FONT_FAMILIES`.
+    TypeError
+        If ``fig`` is not a matplotlib Figure.
+
+    Notes
+    -----
+    With text kept as text, the reader's browser draws the glyphs, with the
+    page's fonts, in the page's language; matplotlib only measures the text to
+    lay the figure out. It measures with its own font (DejaVu Sans by default,
+    shipped with matplotlib, so every machine lays a figure out the same way).
+    DejaVu Sans has no kana or Han characters: matplotlib measures each one
+    with the font's .notdef box, 1.15 em wide, wider than the 1 em of a CJK
+    glyph, so the space it leaves is enough, and warns "Glyph ... missing from
+    font(s)". That warning concerns glyphs matplotlib would draw; here it
+    draws none, so :func:`to_svg` ignores exactly that warning while it writes
+    the SVG. Drawing the same figure any other way (PNG, a notebook) still
+    warns.
+
+    Examples
+    --------
+    >>> fig, ax = plot_weights_bar([0.25, 0.75], title="重み")
+    >>> svg = to_svg(fig, language="ja")
+    >>> svg.startswith("<?xml"), ">重み</text>" in svg
+    (True, True)
+    >>> svg == to_svg(fig, language="ja")  # deterministic
+    True
+    >>> "'Hiragino Sans'" in svg, 'xml:lang="ja"' in svg
+    (True, True)
+    """
+    if not isinstance(fig, Figure):
+        raise TypeError(f"`fig` must be a matplotlib Figure, got {type(fig).__name__}")
+    if language not in FONT_FAMILIES:
+        raise ValueError(
+            f"`language` must be one of {sorted(map(str, FONT_FAMILIES))}, "
+            f"got {language!r}"
+        )
+    families = ", ".join(
+        name if name == "sans-serif" else f"'{name}'"
+        for name in FONT_FAMILIES[language]
+    )
+    rc = {
+        "svg.fonttype": "none",
+        "svg.hashsalt": _SVG_HASH_SALT,
+        "svg.image_inline": True,
+    }
+    buffer = io.StringIO()
+    with mpl.rc_context(rc), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", _MISSING_GLYPH, UserWarning)
+        fig.savefig(
+            buffer,
+            format="svg",
+            dpi=200,  # resolution of the heat maps' pixels only
+            metadata={"Date": None, "Creator": None, "Format": None, "Type": None},
+        )
+    svg = buffer.getvalue()
+    texts = svg.count("<text ")
+    svg, replaced = _FONT_FAMILY.subn(rf"\g<before>font-family: {families}", svg)
+    if replaced != texts:  # pragma: no cover - guards a change of matplotlib
+        raise RuntimeError(
+            f"matplotlib wrote {texts} <text> elements but {replaced} font-family "
+            "declarations; cannot set the browser's fonts"
+        )
+    if language is not None:
+        svg = svg.replace("<svg ", f'<svg xml:lang="{language}" ', 1)
+    return svg
