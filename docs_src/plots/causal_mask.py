@@ -1,0 +1,36 @@
+"""A causal mask and the self-attention weights it leaves: zeros above the diagonal."""
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from attention_docs import attention_weights, causal_mask
+from attention_docs.plotting import plot_causal_mask
+
+
+def figure(labels: dict) -> Figure:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((5, 8))  # 5 tokens, d_model = 8
+    # projections scaled by 1 / sqrt(d_model), as in MultiHeadAttention
+    w_q, w_k = rng.standard_normal((2, 8, 8)) / np.sqrt(8)
+    mask = causal_mask(5)  # (5, 5), True on and below the diagonal
+    weights = attention_weights(x @ w_q, x @ w_k, mask=mask)  # (5, 5)
+    fig, _ = plot_causal_mask(
+        mask,
+        weights,
+        titles=(labels["mask_title"], labels["weights_title"]),
+        xlabel=labels["xlabel"],
+        ylabel=labels["ylabel"],
+    )
+    return fig
+
+
+if __name__ == "__main__":
+    from attention_docs.plotting import to_svg
+
+    english = {
+        "mask_title": "Causal mask",
+        "weights_title": "Attention weights",
+        "xlabel": "Key position",
+        "ylabel": "Query position",
+    }
+    print(to_svg(figure(english)))

@@ -1,0 +1,32 @@
+"""The attention weights of each head of a multi-head self-attention layer."""
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from attention_docs import MultiHeadAttention
+from attention_docs.plotting import plot_heads
+
+
+def figure(labels: dict) -> Figure:
+    rng = np.random.default_rng(0)
+    mha = MultiHeadAttention(d_model=8, h=4, rng=rng)  # d_k = 8 / 4 = 2
+    x = rng.standard_normal((5, 8))  # 5 tokens, d_model = 8
+    _, weights = mha(x)  # self-attention; weights (h, n_q, n_k) = (4, 5, 5)
+    fig, _ = plot_heads(
+        weights,
+        titles=labels["heads"],
+        xlabel=labels["xlabel"],
+        ylabel=labels["ylabel"],
+    )
+    return fig
+
+
+if __name__ == "__main__":
+    from attention_docs.plotting import to_svg
+
+    english = {
+        "heads": ["Head 1", "Head 2", "Head 3", "Head 4"],
+        "xlabel": "Key position",
+        "ylabel": "Query position",
+    }
+    print(to_svg(figure(english)))

@@ -1,0 +1,42 @@
+"""Seed 002's attention weights of one query over three keys, as a bar chart."""
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from attention_docs import Key, Query, Value
+from attention_docs.plotting import plot_weights_bar
+
+
+def figure(labels: dict) -> Figure:
+    keys = [
+        Key(np.array([1, 0, 0])),
+        Key(np.array([0, 1, 0])),
+        Key(np.array([0, 0, 1])),
+    ]
+    values = [
+        Value(np.array([0.5, 0.2, 0.1])),
+        Value(np.array([0.1, 0.7, 0.3])),
+        Value(np.array([0.3, 0.4, 0.6])),
+    ]
+    query = Query(np.array([0.2, 0.8, 0.1]))
+    _, attention_weights = query.retrieve_values(keys, values)  # (3,), sums to 1
+    fig, _ = plot_weights_bar(
+        attention_weights,
+        labels=labels["keys"],
+        title=labels["title"],
+        xlabel=labels["xlabel"],
+        ylabel=labels["ylabel"],
+    )
+    return fig
+
+
+if __name__ == "__main__":
+    from attention_docs.plotting import to_svg
+
+    seed_labels = {  # the seed's own labels
+        "keys": ["Key 1", "Key 2", "Key 3"],
+        "title": "Attention Weights (Query vs Keys)",
+        "xlabel": "Keys",
+        "ylabel": "Attention Weight",
+    }
+    print(to_svg(figure(seed_labels)))
