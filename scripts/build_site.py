@@ -37,7 +37,6 @@ def build(site_dir: Path) -> None:
             "mkdocs",
             "build",
             "--strict",
-            "--quiet",
             "--config-file",
             config,
             "--site-dir",
