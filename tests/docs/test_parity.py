@@ -18,8 +18,13 @@ DISPLAY_MATH = re.compile(r"^\s*\\\[")
 
 
 def pages(language: str) -> set[str]:
+    """The pages (Markdown) and notebooks of a language, relative to its folder."""
     folder = DOCS / language
-    return {p.relative_to(folder).as_posix() for p in folder.rglob("*.md")}
+    paths = [
+        p.relative_to(folder) for p in (*folder.rglob("*.md"), *folder.rglob("*.ipynb"))
+    ]
+    # MkDocs skips dot-folders (such as Jupyter's .ipynb_checkpoints/); so do we.
+    return {p.as_posix() for p in paths if not any(s.startswith(".") for s in p.parts)}
 
 
 def anchors(path: Path) -> list[str]:
@@ -54,9 +59,11 @@ def test_every_language_has_the_same_pages() -> None:
         )
 
 
+# Notebooks are compared cell by cell in test_notebooks.py.
 PAIRS = [
     (page, language)
     for page in sorted(pages(REFERENCE))
+    if page.endswith(".md")
     for language in LANGUAGES[1:]
     if (DOCS / language / page).exists()
 ]

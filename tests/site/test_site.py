@@ -41,11 +41,13 @@ def resource_urls(soup) -> list[str]:
     for tag, attributes in RESOURCE_ATTRIBUTES.items():
         for element in soup.find_all(tag):
             for attribute in attributes:
-                if element.get(attribute):
-                    urls += [
-                        part.strip().split(" ")[0]
-                        for part in element[attribute].split(",")
-                    ]
+                value = element.get(attribute)
+                if not value:
+                    continue
+                if attribute == "srcset":  # "url 1x, url 2x"
+                    urls += [part.strip().split(" ")[0] for part in value.split(",")]
+                else:  # one URL, which may hold commas (data:image/png;base64,...)
+                    urls.append(value.strip())
     for element in soup.find_all("link"):
         rel = set(element.get("rel", []))
         if rel & {
