@@ -9,12 +9,13 @@ BIN    := $(VENV)/bin
 PY_STAMP  := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 
-.PHONY: help setup serve site test lint bench clean
+.PHONY: help setup browser serve site test lint bench clean
 
 help:
 	@echo "make serve  set up, then serve the Japanese book at http://127.0.0.1:8000 (live reload)"
 	@echo "make test   set up, then run every test (package, examples, pages, built site)"
 	@echo "make site   set up, then build every language into site/"
+	@echo "make bench  set up, then measure build, pages and the package (bench/results.json)"
 	@echo "make lint   ruff over the package, tests and scripts"
 	@echo "make clean  remove site/, the virtual environment and node_modules/"
 
@@ -31,14 +32,21 @@ $(NPM_STAMP): package.json package-lock.json
 
 setup: $(PY_STAMP) $(NPM_STAMP)
 
+# Chromium and CJK fonts for the browser tests, from Debian's packages.
+browser:
+	@scripts/ensure_browser.sh
+
 serve: setup
 	$(BIN)/mkdocs serve --strict --config-file mkdocs.yml --dev-addr 127.0.0.1:8000
 
 site: setup
 	$(BIN)/python scripts/build_site.py site
 
-test: setup
+test: setup browser
 	$(BIN)/python -m pytest
+
+bench: setup browser
+	$(BIN)/python scripts/bench.py
 
 lint: setup
 	$(BIN)/ruff check src tests scripts hooks conftest.py

@@ -7,8 +7,8 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from .helpers import LANGUAGES, ROOT, parse
-from .test_site import LOCAL_HOST, other_host, resource_urls
+from .helpers import LANGUAGES, LOCAL_HOST, ROOT, parse
+from .test_site import other_host, resource_urls
 
 NOTEBOOK = "seed-002-notebook"
 DOWNLOAD_LABELS = {"ja": "ノートブックをダウンロード", "zh-Hant": "下載筆記本"}

@@ -9,9 +9,8 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from .helpers import LANGUAGES, parse
+from .helpers import LANGUAGES, LOCAL_HOST, parse
 
-LOCAL_HOST = "127.0.0.1:8000"
 # Attributes through which a page makes the browser request something.
 RESOURCE_ATTRIBUTES = {
     "script": ("src",),
@@ -124,7 +123,7 @@ def test_local_references_resolve(site: Path) -> None:
     """Scripts, styles and images named by a page exist in the built site."""
     missing = []
     for path in site.rglob("*.html"):
-        base = "http://127.0.0.1:8000/" + path.relative_to(site).as_posix()
+        base = f"http://{LOCAL_HOST}/" + path.relative_to(site).as_posix()
         for url in resource_urls(parse(path)):
             target = urlsplit(urljoin(base, url))
             if target.netloc != LOCAL_HOST or not target.path:

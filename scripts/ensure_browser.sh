@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The browser tests need a Chromium and fonts that draw Japanese and Chinese.
+# Install what is missing from the distribution's packages (Debian: chromium,
+# fonts-noto-cjk); never download a browser of another origin. CHROMIUM names
+# an existing Chromium or Chrome to use instead of /usr/bin/chromium.
+set -euo pipefail
+
+chromium="${CHROMIUM:-/usr/bin/chromium}"
+packages=()
+if [ ! -x "$chromium" ]; then
+  if [ "$chromium" != /usr/bin/chromium ]; then
+    echo "CHROMIUM=$chromium is not an executable" >&2
+    exit 1
+  fi
+  packages+=(chromium)
+fi
+if ! fc-list :lang=ja 2>/dev/null | grep -q . || ! fc-list :lang=zh-tw 2>/dev/null | grep -q .; then
+  packages+=(fonts-noto-cjk)
+fi
+[ "${#packages[@]}" -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "installing ${packages[*]} for the browser tests"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
