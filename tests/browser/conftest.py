@@ -1,0 +1,121 @@
+"""Playwright fixtures: Debian's Chromium against the built site on 127.0.0.1.
+
+The tests never download a browser: they drive the Chromium that ``make test``
+installs from Debian's packages (``CHROMIUM`` names another executable, e.g. on
+GitHub's runners). Every request to a host other than the test server is
+aborted and recorded, so a test can fail on it and nothing reaches the network.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from ..site.helpers import LOCAL_HOST, ROOT
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+#: Screenshots and other files a person may want to look at after a run.
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+@dataclass
+class Watch:
+    """What a page did: console errors, failed requests, other hosts."""
+
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    other_hosts: list[str] = field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        return (
+            [f"console error: {m}" for m in self.console_errors]
+            + [f"page error: {m}" for m in self.page_errors]
+            + [f"failed request: {u}" for u in self.failed_requests]
+            + [f"request to another host: {u}" for u in self.other_hosts]
+        )
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: run `make test`, which installs it")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def open_page(browser, base_url: str) -> Iterator[Callable]:
+    """``open_page(path, **context_options) -> (page, watch)``.
+
+    ``path`` is relative to the site root (``"ja/masks/"``); the context
+    options go to ``browser.new_context`` (``color_scheme``, ``locale``,
+    ``viewport``, ``permissions`` ...). The page is loaded and watched.
+    """
+    contexts = []
+
+    def opener(path: str, **options):
+        options.setdefault("viewport", {"width": 1280, "height": 900})
+        context = browser.new_context(**options)
+        contexts.append(context)
+        watch = Watch()
+
+        def route(route):
+            if urlsplit(route.request.url).netloc == LOCAL_HOST:
+                route.continue_()
+            else:
+                watch.other_hosts.append(route.request.url)
+                route.abort()
+
+        context.route("**/*", route)
+        page = context.new_page()
+
+        def on_console(message):
+            if message.type == "error":
+                watch.console_errors.append(message.text)
+
+        def on_response(response):
+            if response.status >= 400:
+                watch.failed_requests.append(f"{response.url} ({response.status})")
+
+        page.on("console", on_console)
+        page.on("response", on_response)
+        page.on("pageerror", lambda error: watch.page_errors.append(str(error)))
+        page.on(
+            "requestfailed",
+            lambda r: watch.failed_requests.append(f"{r.url} ({r.failure})"),
+        )
+        page.goto(base_url + path, wait_until="load")
+        return page, watch
+
+    yield opener
+    for context in contexts:
+        context.close()
+
+
+def wait_for_math(page) -> None:
+    """Wait until KaTeX has rendered every formula of the page."""
+    page.wait_for_function(
+        "[...document.querySelectorAll('.arithmatex')]"
+        ".every(e => e.querySelector('.katex'))"
+    )

@@ -1,0 +1,161 @@
+"""Moving between the languages: the selector, and the root page.
+
+- The language selector (the header's translate icon) lands on the same page
+  in the other language, from the home page, a page deep in the book and the
+  notebook page; on a fresh load and after moving there with instant
+  navigation, which replaces the content but not the header; both ways.
+- The root page sends a browser to the book in its reader's language
+  (``navigator.languages``, which follows Playwright's ``locale``): Japanese
+  to ``ja/``, Taiwanese and Hong Kong Chinese to ``zh-Hant/``, anything else
+  to the default, ``ja/``. Without JavaScript it lists both books.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ..site.helpers import LANGUAGES
+from .navigation import TIMEOUT, follow, nav_link, path_of, problems_but_cancelled
+
+DIRECTIONS = [("ja", "zh-Hant"), ("zh-Hant", "ja")]
+assert {a for a, _ in DIRECTIONS} == set(LANGUAGES)
+
+#: Pages to switch language from: home, a page deep in the book, the notebook.
+PAGES = ["", "scaled-dot-product/", "seed-002-notebook/"]
+
+
+def selector_links(page) -> dict[str, str]:
+    """hreflang -> where the selector's entry leads (an absolute URL)."""
+    links = page.locator(".md-header .md-select__link[hreflang]")
+    pairs = links.evaluate_all("links => links.map(a => [a.hreflang, a.href])")
+    return dict(pairs)
+
+
+def choose_language(page, language: str) -> None:
+    """Open the selector and click ``language``; wait for that book's page."""
+    links = page.locator(".md-select__link[hreflang]")
+    selector = page.locator(".md-header .md-select").filter(has=links)
+    selector.locator("button").click()
+    link = selector.locator(f".md-select__link[hreflang='{language}']")
+    link.wait_for(state="visible", timeout=TIMEOUT)
+    link.click()
+    page.wait_for_url(
+        lambda url: path_of(url).startswith(f"/{language}/"),
+        wait_until="domcontentloaded",
+        timeout=TIMEOUT,
+    )
+    lang = page.evaluate("document.documentElement.lang")
+    assert lang == language, f"{page.url}: <html lang={lang}>"
+
+
+def expected_links(base_url: str, path: str) -> dict[str, str]:
+    return {language: f"{base_url}{language}/{path}" for language in LANGUAGES}
+
+
+def test_selector_lands_on_the_same_page_on_a_fresh_load(open_page, base_url) -> None:
+    """From each page, to the other language, and back from the page reached.
+
+    The page the selector leads to is a fresh load in the other language:
+    switching back from it is the other direction, on a fresh load too.
+    """
+    first = DIRECTIONS[0][0]
+    page, watch = open_page(f"{first}/{PAGES[0]}")
+    page.set_default_timeout(TIMEOUT)
+    for index, path in enumerate(PAGES):
+        if index:
+            page.goto(f"{base_url}{first}/{path}", wait_until="domcontentloaded")
+        for source, target in DIRECTIONS:
+            assert path_of(page.url) == f"/{source}/{path}"
+            assert selector_links(page) == expected_links(base_url, path)
+            choose_language(page, target)
+            assert path_of(page.url) == f"/{target}/{path}", f"from {source}/{path}"
+    assert not problems_but_cancelled(watch), watch.problems()
+
+
+def test_selector_links_name_the_same_page_without_javascript(
+    open_page, base_url
+) -> None:
+    """The selector's links are right in the HTML itself, before any script."""
+    page, watch = open_page("", java_script_enabled=False)
+    for source in LANGUAGES:
+        for path in PAGES:
+            page.goto(f"{base_url}{source}/{path}", wait_until="load")
+            assert selector_links(page) == expected_links(base_url, path), (
+                f"{source}/{path}"
+            )
+    assert not problems_but_cancelled(watch), watch.problems()
+
+
+#: Instant navigation through the sidebar, then the selector: each switch
+#: lands in the other language, where the next walk starts.
+ROUTE = [
+    (["masks/", ""], ""),
+    (["masks/", ""], ""),
+    (["scaled-dot-product/"], "scaled-dot-product/"),
+    (["softmax/", "scaled-dot-product/"], "scaled-dot-product/"),
+    (["softmax/", "seed-002-notebook/"], "seed-002-notebook/"),
+    (["softmax/", "seed-002-notebook/"], "seed-002-notebook/"),
+]
+assert {path for _, path in ROUTE} == set(PAGES)
+
+
+def test_selector_lands_on_the_same_page_after_instant_navigation(
+    open_page, base_url
+) -> None:
+    """Every page of PAGES, both ways, reached by instant navigation."""
+    source = DIRECTIONS[0][0]
+    page, watch = open_page(f"{source}/")
+    page.set_default_timeout(TIMEOUT)
+    switched = set()
+    for walk, path in ROUTE:
+        for step in walk:
+            follow(page, nav_link(page, f"{source}/{step}"), f"/{source}/{step}")
+        assert path_of(page.url) == f"/{source}/{path}"
+        # The header stayed; its links must name the page now shown, for the
+        # readers who open them in a new tab, where Material's redirection
+        # does not step in, and for the current language's own entry.
+        assert selector_links(page) == expected_links(base_url, path), (
+            f"after moving to {source}/{path}"
+        )
+        target = dict(DIRECTIONS)[source]
+        choose_language(page, target)
+        assert path_of(page.url) == f"/{target}/{path}", f"from {source}/{path}"
+        switched.add((source, path))
+        source = target
+    assert switched == {(source, path) for source in LANGUAGES for path in PAGES}
+    assert not problems_but_cancelled(watch), watch.problems()
+
+
+@pytest.mark.parametrize(
+    ("locale", "book"),
+    [
+        ("ja", "ja"),
+        ("ja-JP", "ja"),
+        ("zh-TW", "zh-Hant"),
+        ("zh-HK", "zh-Hant"),
+        ("en-US", "ja"),
+        ("fr", "ja"),
+    ],
+)
+def test_root_page_sends_the_browser_to_its_language(open_page, locale, book) -> None:
+    page, watch = open_page("", locale=locale)
+    page.wait_for_url(lambda url: path_of(url) != "/", timeout=TIMEOUT)
+    page.wait_for_load_state("load")
+    assert path_of(page.url) == f"/{book}/", f"{locale} -> {page.url}"
+    assert page.evaluate("document.documentElement.lang") == book
+    assert page.evaluate("navigator.languages[0]") == locale
+    assert not problems_but_cancelled(watch), watch.problems()
+
+
+def test_root_page_lists_both_books_without_javascript(open_page, base_url) -> None:
+    page, watch = open_page("", java_script_enabled=False)
+    assert page.url == base_url, "no JavaScript, no redirection"
+    links = page.locator("a[href]").evaluate_all(
+        "links => links.map(a => [a.hreflang, a.href])"
+    )
+    assert sorted(links) == sorted(
+        [language, f"{base_url}{language}/"] for language in LANGUAGES
+    )
+    for _, href in links:
+        assert page.request.get(href).ok, href
+    assert not problems_but_cancelled(watch), watch.problems()
