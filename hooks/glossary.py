@@ -5,11 +5,16 @@
   other language's term, and the section of the book that explains it.
 - The Chinese search index keeps the glossary's terms whole: jieba learns them
   as words, so that 線性變換 or 注意力權重 is one token that a search finds.
+- The Simplified Chinese book (zh-Hans) has no column of its own in the
+  table: its terms are the Traditional ones converted by ``hooks/zh_hans.py``,
+  the conversion that makes the rest of its pages.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from pathlib import Path
 
 import yaml
@@ -18,10 +23,12 @@ from mkdocs.exceptions import PluginError
 ROOT = Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "docs_src" / "glossary.yml"
 MARKER = "<!-- glossary-table -->"
-LANGUAGES = ("ja", "zh-Hant")
+LANGUAGES = ("ja", "zh-Hant")  # the languages of glossary.yml
+DERIVED = {"zh-Hans": "zh-Hant"}  # a book converted from another's sources
 HEADERS = {
     "ja": ("日本語", "英語", "中国語（繁体字）", "説明している節"),
     "zh-Hant": ("繁體中文", "英文", "日文", "說明章節"),
+    "zh-Hans": ("简体中文", "英文", "日文", "说明章节"),
 }
 HEADING = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*\{\s*#(?P<id>[\w-]+)\s*\}\s*$", re.M)
 HAN_ONLY = re.compile(r"^[\u4e00-\u9fff]{2,}$")
@@ -57,13 +64,28 @@ def section_title(docs_dir: Path, target: str) -> str:
     return f"{title} › {headings[anchor]}"
 
 
+def converters(language: str):
+    """(text, markdown) converters from the glossary's language to ``language``."""
+    if language not in DERIVED:
+        return (lambda text: text), (lambda markdown: markdown)
+    sys.path.insert(0, str(Path(__file__).parent))
+    try:
+        zh_hans = importlib.import_module("zh_hans")
+    finally:
+        sys.path.pop(0)
+    return zh_hans.to_simplified_text, zh_hans.to_simplified
+
+
 def glossary_table(language: str, docs_dir: Path) -> str:
-    other = next(code for code in LANGUAGES if code != language)
+    source = DERIVED.get(language, language)
+    other = next(code for code in LANGUAGES if code != source)
+    text, markdown = converters(language)
     lines = ["| " + " | ".join(HEADERS[language]) + " |", "|---|---|---|---|"]
     for entry in load_glossary():
-        link = f"[{section_title(docs_dir, entry['page'])}]({entry['page']})"
+        title = markdown(section_title(docs_dir, entry["page"]))
+        link = f"[{title}]({entry['page']})"
         cells = (
-            entry[language],
+            text(entry[source]),
             f'<span lang="en">{entry["en"]}</span>',
             f'<span lang="{other}">{entry[other]}</span>',
             link,
@@ -77,8 +99,9 @@ def on_config(config):
     if language.startswith("zh"):
         from material.plugins.search import plugin as search_plugin
 
+        text, _ = converters(language)
         for entry in load_glossary():
-            for word in variants(entry[language]):
+            for word in variants(text(entry[DERIVED.get(language, language)])):
                 if HAN_ONLY.match(word):
                     search_plugin.jieba.add_word(word)
     return config

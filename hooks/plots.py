@@ -16,6 +16,8 @@
   ``![](assets/plots/<name>-dark.svg#only-dark)``, with an empty alt text; the
   hook fills it in from ``labels.yml``, so every language's words about a plot
   live in one file.
+- The Simplified Chinese book (zh-Hans) uses the Traditional labels converted
+  by ``hooks/zh_hans.py``, like the rest of its pages.
 """
 
 from __future__ import annotations
@@ -71,7 +73,26 @@ def load_labels() -> dict:
     return labels
 
 
+DERIVED = {"zh-Hans": "zh-Hant"}  # a book converted from another's words
+
+
+def _convert(value, convert):
+    if isinstance(value, str):
+        return convert(value)
+    if isinstance(value, list):
+        return [_convert(item, convert) for item in value]
+    return value
+
+
 def labels_for(labels: dict, name: str, language: str) -> dict:
+    if language in DERIVED:
+        sys.path.insert(0, str(Path(__file__).parent))
+        try:
+            convert = importlib.import_module("zh_hans").to_simplified_text
+        finally:
+            sys.path.pop(0)
+        entry = labels_for(labels, name, DERIVED[language])
+        return {key: _convert(value, convert) for key, value in entry.items()}
     entry = labels[name].get(language) if isinstance(labels[name], dict) else None
     if not isinstance(entry, dict) or not entry.get("alt"):
         raise PluginError(

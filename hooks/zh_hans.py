@@ -16,6 +16,9 @@ string (a glossary term, a plot label, a page title).
   placeholder, so OpenCC cannot touch the result. In a phrase, ``{x}`` stands
   for one inline formula, one code span or one ASCII word (with the spaces
   around it): ``第{x}列`` matches ``第 \\(i\\) 列`` and ``第 2 列``.
+- **Mainland quotation marks.** Taiwan quotes with corner brackets 「」 and
+  『』, the mainland with “” and ‘’: the prose's corner brackets become curly
+  quotes, in the table's results too.
 - **Prose only.** Code, maths and outputs pass through byte for byte:
   fenced code blocks (``` and ~~~, at any indentation, so also inside
   admonitions, details and tabs), inline code, maths ``\\( … \\)``,
@@ -27,22 +30,37 @@ string (a glossary term, a plot label, a page title).
   the titles of admonitions and tabs are prose.
 
 Only ``docs/zh-Hant/`` is written by hand; the zh-Hans book is this
-conversion, done again on every build.
+conversion, done again on every build. As a MkDocs hook (``mkdocs.zh-Hans.yml``,
+listed before the hooks that add text of their own) it converts
+
+- every page's Markdown (``on_page_markdown``), before the glossary and plot
+  hooks insert their Simplified table and alt texts;
+- the notebooks (``on_files``, before mkdocs-jupyter wraps them): each
+  ``*.ipynb`` is replaced by a copy whose Markdown cells are converted, so the
+  page and the downloadable notebook are Simplified. Code cells and outputs
+  are left as they are (the book's code cells hold no Chinese).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
 import opencc
 import yaml
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parent.parent
 OVERRIDES = ROOT / "docs_src" / "zh_hans_overrides.yml"
 OPENCC_CONFIG = "tw2sp"  # Taiwan standard -> mainland, with Taiwan phrases
 WILDCARD = "{x}"
+QUOTES = str.maketrans({"「": "“", "」": "”", "『": "‘", "』": "’"})
 
 # Placeholders: characters of the Private Use Area, which OpenCC leaves alone
 # and the book never uses. A protected piece of the page becomes
@@ -181,10 +199,10 @@ def _convert(text: str, protected: _Protected) -> str:
         captured = iter(match.groups()[start : start + phrase.count(WILDCARD)])
         parts = table[phrase].split(WILDCARD)
         result = parts[0] + "".join(next(captured) + part for part in parts[1:])
-        return protected.hide(result, DONE)
+        return protected.hide(result.translate(QUOTES), DONE)
 
     text = pattern.sub(replace, text)
-    return protected.restore(_opencc().convert(text))
+    return protected.restore(_opencc().convert(text).translate(QUOTES))
 
 
 def _check(text: str) -> None:
@@ -271,3 +289,67 @@ def prose(markdown: str, *, hide_table: bool = False) -> str:
     if hide_table:
         text = overrides()[1].sub(" ", text)
     return PLACEHOLDER.sub(" ", text)
+
+
+def notebook_to_simplified(notebook: str) -> str:
+    """A notebook (its JSON text) with every Markdown cell in Simplified."""
+    data = json.loads(notebook)
+    for cell in data["cells"]:
+        if cell["cell_type"] == "markdown":
+            source = cell["source"]
+            text = source if isinstance(source, str) else "".join(source)
+            cell["source"] = to_simplified(text).splitlines(keepends=True)
+    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+
+
+# --- MkDocs events ------------------------------------------------------------
+
+LANGUAGE = "zh-Hans"
+SOURCE_DOCS = ROOT / "docs" / "zh-Hant"
+_build: dict[str, Path] = {}
+
+
+def on_config(config):
+    if config.theme["language"] != LANGUAGE:
+        raise PluginError(f"hooks/zh_hans.py belongs to the {LANGUAGE} build only")
+    if Path(config.docs_dir).resolve() != SOURCE_DOCS:
+        raise PluginError(f"the {LANGUAGE} book is converted from {SOURCE_DOCS}")
+    overrides()  # a broken table fails the build here, not on the first page
+    return config
+
+
+@event_priority(50)  # before mkdocs-jupyter (priority 0) turns notebooks into pages
+def on_files(files: Files, config) -> Files:
+    _cleanup()
+    converted = Path(tempfile.mkdtemp(prefix="attention-docs-zh-Hans-"))
+    _build["notebooks"] = converted
+    result = []
+    for file in files:
+        if file.src_uri.endswith(".ipynb") and file.abs_src_path:
+            text = Path(file.abs_src_path).read_text(encoding="utf-8")
+            target = converted / file.src_uri
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(notebook_to_simplified(text), encoding="utf-8")
+            file = File(
+                file.src_uri,
+                src_dir=str(converted),
+                dest_dir=config.site_dir,
+                use_directory_urls=config.use_directory_urls,
+            )
+        result.append(file)
+    return Files(result)
+
+
+@event_priority(50)  # before the glossary and plot hooks add Simplified text
+def on_page_markdown(markdown, page, config, files):
+    return to_simplified(markdown)
+
+
+def _cleanup() -> None:
+    folder = _build.pop("notebooks", None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def on_shutdown() -> None:
+    _cleanup()

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LANGUAGES = {
     "ja": "mkdocs.yml",
     "zh-Hant": "mkdocs.zh-Hant.yml",
+    "zh-Hans": "mkdocs.zh-Hans.yml",  # converted from zh-Hant (hooks/zh_hans.py)
 }
 
 

@@ -105,6 +105,16 @@ FONT_FAMILIES: dict[str | None, tuple[str, ...]] = {
         "Source Han Sans TC",
         "sans-serif",
     ),
+    "zh-Hans": (
+        "PingFang SC",
+        "Heiti SC",
+        "Microsoft YaHei UI",
+        "Microsoft YaHei",
+        "Noto Sans CJK SC",
+        "Noto Sans SC",
+        "Source Han Sans SC",
+        "sans-serif",
+    ),
 }
 
 #: Colours of :func:`theme`: text and lines readable on Material's light page
@@ -587,7 +597,7 @@ def to_svg(fig: Figure, *, language: str | None = None) -> str:
     ----------
     fig : matplotlib.figure.Figure
         The figure to write.
-    language : {None, "ja", "zh-Hant"}, optional
+    language : {None, "ja", "zh-Hant", "zh-Hans"}, optional
         Language of the page that shows the figure: chooses the font stack of
         :data:`FONT_FAMILIES` and is written as ``xml:lang`` on the ``<svg>``.
 
