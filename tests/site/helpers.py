@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import socket
 from pathlib import Path
 
@@ -18,6 +19,36 @@ _spec.loader.exec_module(build_site)
 
 #: language folder -> MkDocs configuration, as ``make site`` builds them.
 LANGUAGES: dict[str, str] = build_site.LANGUAGES
+
+#: A book with no sources of its own -> the language it is converted from.
+DERIVED = {"zh-Hans": "zh-Hant"}
+
+
+def load_hook(name: str):
+    """``hooks/<name>.py`` as a module (hooks are not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        f"_hook_{name}", ROOT / "hooks" / f"{name}.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def traditional_characters(text: str) -> list[str]:
+    """The characters of ``text`` that are Traditional only, each in context.
+
+    A character is Traditional only if OpenCC's plain Traditional-to-Simplified
+    character conversion ("t2s", no vocabulary) changes it. The book's own
+    table plays no part: the check is independent of the conversion it tests.
+    """
+    import opencc
+
+    t2s = opencc.OpenCC("t2s")
+    return [
+        text[max(0, m.start() - 12) : m.start() + 12].replace("\n", "⏎")
+        for m in re.finditer(r"[^\x00-\x7f]", text)
+        if t2s.convert(m[0]) != m[0]
+    ]
 
 
 def parse(path: Path) -> BeautifulSoup:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from .helpers import LANGUAGES, LOCAL_HOST, ROOT, parse
+from .helpers import DERIVED, LANGUAGES, LOCAL_HOST, ROOT, parse, traditional_characters
 from .test_site import other_host, resource_urls
 
 NOTEBOOK = "seed-002-notebook"
-DOWNLOAD_LABELS = {"ja": "ノートブックをダウンロード", "zh-Hant": "下載筆記本"}
+DOWNLOAD_LABELS = {
+    "ja": "ノートブックをダウンロード",
+    "zh-Hant": "下載筆記本",
+    "zh-Hans": "下载笔记本",
+}
 SELF_ATTENTION_ROWS = (
     "[[0.8171592  1.00426184 0.69930635 1.31138005]\n"
     " [0.7915625  0.96723906 0.66875262 1.25601252]\n"
@@ -68,10 +73,32 @@ def test_notebook_page_offers_its_notebook_for_download(
     target = local_file(site, urljoin(page_url(language), link["href"]))
     assert target is not None and target.suffix == ".ipynb", link["href"]
     assert target.is_file(), f"{language}: {link['href']} is not in the built site"
-    source = ROOT / "docs" / language / f"{NOTEBOOK}.ipynb"
-    assert target.read_bytes() == source.read_bytes()
+    if language in DERIVED:
+        check_converted_notebook(target, language)
+    else:
+        source = ROOT / "docs" / language / f"{NOTEBOOK}.ipynb"
+        assert target.read_bytes() == source.read_bytes()
     # The link comes before the notebook's content, at the top of the page.
     assert link.find_next("h1") is not None
+
+
+def check_converted_notebook(target: Path, language: str) -> None:
+    """The zh-Hans notebook is the zh-Hant one with Simplified Markdown cells."""
+    source = ROOT / "docs" / DERIVED[language] / f"{NOTEBOOK}.ipynb"
+    original = json.loads(source.read_text(encoding="utf-8"))
+    converted = json.loads(target.read_text(encoding="utf-8"))
+    assert converted["metadata"] == original["metadata"]
+    assert len(converted["cells"]) == len(original["cells"])
+    for before, after in zip(original["cells"], converted["cells"], strict=True):
+        assert after["cell_type"] == before["cell_type"]
+        assert after.get("id") == before.get("id")
+        text = "".join(after["source"])
+        if before["cell_type"] == "code":
+            assert after == before
+        else:
+            assert traditional_characters(text) == [], text
+            assert text.count("\n") == "".join(before["source"]).count("\n")
+    assert converted != original
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

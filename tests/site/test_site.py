@@ -209,8 +209,9 @@ def test_japanese_search_index_is_not_split_by_jieba(site: Path) -> None:
     assert "\u200b" not in text, "jieba must not segment the Japanese book"
 
 
-def test_chinese_search_index_is_segmented_by_jieba(site: Path) -> None:
-    assert "\u200b" in search_text(site, "zh-Hant")
+@pytest.mark.parametrize("language", ["zh-Hant", "zh-Hans"])
+def test_chinese_search_index_is_segmented_by_jieba(site: Path, language) -> None:
+    assert "\u200b" in search_text(site, language)
 
 
 def page_text(site: Path, language: str, page: str) -> str:
@@ -274,6 +275,7 @@ def test_each_search_index_holds_only_its_own_language(pages, site: Path) -> Non
     ("language", "words"),
     [
         ("zh-Hant", ["線性變換", "注意力權重", "多頭注意力", "因果遮罩", "內積"]),
+        ("zh-Hans", ["线性变换", "注意力权重", "多头注意力", "因果掩码", "内积"]),
         ("ja", ["ソフトマックス", "アテンション重み", "線形変換", "自己注意"]),
     ],
 )

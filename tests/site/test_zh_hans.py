@@ -1,0 +1,169 @@
+"""The built Simplified Chinese book: the Traditional one, converted, nothing lost.
+
+site/zh-Hans/ is built from docs/zh-Hant/ by hooks/zh_hans.py (see
+tests/docs/test_zh_hans.py for the conversion itself). Here, the result:
+
+- parity: the same pages as the Traditional book, and on each page the same
+  anchors, links, images, code (with its outputs) and maths;
+- Simplified everywhere: no Traditional-only character in any page's text,
+  title, navigation or search index (text marked as another language, such as
+  the selector's 繁體中文 or the glossary's Japanese terms, excepted);
+- the table's rows and columns as a reader sees them on the built pages;
+- a search index segmented by jieba's Simplified dictionary.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from .helpers import DERIVED, load_hook, parse, traditional_characters
+
+LANGUAGE = "zh-Hans"
+SOURCE = DERIVED[LANGUAGE]
+
+
+@cache
+def html_pages(site: Path, language: str) -> dict[str, Path]:
+    folder = site / language
+    return {p.relative_to(folder).as_posix(): p for p in folder.rglob("*.html")}
+
+
+def article(path: Path):
+    return parse(path).select_one("article.md-content__inner")
+
+
+def structure(path: Path) -> dict[str, list[str]]:
+    """What the conversion must not change on a page."""
+    node = article(path)
+    if node is None:  # the 404 page has no article of its own
+        return {}
+    return {
+        "ids": [e["id"] for e in node.find_all(id=True)],
+        "links": [a["href"] for a in node.find_all("a", href=True)],
+        "images": [img.get("src", "") for img in node.find_all("img")],
+        "code": [pre.get_text() for pre in node.find_all("pre")],
+        "maths": [m.get_text() for m in node.select(".arithmatex")],
+    }
+
+
+def test_the_same_pages_as_the_traditional_book(site: Path) -> None:
+    assert set(html_pages(site, LANGUAGE)) == set(html_pages(site, SOURCE))
+
+
+def test_every_page_keeps_anchors_links_images_code_and_maths(site: Path) -> None:
+    differences = []
+    pages = html_pages(site, LANGUAGE)
+    compared = 0
+    for relative, source in sorted(html_pages(site, SOURCE).items()):
+        expected, actual = structure(source), structure(pages[relative])
+        compared += bool(expected.get("code"))
+        differences += [
+            f"{relative}: {kind}"
+            for kind in expected
+            if actual.get(kind) != expected[kind]
+        ]
+    assert compared >= 10, "the check compares the book's pages"
+    assert differences == []
+
+
+def visible_text(path: Path) -> str:
+    """The page's text in its own language: title, navigation, article, UI."""
+    soup = parse(path)
+    for element in soup.find_all(["script", "style", "svg"]):
+        element.decompose()
+    for element in soup.select("body [lang]"):
+        if element.get("lang") != LANGUAGE:
+            element.decompose()  # 繁體中文 in the selector, Japanese terms
+    title = soup.find("title").get_text()
+    return title + "\n" + soup.find("body").get_text()
+
+
+def test_no_traditional_character_is_left_on_any_page(site: Path) -> None:
+    left = {}
+    for relative, path in sorted(html_pages(site, LANGUAGE).items()):
+        text = visible_text(path)
+        assert re.search(r"[\u4e00-\u9fff]", text), relative
+        if found := traditional_characters(text):
+            left[relative] = found[:5]
+    assert left == {}
+
+
+def test_no_traditional_character_is_left_in_the_search_index(site: Path) -> None:
+    path = site / LANGUAGE / "search" / "search_index.json"
+    index = json.loads(path.read_text(encoding="utf-8"))
+    text = "\n".join(doc["title"] + "\n" + doc["text"] for doc in index["docs"])
+    text = text.replace("\u200b", "")  # jieba's word boundaries
+    # The glossary names every term in Japanese too (the index keeps no lang).
+    japanese = [entry["ja"] for entry in load_hook("glossary").load_glossary()]
+    for term in sorted(japanese, key=len, reverse=True):
+        text = text.replace(term, "")
+    assert traditional_characters(text) == []
+
+
+def test_the_check_would_find_traditional_text(site: Path) -> None:
+    source = html_pages(site, SOURCE)["index.html"]
+    assert traditional_characters(visible_text(source)) != []
+
+
+def glossary_row(site: Path, language: str, english: str) -> list[str]:
+    for row in parse(site / language / "glossary" / "index.html").select("tbody tr"):
+        cells = [cell.get_text(strip=True) for cell in row.find_all("td")]
+        if cells[1] == english:
+            return cells
+    raise AssertionError(f"{language}: no glossary row for {english}")
+
+
+def test_rows_and_columns_swap_their_names(site: Path) -> None:
+    """Taiwan: 列 = row, 行 = column; mainland: 行 = row, 列 = column."""
+    english = "row vector / column vector"
+    assert glossary_row(site, SOURCE, english)[0] == "列向量 / 行向量"
+    assert glossary_row(site, LANGUAGE, english)[0] == "行向量 / 列向量"
+    notation = article(site / LANGUAGE / "notation" / "index.html").get_text()
+    assert "行向量" in notation and "列向量" in notation
+
+
+@pytest.mark.parametrize(
+    ("english", "term"),
+    [
+        ("mask", "掩码"),
+        ("attention weights", "注意力权重"),
+        ("query / key / value", "查询 / 键 / 值"),
+        ("linear transformation", "线性变换"),
+    ],
+)
+def test_glossary_terms_are_mainland_terms(site: Path, english, term) -> None:
+    row = glossary_row(site, LANGUAGE, english)
+    assert row[0] == term
+    assert row[2] == glossary_row(site, "ja", english)[0]  # the Japanese term
+
+
+def test_vector_is_never_a_physicists_vector(site: Path) -> None:
+    for relative, path in html_pages(site, LANGUAGE).items():
+        assert "矢量" not in visible_text(path), relative
+
+
+def test_search_index_is_segmented_with_the_simplified_dictionary(site: Path) -> None:
+    """jieba (Simplified dictionary, plus the glossary's terms) splits the text
+    at build time; each word below must come out as one token."""
+    path = site / LANGUAGE / "search" / "search_index.json"
+    index = json.loads(path.read_text(encoding="utf-8"))
+    separator = re.compile(index["config"]["separator"])
+    text = " ".join(doc["title"] + " " + doc["text"] for doc in index["docs"])
+    assert "\u200b" in text
+    tokens = set(separator.split(text))
+    words = [
+        "矩阵",
+        "向量",
+        "计算",
+        "函数",
+        "序列",
+        "线性变换",
+        "注意力权重",
+        "因果掩码",
+    ]
+    assert [word for word in words if word not in tokens] == []
