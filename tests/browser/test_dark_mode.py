@@ -19,10 +19,15 @@ import pytest
 SCHEMES = {"light": "default", "dark": "slate"}  # color_scheme -> Material's
 TEXT_CONTRAST = 4.5
 GRAPHICS_CONTRAST = 3.0
-FIGURE_PAGES = ["ja/scaled-dot-product/", "zh-Hant/multi-head/"]
+FIGURE_PAGES = [
+    "ja/scaled-dot-product/",
+    "zh-Hant/multi-head/",
+    "zh-Hans/scaled-dot-product/",
+]
 PLOT_PAGES = {  # language -> pages with plots (each plot page in one language)
     "ja": ["ja/object-view/", "ja/masks/"],
     "zh-Hant": ["zh-Hant/self-attention/", "zh-Hant/multi-head/"],
+    "zh-Hans": ["zh-Hans/masks/", "zh-Hans/multi-head/"],
 }
 COLOUR = re.compile(r"rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)")
 SVG = "{http://www.w3.org/2000/svg}"

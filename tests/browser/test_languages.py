@@ -1,13 +1,16 @@
 """Moving between the languages: the selector, and the root page.
 
 - The language selector (the header's translate icon) lands on the same page
-  in the other language, from the home page, a page deep in the book and the
+  in another language, from the home page, a page deep in the book and the
   notebook page; on a fresh load and after moving there with instant
-  navigation, which replaces the content but not the header; both ways.
+  navigation, which replaces the content but not the header; round the
+  languages (ja -> zh-Hant -> zh-Hans -> ja), so every language is left and
+  reached from every page.
 - The root page sends a browser to the book in its reader's language
   (``navigator.languages``, which follows Playwright's ``locale``): Japanese
-  to ``ja/``, Taiwanese and Hong Kong Chinese to ``zh-Hant/``, anything else
-  to the default, ``ja/``. Without JavaScript it lists both books.
+  to ``ja/``, Taiwanese and Hong Kong Chinese to ``zh-Hant/``, mainland and
+  Singapore Chinese to ``zh-Hans/``, anything else to the default, ``ja/``.
+  Without JavaScript it lists every book.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ import pytest
 from ..site.helpers import LANGUAGES
 from .navigation import TIMEOUT, follow, nav_link, path_of, problems_but_cancelled
 
-DIRECTIONS = [("ja", "zh-Hant"), ("zh-Hant", "ja")]
-assert {a for a, _ in DIRECTIONS} == set(LANGUAGES)
+DIRECTIONS = [("ja", "zh-Hant"), ("zh-Hant", "zh-Hans"), ("zh-Hans", "ja")]
+assert {a for a, _ in DIRECTIONS} == {b for _, b in DIRECTIONS} == set(LANGUAGES)
 
 #: Pages to switch language from: home, a page deep in the book, the notebook.
 PAGES = ["", "scaled-dot-product/", "seed-002-notebook/"]
@@ -53,10 +56,10 @@ def expected_links(base_url: str, path: str) -> dict[str, str]:
 
 
 def test_selector_lands_on_the_same_page_on_a_fresh_load(open_page, base_url) -> None:
-    """From each page, to the other language, and back from the page reached.
+    """From each page, round every language, back to the first.
 
-    The page the selector leads to is a fresh load in the other language:
-    switching back from it is the other direction, on a fresh load too.
+    The page the selector leads to is a fresh load in the next language:
+    switching on from it is the next direction, on a fresh load too.
     """
     first = DIRECTIONS[0][0]
     page, watch = open_page(f"{first}/{PAGES[0]}")
@@ -87,22 +90,26 @@ def test_selector_links_name_the_same_page_without_javascript(
 
 
 #: Instant navigation through the sidebar, then the selector: each switch
-#: lands in the other language, where the next walk starts.
+#: lands in the next language, where the next walk starts.
 ROUTE = [
+    (["masks/", ""], ""),
     (["masks/", ""], ""),
     (["masks/", ""], ""),
     (["scaled-dot-product/"], "scaled-dot-product/"),
     (["softmax/", "scaled-dot-product/"], "scaled-dot-product/"),
+    (["softmax/", "scaled-dot-product/"], "scaled-dot-product/"),
+    (["softmax/", "seed-002-notebook/"], "seed-002-notebook/"),
     (["softmax/", "seed-002-notebook/"], "seed-002-notebook/"),
     (["softmax/", "seed-002-notebook/"], "seed-002-notebook/"),
 ]
+assert len(ROUTE) == len(LANGUAGES) * len(PAGES)
 assert {path for _, path in ROUTE} == set(PAGES)
 
 
 def test_selector_lands_on_the_same_page_after_instant_navigation(
     open_page, base_url
 ) -> None:
-    """Every page of PAGES, both ways, reached by instant navigation."""
+    """Every page of PAGES, in every language, reached by instant navigation."""
     source = DIRECTIONS[0][0]
     page, watch = open_page(f"{source}/")
     page.set_default_timeout(TIMEOUT)
@@ -133,6 +140,11 @@ def test_selector_lands_on_the_same_page_after_instant_navigation(
         ("ja-JP", "ja"),
         ("zh-TW", "zh-Hant"),
         ("zh-HK", "zh-Hant"),
+        ("zh-Hant", "zh-Hant"),
+        ("zh-CN", "zh-Hans"),
+        ("zh-SG", "zh-Hans"),
+        ("zh-Hans", "zh-Hans"),
+        ("zh", "zh-Hans"),
         ("en-US", "ja"),
         ("fr", "ja"),
     ],
@@ -147,7 +159,7 @@ def test_root_page_sends_the_browser_to_its_language(open_page, locale, book) ->
     assert not problems_but_cancelled(watch), watch.problems()
 
 
-def test_root_page_lists_both_books_without_javascript(open_page, base_url) -> None:
+def test_root_page_lists_every_book_without_javascript(open_page, base_url) -> None:
     page, watch = open_page("", java_script_enabled=False)
     assert page.url == base_url, "no JavaScript, no redirection"
     links = page.locator("a[href]").evaluate_all(

@@ -20,6 +20,7 @@ PAGE = "scaled-dot-product"
 WRONG_VARIANTS = {
     "ja": ("CJK SC", "CJK TC", "CJK HK", "CJK KR"),
     "zh-Hant": ("CJK JP", "CJK SC", "CJK KR"),
+    "zh-Hans": ("CJK JP", "CJK TC", "CJK HK", "CJK KR"),
 }
 WIDTH = 1280
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -1,10 +1,11 @@
-"""Material's search, as a reader uses it, in Japanese and in Chinese.
+"""Material's search, as a reader uses it, in Japanese and in both Chinese books.
 
 The reader opens the search with "/", types a word and reads the results.
 Each language has its own index (its own build): words are found in the
 page's language and results never lead into the other book.
 
-How each language is searched (see mkdocs.yml and mkdocs.zh-Hant.yml):
+How each language is searched (see mkdocs.yml, mkdocs.zh-Hant.yml and
+mkdocs.zh-Hans.yml):
 
 - Japanese text is segmented in the browser by lunr.ja's TinySegmenter, but
   the query is not: Material only splits it with the configured separator
@@ -12,11 +13,12 @@ How each language is searched (see mkdocs.yml and mkdocs.zh-Hant.yml):
   therefore also splits where kana or kanji meet another script, or a query
   that mixes them (アテンション重み, スケール化内積アテンション) would stay
   one term that matches nothing.
-- Chinese text is segmented at build time by jieba with a Traditional
-  dictionary and the glossary's terms as words (hooks/book.py,
-  hooks/glossary.py). A query matches words that begin with it: a single
-  character finds the words it begins (權 finds 權重) but not those it ends
-  (積 in 內積, 乘積); "*積" finds those.
+- Chinese text is segmented at build time by jieba, with a Traditional
+  dictionary (zh-Hant) or jieba's own Simplified one (zh-Hans), and the
+  glossary's terms as words (hooks/book.py, hooks/glossary.py). A query
+  matches words that begin with it: a single character finds the words it
+  begins (權 finds 權重) but not those it ends (積 in 內積, 乘積); "*積"
+  finds those.
 """
 
 from __future__ import annotations
@@ -26,10 +28,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from ..site.helpers import LANGUAGES, ROOT
+from ..site.helpers import LANGUAGES, load_hook
 from .navigation import TIMEOUT
-
-GLOSSARY_HOOK = ROOT / "hooks" / "glossary.py"
 
 #: Words a reader types, single and multi-character, kana and kanji.
 WORDS = {
@@ -55,32 +55,44 @@ WORDS = {
         "softmax函數",
         "縮放點積注意力",
     ],
+    "zh-Hans": [
+        "矩阵",
+        "线性变换",
+        "注意力权重",
+        "掩码",
+        "权",  # one character, which begins 权重
+        "*积",  # one character inside words: 内积, 乘积, 点积
+        "softmax函数",
+        "缩放点积注意力",
+        "行向量",
+    ],
 }
 
 #: Words of the other language, which the book does not use: not found.
 ABSENT = {
     "ja": ["程式碼", "範例"],  # Traditional Chinese
     "zh-Hant": ["コード", "です"],  # kana
+    # kana, and Taiwanese words that the conversion replaced
+    "zh-Hans": ["コード", "です", "程式碼", "遮罩"],
 }
 #: Terms of the other language that only the glossary page names: the
 #: glossary gives each term in both languages, on purpose.
 GLOSSARY_ONLY = {
     "ja": ["權重", "權重矩陣"],
     "zh-Hant": ["ソフトマックス", "アテンション"],
+    "zh-Hans": ["ソフトマックス", "アテンション"],
 }
 
 
 def glossary_terms(language: str) -> list[str]:
     """Every term of the glossary in ``language``, as the glossary hook reads it."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("glossary_hook", GLOSSARY_HOOK)
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+    hook = load_hook("glossary")
+    convert, _ = hook.converters(language)
+    source = hook.DERIVED.get(language, language)
     return [
         word
         for entry in hook.load_glossary()
-        for word in hook.variants(entry[language])
+        for word in hook.variants(convert(entry[source]))
     ]
 
 
