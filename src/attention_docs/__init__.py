@@ -31,6 +31,7 @@ broadcast. A fully masked row gives zero weights and a zero output.
 """
 
 from .attention import attention_scores, attention_weights, scaled_dot_product_attention
+from .example import RunningExample, running_example
 from .linalg import row_times_matrix, weighted_sum_of_rows
 from .masks import causal_mask, combine_masks, padding_mask
 from .multihead import (
@@ -48,6 +49,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Key",
     "MultiHeadAttention",
+    "RunningExample",
     "Query",
     "Value",
     "__version__",
@@ -61,6 +63,7 @@ __all__ = [
     "padding_mask",
     "project_qkv",
     "row_times_matrix",
+    "running_example",
     "scaled_dot_product_attention",
     "self_attention",
     "softmax",
