@@ -87,7 +87,7 @@ def test_no_serious_violation_on_any_page(
 ):
     """Every page of the language (404 and notebook pages too), light scheme."""
     paths = [site_path(site, page) for page in pages[language]]
-    assert f"{language}/seed-002-notebook/" in paths
+    assert f"{language}/hands-on/" in paths
     page, _ = open_page(paths[0], color_scheme="light")
     tabs = [page] + [page.context.new_page() for _ in range(TABS - 1)]
     problems = []
@@ -123,7 +123,7 @@ def test_no_serious_violation_on_the_root_page(browser, base_url, site, axe_scri
 
 @pytest.mark.parametrize(
     "path",
-    ["ja/scaled-dot-product/", "zh-Hant/object-view/", "zh-Hant/seed-002-notebook/"],
+    ["ja/scaled-dot-product/", "zh-Hant/object-view/", "zh-Hant/hands-on/"],
 )
 def test_colours_in_dark_mode(open_page, axe_script, path):
     """The colour rules in the dark scheme too: code, links, buttons, notebook."""

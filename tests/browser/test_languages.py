@@ -24,7 +24,7 @@ DIRECTIONS = [("ja", "zh-Hant"), ("zh-Hant", "zh-Hans"), ("zh-Hans", "ja")]
 assert {a for a, _ in DIRECTIONS} == {b for _, b in DIRECTIONS} == set(LANGUAGES)
 
 #: Pages to switch language from: home, a page deep in the book, the notebook.
-PAGES = ["", "scaled-dot-product/", "seed-002-notebook/"]
+PAGES = ["", "scaled-dot-product/", "hands-on/"]
 
 
 def selector_links(page) -> dict[str, str]:
@@ -98,9 +98,9 @@ ROUTE = [
     (["scaled-dot-product/"], "scaled-dot-product/"),
     (["softmax/", "scaled-dot-product/"], "scaled-dot-product/"),
     (["softmax/", "scaled-dot-product/"], "scaled-dot-product/"),
-    (["softmax/", "seed-002-notebook/"], "seed-002-notebook/"),
-    (["softmax/", "seed-002-notebook/"], "seed-002-notebook/"),
-    (["softmax/", "seed-002-notebook/"], "seed-002-notebook/"),
+    (["softmax/", "hands-on/"], "hands-on/"),
+    (["softmax/", "hands-on/"], "hands-on/"),
+    (["softmax/", "hands-on/"], "hands-on/"),
 ]
 assert len(ROUTE) == len(LANGUAGES) * len(PAGES)
 assert {path for _, path in ROUTE} == set(PAGES)

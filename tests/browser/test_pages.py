@@ -95,7 +95,7 @@ def test_every_page_loads_cleanly_with_its_math_rendered(
     open_page, site, base_url, language
 ) -> None:
     paths = book_pages(site, language)
-    assert f"{language}/seed-002-notebook/" in paths, "the notebook page is a page"
+    assert f"{language}/hands-on/" in paths, "the notebook page is a page"
     paths.append(f"{language}/404.html")
     page, watch = open_page(paths[0])
     page.set_default_timeout(TIMEOUT)
@@ -135,7 +135,7 @@ WALK = [
     ("sidebar", "scaled-dot-product/"),
     ("next", "softmax/"),
     ("next", "masks/"),
-    ("sidebar", "seed-002-notebook/"),
+    ("sidebar", "hands-on/"),
     ("sidebar", "notation/"),
     ("next", "linear-algebra/"),
     ("sidebar", ""),

@@ -11,7 +11,7 @@ import pytest
 from .helpers import DERIVED, LANGUAGES, LOCAL_HOST, ROOT, parse, traditional_characters
 from .test_site import other_host, resource_urls
 
-NOTEBOOK = "seed-002-notebook"
+NOTEBOOK = "hands-on"
 DOWNLOAD_LABELS = {
     "ja": "ノートブックをダウンロード",
     "zh-Hant": "下載筆記本",
