@@ -60,6 +60,9 @@ ROOT = Path(__file__).resolve().parent.parent
 OVERRIDES = ROOT / "docs_src" / "zh_hans_overrides.yml"
 OPENCC_CONFIG = "tw2sp"  # Taiwan standard -> mainland, with Taiwan phrases
 WILDCARD = "{x}"
+#: A phrase that maps to "" is a sentence that only a Taiwanese reader needs
+#: (how Taiwan names rows and columns): the Simplified book drops it whole.
+SENTENCE_END = "。"
 QUOTES = str.maketrans({"「": "“", "」": "”", "『": "‘", "』": "’"})
 
 # Placeholders: characters of the Private Use Area, which OpenCC leaves alone
@@ -143,8 +146,13 @@ def load_overrides(path: Path = OVERRIDES) -> dict[str, str]:
     if not isinstance(table, dict) or not table:
         raise ValueError(f"{path.name} must map Traditional to Simplified phrases")
     for key, value in table.items():
-        if not (isinstance(key, str) and isinstance(value, str) and key and value):
+        if not (isinstance(key, str) and isinstance(value, str) and key):
             raise ValueError(f"{path.name}: {key!r}: {value!r} must be two strings")
+        if not value and not key.endswith(SENTENCE_END):
+            raise ValueError(
+                f"{path.name}: {key!r}: only a whole sentence (ending in "
+                f"{SENTENCE_END}) may be dropped"
+            )
         if key.count(WILDCARD) != value.count(WILDCARD):
             raise ValueError(f"{path.name}: {key!r} and {value!r} need the same {{x}}")
         if key.replace(WILDCARD, "").strip() != key.replace(WILDCARD, ""):
