@@ -35,8 +35,11 @@ def _language_folder(config) -> str:
 
 
 def on_config(config):
-    base = os.environ.get("SITE_URL", DEFAULT_SITE_URL)
-    config.site_url = base.rstrip("/") + "/" + _language_folder(config) + "/"
+    base = os.environ.get("SITE_URL", DEFAULT_SITE_URL).rstrip("/") + "/"
+    config.site_url = base + _language_folder(config) + "/"
+    # Where every edition's folder lives, for the hreflang links of each page
+    # (overrides/main.html): the editions' folders are their language codes.
+    config.extra["book_root"] = base
 
     repo_url = os.environ.get("REPO_URL")
     if not repo_url and os.environ.get("GITHUB_REPOSITORY"):

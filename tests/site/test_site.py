@@ -157,6 +157,30 @@ def test_language_selector_links_to_the_same_page_in_every_language(
                 assert local.is_file() or (local / "index.html").is_file(), target
 
 
+def test_head_lists_the_same_page_in_every_edition(pages, site: Path) -> None:
+    """hreflang links: the same page in every edition, absolute, and x-default."""
+    for language, paths in pages.items():
+        for path in paths:
+            relative = path.relative_to(site / language).as_posix()
+            same_page = "" if relative == "404.html" else relative
+            same_page = same_page.removesuffix("index.html")
+            links = [
+                link
+                for link in parse(path).head.find_all("link")
+                if "alternate" in link.get("rel", []) and link.get("hreflang")
+            ]
+            found = {link["hreflang"]: link["href"] for link in links}
+            assert len(found) == len(links), f"{path}: an hreflang twice"
+            expected = {
+                lang: f"http://{LOCAL_HOST}/{lang}/{same_page}" for lang in LANGUAGES
+            }
+            expected["x-default"] = expected[next(iter(LANGUAGES))]
+            assert found == expected, path
+            for href in found.values():
+                local = site / urlsplit(href).path.lstrip("/")
+                assert local.is_file() or (local / "index.html").is_file(), href
+
+
 def sections(soup):
     """Yield (heading, elements) for each section of a page's article."""
     article = soup.select_one("article.md-content__inner")
