@@ -1,27 +1,36 @@
 r"""attention_docs: the attention mechanism in numpy, from the matrices up.
 
 The companion package of the book. Every function computes one formula of
-Vaswani et al., 2017, "Attention Is All You Need" (arXiv:1706.03762) or of the
-book's seeds, in the row-vector convention (DESIGN.md, section 4):
+Vaswani et al., 2017, "Attention Is All You Need" (arXiv:1706.03762) or one
+step the book derives from it, in the paper's row-vector convention (see the
+book's page "Notation and conventions" (notation.md, section "Row vectors")):
 
 - :mod:`~attention_docs.linalg`: :math:`\vec{x} A = \sum_i x_i \vec{a}_i`
-  (seed 000);
+  (the book's page "Row vectors and matrix products", linear-algebra.md);
 - :mod:`~attention_docs.softmax`: softmax with the max-shift trick, masked
-  softmax;
-- :mod:`~attention_docs.masks`: boolean masks, True = "may attend";
+  softmax (softmax.md);
+- :mod:`~attention_docs.masks`: boolean masks, True = "may attend"
+  (masks.md);
 - :mod:`~attention_docs.attention`:
-  :math:`\operatorname{softmax}(Q K^\top / \sqrt{d_k})\, V`;
+  :math:`\operatorname{softmax}(Q K^\top / \sqrt{d_k})\, V`, Vaswani et al.
+  (2017), Section 3.2.1, Equation 1 (scaled-dot-product.md);
 - :mod:`~attention_docs.self_attention`: :math:`Q = X W_Q`, :math:`K = X W_K`,
-  :math:`V = X W_V`;
-- :mod:`~attention_docs.multihead`: ``h`` heads, concatenated, projected;
-- :mod:`~attention_docs.qkv`: Query / Key / Value objects (seed 002);
+  :math:`V = X W_V` (query-key-value.md, self-attention.md);
+- :mod:`~attention_docs.multihead`: ``h`` heads, concatenated, projected,
+  Vaswani et al. (2017), Section 3.2.2 (multi-head.md);
+- :mod:`~attention_docs.qkv`: Query / Key / Value objects (object-view.md);
+- :mod:`~attention_docs.example`: the book's running example, three tokens
+  with :math:`d_{\text{model}} = 4`;
 - :mod:`~attention_docs.plotting`: bar charts and heat maps of attention
   weights; needs matplotlib (``pip install attention_docs[plot]``) and is
   never imported here, so the rest of the package needs numpy only.
 
 Shapes: ``q (..., n_q, d_k)``, ``k (..., n_k, d_k)``, ``v (..., n_k, d_v)``,
 weights ``(..., n_q, n_k)``, output ``(..., n_q, d_v)``; leading dimensions
-broadcast. A fully masked row gives zero weights and a zero output.
+broadcast (notation.md, section "Shapes"). A fully masked row gives zero
+weights and a zero output (masks.md, section "Fully masked rows"). The
+book's page "The package" (package.md) is the reference of this package; the
+errors it raises are described in its section "Errors".
 
 >>> import numpy as np
 >>> import attention_docs as ad
@@ -49,8 +58,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Key",
     "MultiHeadAttention",
-    "RunningExample",
     "Query",
+    "RunningExample",
     "Value",
     "__version__",
     "attention_scores",

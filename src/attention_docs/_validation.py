@@ -1,11 +1,14 @@
 """Input checks shared by every module of :mod:`attention_docs` (private).
 
 Every public function validates its arguments with these helpers, so that the
-whole package speaks with one voice (DESIGN.md, section 4, "Errors"):
+whole package speaks with one voice (the book's page "The package" (package.md,
+section "Errors")):
 
 - a shape that does not fit raises :class:`ValueError` whose message names the
-  argument(s) and both shapes;
+  argument(s) the caller passed and both shapes;
 - non-finite input (NaN, +inf, -inf) raises :class:`ValueError`;
+- a product that overflows (scores, projections, outputs) raises
+  :class:`ValueError` instead of returning ``inf``, without a RuntimeWarning;
 - a mask that is not boolean raises :class:`TypeError`.
 """
 
@@ -140,6 +143,33 @@ def check_same_size(
         raise ValueError(
             f"`{name_a}` has {dim}={a.shape[axis_a]} but `{name_b}` has "
             f"{dim}={b.shape[axis_b]}: shapes {a.shape} and {b.shape}"
+        )
+
+
+def check_finite_product(
+    product: NDArray[Any],
+    first: tuple[str, NDArray[Any]],
+    second: tuple[str, NDArray[Any]],
+) -> None:
+    """Raise ValueError if the product of two finite arrays overflowed.
+
+    ``first`` and ``second`` are ``(name, array)``, the factors as the caller
+    named them; compute ``product`` inside ``np.errstate(over="ignore",
+    invalid="ignore")`` so that an overflow gives this error, not a warning.
+
+    >>> x, w = np.full((2, 3), 1e200), np.full((3, 1), 1e200)
+    >>> with np.errstate(over="ignore", invalid="ignore"):
+    ...     q = x @ w
+    >>> check_finite_product(q, ("x", x), ("w_q", w))
+    Traceback (most recent call last):
+    ...
+    ValueError: `x` @ `w_q` overflows float64: shapes (2, 3) and (3, 1)
+    """
+    if not np.all(np.isfinite(product)):
+        (name_a, a), (name_b, b) = first, second
+        raise ValueError(
+            f"`{name_a}` @ `{name_b}` overflows {product.dtype}: "
+            f"shapes {a.shape} and {b.shape}"
         )
 
 

@@ -13,9 +13,12 @@ module are the three stages of that formula:
 - :func:`attention_weights`: the optional Mask and the SoftMax;
 - :func:`scaled_dot_product_attention`: the final MatMul with :math:`V`.
 
-Shapes follow DESIGN.md, section 4 (row vectors): ``q (..., n_q, d_k)``,
+Shapes, in the row-vector convention of the paper: ``q (..., n_q, d_k)``,
 ``k (..., n_k, d_k)``, ``v (..., n_k, d_v)``, weights ``(..., n_q, n_k)``,
-output ``(..., n_q, d_v)``; leading ``...`` are batch dimensions and broadcast.
+output ``(..., n_q, d_v)``; leading ``...`` are batch dimensions and broadcast
+(the book's page "Notation and conventions" (notation.md, section "Shapes")).
+The book derives the formula step by step on its page "Scaled dot-product
+attention" (scaled-dot-product.md).
 """
 
 from __future__ import annotations
@@ -78,13 +81,16 @@ def attention_scores(
     Raises
     ------
     ValueError
-        If ``q`` or ``k`` has fewer than 2 dimensions; if their last dimensions
-        (``d_k``) differ or are 0; if ``k`` has no rows; if their leading
-        dimensions do not broadcast; if ``scale`` is not a positive finite
-        number; if ``q`` or ``k`` contains NaN or infinite values, or if the
-        scores overflow to infinity.
+        If a shape does not fit: ``q`` or ``k`` has fewer than 2 dimensions,
+        their last dimensions (``d_k``) differ or are 0, ``k`` has no rows, or
+        their leading dimensions do not broadcast (the message names the
+        argument(s) and gives both shapes). If ``scale`` is not a positive
+        finite number. If ``q`` or ``k`` contains NaN or infinite values. If
+        the scores overflow the floating-point type (they are never returned
+        as ``inf``).
     TypeError
-        If ``q`` or ``k`` does not hold real numbers.
+        If ``q`` or ``k`` does not hold real numbers (complex, strings,
+        objects).
 
     Notes
     -----
@@ -93,10 +99,13 @@ def attention_scores(
         S = \frac{Q K^\top}{\sqrt{d_k}}, \qquad
         S_{ij} = \frac{1}{\sqrt{d_k}} \sum_{p=1}^{d_k} q_{ip} k_{jp} .
 
-    Vaswani et al. (2017), Section 3.2.1: if the components of a query and a key
-    are independent with mean 0 and variance 1, their dot product has variance
-    :math:`d_k`; dividing by :math:`\sqrt{d_k}` brings it back to 1 and keeps the
-    softmax out of its saturated, small-gradient regime.
+    Vaswani et al. (2017), Section 3.2.1 and its footnote 4: if the components
+    of a query and a key are independent with mean 0 and variance 1, their dot
+    product has variance :math:`d_k`; dividing by :math:`\sqrt{d_k}` brings it
+    back to 1 and keeps the softmax out of its saturated, small-gradient
+    regime. See the book's page "Scaled dot-product attention"
+    (scaled-dot-product.md, sections "Scores" and "Scaling") and, for the
+    saturation, the page "Softmax" (softmax.md, section "Saturation").
 
     Examples
     --------
@@ -156,9 +165,11 @@ def attention_weights(
     ------
     ValueError
         For every reason of :func:`attention_scores`, and if ``mask`` does not
-        broadcast to the scores' shape (..., n_q, n_k).
+        broadcast to the scores' shape (..., n_q, n_k) (the message gives both
+        shapes).
     TypeError
-        If ``mask`` is not boolean, or ``q``/``k`` do not hold real numbers.
+        If ``mask`` is not boolean (0/1 integers or floats are refused: their
+        polarity would be ambiguous), or ``q``/``k`` do not hold real numbers.
 
     Notes
     -----
@@ -170,8 +181,11 @@ def attention_weights(
 
     softmax along the keys (the last axis). Vaswani et al. (2017),
     Section 3.2.1 and the Mask / SoftMax boxes of Figure 2. A fully masked row
-    has no finite score; instead of NaN it gets all-zero weights (DESIGN.md,
-    section 4), see :func:`~attention_docs.softmax.masked_softmax`.
+    has no finite score; instead of NaN it gets all-zero weights, as in current
+    PyTorch's ``torch.nn.functional.scaled_dot_product_attention``; see
+    :func:`~attention_docs.softmax.masked_softmax` and the book's pages
+    "Scaled dot-product attention" (scaled-dot-product.md, section "Attention
+    weights") and "Masks" (masks.md, section "Fully masked rows").
 
     Examples
     --------
@@ -261,9 +275,11 @@ def scaled_dot_product_attention(
         For every reason of :func:`attention_weights`; if ``v`` has fewer than
         2 dimensions, contains NaN or infinite values, has a different number
         of rows (``n_k``) than ``k``, or batch dimensions that do not broadcast
-        with those of ``q`` and ``k``.
+        with those of ``q`` and ``k`` (the message names the arguments and
+        gives their shapes).
     TypeError
-        If ``mask`` is not boolean, or an input does not hold real numbers.
+        If ``mask`` is not boolean, or ``q``, ``k`` or ``v`` does not hold real
+        numbers.
 
     Notes
     -----
@@ -275,10 +291,20 @@ def scaled_dot_product_attention(
 
     Vaswani et al., 2017, "Attention Is All You Need", arXiv:1706.03762,
     Section 3.2.1, Equation 1, and Figure 2 (left): MatMul, Scale, Mask
-    (optional), SoftMax, MatMul. The rows of the output are weighted sums of the
-    rows of :math:`V` (seed 000: :math:`\vec{x} A = \sum_i x_i \vec{a}_i`, see
-    :mod:`attention_docs.linalg`). A fully masked row has all-zero weights and
-    hence a zero output, as in current PyTorch (DESIGN.md, section 4).
+    (optional), SoftMax, MatMul; the book's page "Scaled dot-product
+    attention" (scaled-dot-product.md, sections "Definition", "Output" and
+    "Figure 2 (left)"). The paper compares this dot-product attention with the
+    additive attention of Bahdanau et al., 2015, "Neural Machine Translation by
+    Jointly Learning to Align and Translate" (arXiv:1409.0473), which scores a
+    query against a key with a one-hidden-layer feed-forward network.
+
+    The rows of the output are weighted sums of the rows of :math:`V`, because
+    :math:`\vec{x} A = \sum_i x_i \vec{a}_i` (see :mod:`attention_docs.linalg`
+    and the book's page "Row vectors and matrix products" (linear-algebra.md,
+    section "A weighted sum of rows")). A fully masked row has all-zero
+    weights and hence a zero output, as in current PyTorch's
+    ``torch.nn.functional.scaled_dot_product_attention`` (masks.md, section
+    "Fully masked rows").
 
     Examples
     --------

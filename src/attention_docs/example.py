@@ -2,8 +2,10 @@ r"""The book's running example: three tokens, :math:`d_{\text{model}} = 4`.
 
 One small example is carried through the book, from the input :math:`X` to the
 output of attention, so that every step can be computed by hand and compared
-with the package (the book's pages "Query, key and value", "Scaled dot-product
-attention", "Masks", "Self-attention" and "Multi-head attention").
+with the package (the book's pages "Query, key and value"
+(query-key-value.md), "Scaled dot-product attention" (scaled-dot-product.md),
+"Masks" (masks.md), "Self-attention" (self-attention.md) and "Multi-head
+attention" (multi-head.md)).
 
 The numbers are chosen to be readable: every entry of :math:`X`, :math:`W_Q`,
 :math:`W_K` and :math:`W_V` is 0 or 1, and :math:`d_k = d_v = 4`, so that

@@ -1,4 +1,4 @@
-r"""The row-vector view of a matrix product (seed 000).
+r"""The row-vector view of a matrix product.
 
 A row vector times a matrix is a weighted sum of the matrix's rows:
 
@@ -9,7 +9,11 @@ A row vector times a matrix is a weighted sum of the matrix's rows:
 
 This is why the last step of attention, :math:`A V`, mixes the value vectors:
 row ``i`` of the output is :math:`\sum_j A_{ij} \vec{v}_j`. The two functions
-compute the two sides of the identity, so that they can be compared.
+compute the two sides of the identity, so that they can be compared. The paper
+writes vectors as rows too: a query is a row of :math:`Q` in
+:math:`Q K^\top` and :math:`Q W^Q_i` (Vaswani et al., 2017, "Attention Is All
+You Need", arXiv:1706.03762, Sections 3.2.1 and 3.2.2). The book explains the
+identity on its page "Row vectors and matrix products" (linear-algebra.md).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from ._validation import (
     FloatArray,
     as_float_array,
     check_exact_ndim,
+    check_finite_product,
     check_same_size,
 )
 
@@ -57,8 +62,10 @@ def row_times_matrix(x: ArrayLike, a: ArrayLike) -> FloatArray:
     Raises
     ------
     ValueError
-        If ``x`` is not 1-D, ``a`` is not 2-D, ``len(x) != a.shape[0]``, or an
-        input contains NaN or infinite values.
+        If ``x`` is not 1-D, ``a`` is not 2-D or ``len(x) != a.shape[0]`` (the
+        message names the argument and gives the shapes); if an input contains
+        NaN or infinite values; if the product overflows the floating-point
+        type.
     TypeError
         If an input does not hold real numbers.
 
@@ -68,7 +75,8 @@ def row_times_matrix(x: ArrayLike, a: ArrayLike) -> FloatArray:
 
         (\vec{x} A)_j = \sum_{i=1}^{m} x_i a_{ij}, \qquad j = 1, \dots, k .
 
-    Seed 000 (row vector times matrix), worked example with
+    The book's page "Row vectors and matrix products" (linear-algebra.md,
+    sections "The product rule" and "Worked example"), with
     :math:`\vec{x} = (5, 6)` and :math:`A = \begin{pmatrix} 1 & 2 \\ 3 & 4
     \end{pmatrix}`: :math:`(5 \cdot 1 + 6 \cdot 3, 5 \cdot 2 + 6 \cdot 4) =
     (23, 34)`.
@@ -79,7 +87,10 @@ def row_times_matrix(x: ArrayLike, a: ArrayLike) -> FloatArray:
     [23.0, 34.0]
     """
     x, a = _validated(x, a)
-    return x @ a  # (m,) @ (m, k) -> (k,)
+    with np.errstate(over="ignore", invalid="ignore"):  # reported below
+        product = x @ a  # (m,) @ (m, k) -> (k,)
+    check_finite_product(product, ("x", x), ("a", a))
+    return product
 
 
 def weighted_sum_of_rows(x: ArrayLike, a: ArrayLike) -> FloatArray:
@@ -101,8 +112,9 @@ def weighted_sum_of_rows(x: ArrayLike, a: ArrayLike) -> FloatArray:
     Raises
     ------
     ValueError
-        If ``x`` is not 1-D, ``a`` is not 2-D, ``len(x) != a.shape[0]``, or an
-        input contains NaN or infinite values.
+        If ``x`` is not 1-D, ``a`` is not 2-D or ``len(x) != a.shape[0]`` (the
+        message names the argument and gives the shapes); if an input contains
+        NaN or infinite values; if the sum overflows the floating-point type.
     TypeError
         If an input does not hold real numbers.
 
@@ -113,7 +125,8 @@ def weighted_sum_of_rows(x: ArrayLike, a: ArrayLike) -> FloatArray:
         \vec{x} A = \sum_{i=1}^{m} x_i \vec{a}_i
                   = x_1 \vec{a}_1 + x_2 \vec{a}_2 + \dots + x_m \vec{a}_m .
 
-    Seed 000 (the identity and its worked example). The sum is computed
+    The book's page "Row vectors and matrix products" (linear-algebra.md,
+    sections "A weighted sum of rows" and "Worked example"). The sum is computed
     literally, one scaled row at a time, to show the identity; use
     :func:`row_times_matrix` (one matrix product) for real work.
 
@@ -129,6 +142,8 @@ def weighted_sum_of_rows(x: ArrayLike, a: ArrayLike) -> FloatArray:
     """
     x, a = _validated(x, a)
     total = np.zeros(a.shape[1], dtype=np.result_type(x, a))  # (k,)
-    for x_i, a_i in zip(x, a, strict=True):  # one term per row: x_i (scalar), a_i (k,)
-        total = total + x_i * a_i  # sum_i x_i a_i
+    with np.errstate(over="ignore", invalid="ignore"):  # reported below
+        for x_i, a_i in zip(x, a, strict=True):  # one term per row: x_i, a_i (k,)
+            total = total + x_i * a_i  # sum_i x_i a_i
+    check_finite_product(total, ("x", x), ("a", a))
     return total

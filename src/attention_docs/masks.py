@@ -1,11 +1,12 @@
 r"""Boolean attention masks: causal, padding, and their combination.
 
-Convention (DESIGN.md, section 4): a mask is boolean and **True means "may
-attend"**: ``mask[..., i, j]`` is True when query ``i`` may look at key ``j``.
-This is the polarity of PyTorch's ``scaled_dot_product_attention``. Masked
-scores become :math:`-\infty` before the softmax (Vaswani et al., 2017,
-"Attention Is All You Need", arXiv:1706.03762, Section 3.2.3 and the optional
-"Mask" box of Figure 2).
+Convention: a mask is boolean and **True means "may attend"**:
+``mask[..., i, j]`` is True when query ``i`` may look at key ``j``. This is the
+polarity of the boolean ``attn_mask`` of current PyTorch's
+``torch.nn.functional.scaled_dot_product_attention``. Masked scores become
+:math:`-\infty` before the softmax (Vaswani et al., 2017, "Attention Is All You
+Need", arXiv:1706.03762, Section 3.2.3 and the optional "Mask" box of
+Figure 2). See the book's page "Masks" (masks.md, section "Boolean masks").
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def causal_mask(n_q: int, n_k: int | None = None) -> BoolArray:
     Raises
     ------
     ValueError
-        If ``n_q`` or ``n_k`` is not a positive integer.
+        If ``n_q`` or ``n_k`` is not a positive integer (a bool, a float or a
+        number below 1).
 
     Notes
     -----
@@ -56,11 +58,14 @@ def causal_mask(n_q: int, n_k: int | None = None) -> BoolArray:
     ``n_q - n_k`` rows are fully masked (those queries come before every key)
     and give zero weights and zero output.
 
-    PyTorch's ``scaled_dot_product_attention(..., is_causal=True)`` aligns the
-    mask to the **top left** instead (``j <= i``, i.e. ``torch.ones(n_q,
-    n_k).tril(diagonal=0)``); both agree when ``n_q == n_k``. The decoder's
-    masked self-attention of Vaswani et al. (2017), Section 3.2.3, is the square
-    case.
+    PyTorch's ``torch.nn.functional.scaled_dot_product_attention(...,
+    is_causal=True)`` aligns the mask to the **top left** instead (``j <= i``,
+    i.e. ``torch.ones(n_q, n_k).tril(diagonal=0)``); PyTorch's
+    ``torch.nn.attention.bias.causal_lower_right`` gives the bottom-right
+    alignment used here. Both agree when ``n_q == n_k``. The decoder's masked
+    self-attention of Vaswani et al. (2017), Section 3.2.3, is the square case.
+    See the book's page "Masks" (masks.md, sections "Causal mask" and "Fully
+    masked rows").
 
     Examples
     --------
@@ -105,10 +110,11 @@ def padding_mask(lengths: ArrayLike, n_k: int) -> BoolArray:
     Raises
     ------
     TypeError
-        If ``lengths`` does not hold integers.
+        If ``lengths`` does not hold integers (floats and bools are refused).
     ValueError
-        If ``lengths`` is not 1-D, if an entry is outside ``[0, n_k]``, or if
-        ``n_k`` is not a positive integer.
+        If ``lengths`` is not 1-D (the message gives its shape), if an entry is
+        outside ``[0, n_k]`` (the message lists the lengths), or if ``n_k`` is
+        not a positive integer.
 
     Notes
     -----
@@ -116,9 +122,10 @@ def padding_mask(lengths: ArrayLike, n_k: int) -> BoolArray:
 
         M_{b, i, j} = \bigl[\, j < \ell_b \,\bigr]
 
-    for every query ``i``: padded keys are never attended to. Only the keys are
-    masked; the outputs of padded queries are computed but meaningless and are
-    usually ignored downstream (DESIGN.md, section 4, masks).
+    for every query ``i`` (``j`` counted from 0, as in numpy): padded keys are
+    never attended to. Only the keys are masked; the outputs of padded queries
+    are computed but meaningless and are usually ignored downstream. See the
+    book's page "Masks" (masks.md, section "Padding mask").
 
     Examples
     --------
@@ -158,21 +165,23 @@ def combine_masks(*masks: ArrayLike) -> BoolArray:
 
     Returns
     -------
-    ndarray of bool, the broadcast shape
+    ndarray of bool, shape: the masks' shapes broadcast together
         The element-wise logical AND :math:`M = M^{(1)} \wedge M^{(2)} \wedge
         \dots`. It is a new array, never a view of an input.
 
     Raises
     ------
     TypeError
-        If no mask is given, or if a mask is not boolean.
+        If no mask is given, or if a mask is not boolean (the message names it
+        as ``masks[i]``, its position among the arguments).
     ValueError
         If the shapes do not broadcast together (the message lists them).
 
     Notes
     -----
     With True = "may attend", combining restrictions is a logical AND (with the
-    opposite polarity it would be an OR). DESIGN.md, section 4.
+    opposite polarity it would be an OR). See the book's page "Masks"
+    (masks.md, section "Combining masks").
 
     Examples
     --------

@@ -15,7 +15,7 @@ Section 3.2.2 and Figure 2, right). Here the ``h`` projections
 :func:`split_heads` then moves the heads to their own axis, so all heads go
 through **one** batched call of
 :func:`~attention_docs.attention.scaled_dot_product_attention`, without any
-loop over heads.
+loop over heads. See the book's page "Multi-head attention" (multi-head.md).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from ._validation import (
     as_float_array,
     as_projection,
     broadcast_batch,
+    check_finite_product,
     check_mask,
     check_ndim,
     check_positive_int,
@@ -74,8 +75,9 @@ def split_heads(x: ArrayLike, h: int) -> NDArray[np.generic]:
     Raises
     ------
     ValueError
-        If ``x`` has fewer than 2 dimensions, or ``h`` is not a positive integer
-        dividing ``d_model``.
+        If ``x`` has fewer than 2 dimensions (the message gives its shape); if
+        ``h`` is not a positive integer, or does not divide ``d_model`` (the
+        message gives ``d_model``, ``h`` and the shape of ``x``).
 
     Notes
     -----
@@ -87,6 +89,8 @@ def split_heads(x: ArrayLike, h: int) -> NDArray[np.generic]:
         \qquad Q_i = X W^Q_i .
 
     Vaswani et al. (2017), Section 3.2.2: :math:`d_k = d_v = d_{model} / h`.
+    See the book's page "Multi-head attention" (multi-head.md, section
+    "Splitting and merging heads").
 
     Examples
     --------
@@ -122,7 +126,7 @@ def merge_heads(x: ArrayLike) -> NDArray[np.generic]:
     Raises
     ------
     ValueError
-        If ``x`` has fewer than 3 dimensions.
+        If ``x`` has fewer than 3 dimensions (the message gives its shape).
 
     Notes
     -----
@@ -131,7 +135,9 @@ def merge_heads(x: ArrayLike) -> NDArray[np.generic]:
         \operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)
         = \bigl[\,\text{head}_1 \;\big|\; \cdots \;\big|\; \text{head}_h\,\bigr]
 
-    Vaswani et al. (2017), Section 3.2.2 and the Concat box of Figure 2.
+    Vaswani et al. (2017), Section 3.2.2 and the Concat box of Figure 2
+    (right). See the book's page "Multi-head attention" (multi-head.md, section
+    "Splitting and merging heads").
 
     Examples
     --------
@@ -194,13 +200,15 @@ def multi_head_attention(
     Raises
     ------
     ValueError
-        If ``query``, ``key`` or ``value`` has fewer than 2 dimensions or a last
-        dimension other than ``d_model`` (that of ``query``); if ``key`` and
-        ``value`` have different numbers of rows; if the batch dimensions do not
-        broadcast; if a weight matrix is not ``(d_model, d_model)``; if ``h``
-        is not a positive integer dividing ``d_model``; if ``mask`` does not
-        broadcast to (..., n_q, n_k); if an input contains NaN or infinite
-        values.
+        If a shape does not fit: ``query``, ``key`` or ``value`` has fewer than
+        2 dimensions or a last dimension other than ``d_model`` (that of
+        ``query``); ``key`` and ``value`` have different numbers of rows; the
+        batch dimensions do not broadcast; a weight matrix is not
+        ``(d_model, d_model)`` (each message names the arguments and gives both
+        shapes). If ``h`` is not a positive integer dividing ``d_model``. If
+        ``mask`` does not broadcast to (..., n_q, n_k). If an input contains NaN
+        or infinite values. If a projection, the scores or the output overflow
+        the floating-point type.
     TypeError
         If ``mask`` is not boolean, or an input does not hold real numbers.
 
@@ -218,7 +226,9 @@ def multi_head_attention(
     Section 3.2.2 and Figure 2 (right): Linear, Scaled Dot-Product Attention
     (``h`` times, in parallel), Concat, Linear. The scale is
     :math:`1/\sqrt{d_k}` with the head width :math:`d_k = d_{model}/h`, not
-    :math:`d_{model}`.
+    :math:`d_{model}`. See the book's page "Multi-head attention"
+    (multi-head.md, sections "Definition", "Figure 2 (right)", "Batched heads"
+    and, for ``key is value`` from another sequence, "Cross-attention").
 
     Examples
     --------
@@ -266,9 +276,16 @@ def multi_head_attention(
         mask = mask[..., np.newaxis, :, :]  # (..., n_q, n_k) -> (..., 1, n_q, n_k)
 
     # Linear: Q W^Q_i for every head i in one product, then one axis per head
-    q = split_heads(query @ w_q, h)  # (..., n_q, d_model) -> (..., h, n_q, d_k)
-    k = split_heads(key @ w_k, h)  # (..., n_k, d_model) -> (..., h, n_k, d_k)
-    v = split_heads(value @ w_v, h)  # (..., n_k, d_model) -> (..., h, n_k, d_k)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow: reported below
+        q = query @ w_q  # Q W^Q: (..., n_q, d_model) @ (d_model, d_model)
+        k = key @ w_k  # K W^K: (..., n_k, d_model) @ (d_model, d_model)
+        v = value @ w_v  # V W^V: (..., n_k, d_model) @ (d_model, d_model)
+    check_finite_product(q, ("query", query), ("w_q", w_q))
+    check_finite_product(k, ("key", key), ("w_k", w_k))
+    check_finite_product(v, ("value", value), ("w_v", w_v))
+    q = split_heads(q, h)  # (..., n_q, d_model) -> (..., h, n_q, d_k)
+    k = split_heads(k, h)  # (..., n_k, d_model) -> (..., h, n_k, d_k)
+    v = split_heads(v, h)  # (..., n_k, d_model) -> (..., h, n_k, d_k)
     # head_i = Attention(Q W^Q_i, K W^K_i, V W^V_i): all heads in one batched call
     heads, weights = scaled_dot_product_attention(
         q, k, v, mask=mask, return_weights=True
@@ -276,7 +293,13 @@ def multi_head_attention(
     # cat = Concat(head_1, ..., head_h)
     cat = merge_heads(heads)  # (..., h, n_q, d_k) -> (..., n_q, d_model)
     # MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O
-    out = cat @ w_o  # (..., n_q, d_model) @ (d_model, d_model) -> (..., n_q, d_model)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow: reported below
+        out = cat @ w_o  # (..., n_q, d_model) @ (d_model, d_model) -> same
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            f"the output Concat(heads) @ `w_o` overflows {out.dtype}: shapes "
+            f"{cat.shape} and {w_o.shape}"
+        )
     return out, weights
 
 
@@ -310,7 +333,8 @@ class MultiHeadAttention:
         If ``d_model`` or ``h`` is not a positive integer, or ``h`` does not
         divide ``d_model``.
     TypeError
-        If ``rng`` is not a :class:`numpy.random.Generator`.
+        If ``rng`` is not a :class:`numpy.random.Generator` (e.g. the legacy
+        ``np.random.RandomState`` or an int).
 
     Notes
     -----
@@ -318,7 +342,8 @@ class MultiHeadAttention:
     variance of each projected component near that of the input components
     (each output is a sum of :math:`d_{model}` terms). Vaswani et al. (2017),
     Section 3.2.2; the paper uses :math:`d_{model} = 512`, :math:`h = 8`.
-    Calling the layer computes :func:`multi_head_attention`.
+    Calling the layer computes :func:`multi_head_attention`; see the book's
+    page "Multi-head attention" (multi-head.md).
 
     Examples
     --------
@@ -382,8 +407,11 @@ class MultiHeadAttention:
 
         Raises
         ------
-        ValueError, TypeError
-            As :func:`multi_head_attention`.
+        ValueError
+            For every reason of :func:`multi_head_attention` (the messages name
+            ``query``, ``key`` and ``value``; the weights are the layer's own).
+        TypeError
+            If ``mask`` is not boolean, or an input does not hold real numbers.
         """
         key = query if key is None else key
         value = key if value is None else value

@@ -7,9 +7,10 @@ Every function draws with matplotlib's object API (:class:`matplotlib.figure.Fig
 no pyplot state, never ``plt.show()``) and returns ``(fig, ax)``; ``ax`` is an
 array of Axes when the figure has several panels. Titles and axis labels are
 arguments, so the caller chooses the language. The weights are those of
-:mod:`attention_docs.attention` (DESIGN.md, section 4): a row of ``n_k``
-weights for one query, or a matrix ``(n_q, n_k)`` whose row ``i`` holds the
-weights of query ``i`` over the keys, every entry in :math:`[0, 1]`.
+:mod:`attention_docs.attention`: a row of ``n_k`` weights for one query, or a
+matrix ``(n_q, n_k)`` whose row ``i`` holds the weights of query ``i`` over
+the keys, every entry in :math:`[0, 1]` (the book's page "Scaled dot-product
+attention" (scaled-dot-product.md, section "Attention weights")).
 
 :func:`theme` and :func:`to_svg` make the book's figures: SVG whose text stays
 text, so that the browser draws Japanese and Chinese labels in the page's own
@@ -259,9 +260,11 @@ def plot_weights_bar(
 
     Notes
     -----
-    Seed 002 draws this chart with ``plt.bar`` ("Attention Weights (Query vs
-    Keys)"). A fixed y range of 0 to 1 shows the weights as shares of a whole:
-    they sum to 1 (Vaswani et al., 2017, Section 3.2.1, softmax over the keys).
+    A fixed y range of 0 to 1 shows the weights as shares of a whole: they sum
+    to 1 (Vaswani et al., 2017, Section 3.2.1, softmax over the keys). The
+    book's page "Attention through linear algebra and objects"
+    (object-view.md, section "Example: three keys and one query") shows this
+    chart for the weights of one query over three keys.
 
     Examples
     --------
@@ -329,10 +332,11 @@ def plot_heatmap(
 
     Notes
     -----
-    Seed 002 shows its self-attention weights with ``plt.imshow(...,
-    cmap='viridis')`` and a colour bar. Starting the scale at 0 rather than at
-    the smallest weight keeps the colours comparable between matrices: a weight
-    of 0 (a masked key) is always the darkest colour.
+    Starting the colour scale at 0 rather than at the smallest weight keeps the
+    colours comparable between matrices: a weight of 0 (a masked key) is always
+    the darkest colour. The book's page "Self-attention" (self-attention.md,
+    section "From scratch") shows the weights of its five-token example this
+    way.
 
     Examples
     --------
@@ -391,9 +395,10 @@ def plot_causal_mask(
     Raises
     ------
     ValueError
-        If ``mask`` or ``weights`` is not 2-D; if their shapes differ; if
-        ``weights`` is empty, contains NaN or infinite values or values outside
-        [0, 1], or is not 0 where ``mask`` is False.
+        If ``mask`` or ``weights`` is not 2-D; if their shapes differ (the
+        message gives both); if ``weights`` is empty, contains NaN or infinite
+        values or values outside [0, 1], or is not 0 where ``mask`` is False
+        (it was not computed with this mask); if ``titles`` is not a pair.
     TypeError
         If ``mask`` is not boolean, or ``weights`` does not hold real numbers.
 
@@ -402,7 +407,8 @@ def plot_causal_mask(
     A masked score becomes :math:`-\infty` before the softmax, so its weight is
     exactly :math:`e^{-\infty} = 0` (Vaswani et al., 2017, Section 3.2.3 and the
     "Mask (opt.)" box of Figure 2). With the causal mask the zeros fill the
-    triangle above the diagonal: query ``i`` sees keys ``0..i`` only.
+    triangle above the diagonal: query ``i`` sees keys ``0..i`` only. The
+    book's page "Masks" (masks.md, section "Causal mask") shows this figure.
 
     Examples
     --------
@@ -492,7 +498,8 @@ def plot_heads(
     :math:`\operatorname{softmax}(Q W^Q_i (K W^K_i)^\top / \sqrt{d_k})`
     (Vaswani et al., 2017, Section 3.2.2): the heads look at the same tokens
     through different projections, so their weight matrices differ. One colour
-    scale for all heads makes their colours comparable.
+    scale for all heads makes their colours comparable. The book's page
+    "Multi-head attention" (multi-head.md) shows four heads this way.
 
     Examples
     --------

@@ -1,21 +1,26 @@
-r"""Query, Key and Value as objects (seed 002).
+r"""Query, Key and Value as objects.
 
-Seed 002 reads attention in object-oriented terms: a :class:`Query` (what is
-looked for) compares itself with :class:`Key` objects (identifiers) and
-retrieves a weighted mix of the :class:`Value` objects (the information). The
-classes here keep the seed's interface, but the computation is done by the
-vectorised functions of :mod:`attention_docs.attention`: the key vectors are
-stacked into a matrix :math:`K` and the value vectors into :math:`V`.
+Attention read in object-oriented terms: a :class:`Query` (what is looked for)
+compares itself with :class:`Key` objects (identifiers) and retrieves a
+weighted mix of the :class:`Value` objects (the information), as on the book's
+page "Attention through linear algebra and objects" (object-view.md, section
+"Query, key and value as objects"). The classes give this reading a small
+object interface, but the computation is done by the vectorised functions of
+:mod:`attention_docs.attention`: the key vectors are stacked into a matrix
+:math:`K` and the value vectors into :math:`V`.
 
 .. math::
 
     w = \operatorname{softmax}\bigl(q K^\top\bigr), \qquad
     \text{output} = \sum_j w_j \vec{v}_j = w V .
 
-Unlike the paper (Vaswani et al., 2017, "Attention Is All You Need",
-arXiv:1706.03762, Section 3.2.1), the seed does **not** divide the scores by
-:math:`\sqrt{d_k}`; ``scaled=False`` (the default) reproduces the seed and
-``scaled=True`` gives the paper's scaled dot product.
+By default (``scaled=False``) the scores are **not** divided by
+:math:`\sqrt{d_k}`: the weights are the unscaled variant
+:math:`\operatorname{softmax}(q K^\top)`, as in the book's object-view page
+(object-view.md, section "The unscaled variant and scaled=True").
+``scaled=True`` divides by :math:`\sqrt{d_k}` as in Vaswani et al., 2017,
+"Attention Is All You Need", arXiv:1706.03762, Section 3.2.1, Equation 1;
+every other function of the package scales by default.
 """
 
 from __future__ import annotations
@@ -118,15 +123,18 @@ class Query(_Vector):
 
     Notes
     -----
-    Seed 002, section "Query/Key/Value as objects". Both methods stack the
-    vectors into matrices and call the vectorised functions
+    The book's page "Attention through linear algebra and objects"
+    (object-view.md, section "Query, key and value as objects"). Both methods
+    stack the vectors into matrices and call the vectorised functions
     :func:`~attention_docs.attention.attention_weights` and
     :func:`~attention_docs.attention.scaled_dot_product_attention` with a single
-    query row, instead of the seed's Python loops.
+    query row, instead of looping over the keys in Python.
 
     Examples
     --------
-    Seed 002's example:
+    Three unit keys, so that the scores are the query's own components
+    (0.2, 0.8, 0.1), as in the book's object-view page (object-view.md,
+    section "Example: three keys and one query"):
 
     >>> keys = [Key(np.array([1, 0, 0])), Key(np.array([0, 1, 0])),
     ...         Key(np.array([0, 0, 1]))]
@@ -152,8 +160,9 @@ class Query(_Vector):
         keys : iterable of Key, length n_keys
             The keys, each of the same dimension ``d_k`` as the query.
         scaled : bool, optional
-            False (default): the seed's :math:`\operatorname{softmax}(q K^\top)`,
-            without :math:`1/\sqrt{d_k}`. True: the paper's
+            False (default): the unscaled variant
+            :math:`\operatorname{softmax}(q K^\top)`, without
+            :math:`1/\sqrt{d_k}`. True: the paper's
             :math:`\operatorname{softmax}(q K^\top / \sqrt{d_k})`.
 
         Returns
@@ -166,7 +175,8 @@ class Query(_Vector):
         ------
         ValueError
             If ``keys`` is empty, or a key's dimension differs from the first
-            key's or from the query's.
+            key's or from the query's (the message names ``keys[i]`` and gives
+            both shapes); if the scores overflow the floating-point type.
         TypeError
             If an item of ``keys`` is not a :class:`Key`.
 
@@ -179,8 +189,11 @@ class Query(_Vector):
             \Bigl(\text{or } \frac{\vec{q} \cdot \vec{k}_j}{\sqrt{d_k}}
             \text{ if scaled}\Bigr).
 
-        Seed 002 (``compute_attention_weights``); Vaswani et al. (2017),
-        Section 3.2.1 for the scaled variant.
+        The unscaled variant is the one of the book's object-view page
+        (object-view.md, section "The unscaled variant and scaled=True"); the
+        scaled one is Vaswani et al. (2017), Section 3.2.1, Equation 1, for a
+        single query. The softmax subtracts the largest score first (see
+        :func:`~attention_docs.softmax.softmax`).
 
         Examples
         --------
@@ -192,7 +205,7 @@ class Query(_Vector):
         k = _stack("keys", keys, Key)  # (n_keys, d_k)
         check_same_size("d_k", ("query", self.vector, 0), ("keys", k, 1))
         q = self.vector[np.newaxis, :]  # (d_k,) -> (1, d_k)
-        scale = None if scaled else 1.0  # None: 1 / sqrt(d_k); 1.0: the seed
+        scale = None if scaled else 1.0  # None: 1 / sqrt(d_k); 1.0: unscaled
         weights = attention_weights(q, k, scale=scale)  # softmax(q K^T) -> (1, n_keys)
         return weights[0]  # (1, n_keys) -> (n_keys,)
 
@@ -208,8 +221,8 @@ class Query(_Vector):
         values : iterable of Value, length n_keys
             One value per key, each of dimension ``d_v``.
         scaled : bool, optional
-            As in :meth:`compute_attention_weights` (default False, the seed's
-            unscaled scores).
+            As in :meth:`compute_attention_weights` (default False: unscaled
+            scores :math:`\vec{q} \cdot \vec{k}_j`).
 
         Returns
         -------
@@ -222,9 +235,10 @@ class Query(_Vector):
         ------
         ValueError
             For every reason of :meth:`compute_attention_weights`; if ``values``
-            is empty, has a different length than ``keys`` (the seed's ``zip``
-            would silently drop the extra ones), or values of different
-            dimensions.
+            is empty, has a different length than ``keys`` (a plain ``zip`` of
+            the two would silently drop the extra ones), or holds values of
+            different dimensions (the message names ``values[i]`` and gives
+            both shapes).
         TypeError
             If an item of ``keys`` is not a :class:`Key` or of ``values`` not a
             :class:`Value`.
@@ -235,7 +249,9 @@ class Query(_Vector):
 
             \text{output} = \sum_{j=1}^{n_{keys}} w_j \, \vec{v}_j = w V .
 
-        Seed 002 (``retrieve_values``).
+        A convex combination of the values, as in Vaswani et al. (2017),
+        Section 3.2 ("a weighted sum of the values") and the book's page
+        "Attention through linear algebra and objects" (object-view.md).
 
         Examples
         --------
@@ -250,7 +266,7 @@ class Query(_Vector):
         check_same_size("d_k", ("query", self.vector, 0), ("keys", k, 1))
         check_same_size("n_keys", ("keys", k, 0), ("values", v, 0))
         q = self.vector[np.newaxis, :]  # (d_k,) -> (1, d_k)
-        scale = None if scaled else 1.0  # None: 1 / sqrt(d_k); 1.0: the seed
+        scale = None if scaled else 1.0  # None: 1 / sqrt(d_k); 1.0: unscaled
         output, weights = scaled_dot_product_attention(
             q, k, v, scale=scale, return_weights=True
         )  # w V: (1, n_keys) @ (n_keys, d_v) -> (1, d_v); weights (1, n_keys)

@@ -7,19 +7,24 @@ r"""Self-attention: queries, keys and values are projections of the same input.
         = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V
 
 (Vaswani et al., 2017, "Attention Is All You Need", arXiv:1706.03762,
-Sections 3.2.1 and 3.2.3; seed 002, "Self-Attention"). Row-vector convention
-(DESIGN.md, section 4): ``X`` has shape ``(n, d_model)`` and ``W_Q`` shape
-``(d_model, d_k)``, so that each token's row is multiplied on the right.
+Sections 3.2.1 and 3.2.3). Row-vector convention, as in the paper: ``X`` has
+shape ``(n, d_model)`` and ``W_Q`` shape ``(d_model, d_k)``, so that each
+token's row is multiplied on the right (the book's page "Notation and
+conventions" (notation.md, section "Row vectors")). See the book's pages
+"Query, key and value" (query-key-value.md, section "Projections") and
+"Self-attention" (self-attention.md).
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validation import (
     FloatArray,
     as_float_array,
     as_projection,
+    check_finite_product,
     check_ndim,
     check_same_size,
 )
@@ -59,7 +64,9 @@ def project_qkv(
         If ``x`` has fewer than 2 dimensions; if a weight matrix is not 2-D or
         its number of rows differs from ``d_model`` (the last dimension of
         ``x``); if ``w_q`` and ``w_k`` have different numbers of columns
-        (``d_k``); if an input contains NaN or infinite values.
+        (``d_k``); each message names the arguments and gives both shapes. If
+        an input contains NaN or infinite values. If a projection overflows
+        the floating-point type (it is never returned as ``inf``).
     TypeError
         If an input does not hold real numbers.
 
@@ -70,9 +77,10 @@ def project_qkv(
         Q = X W_Q, \qquad K = X W_K, \qquad V = X W_V .
 
     Vaswani et al. (2017), Section 3.2.2 (the projections :math:`W^Q_i, W^K_i,
-    W^V_i`); seed 002 ("Q = XW^Q, K = XW^K, V = XW^V"). The same input is
-    mapped into three different spaces: what a token looks for (Q), how it can
-    be found (K) and what it passes on (V).
+    W^V_i`); the book's page "Query, key and value" (query-key-value.md,
+    sections "Roles" and "Projections"). The same input is mapped into three
+    different spaces: what a token looks for (Q), how it can be found (K) and
+    what it passes on (V).
 
     Examples
     --------
@@ -92,9 +100,13 @@ def project_qkv(
     w_k = as_projection("w_k", w_k, "(d_model, d_k)", "x", x)
     w_v = as_projection("w_v", w_v, "(d_model, d_v)", "x", x)
     check_same_size("d_k", ("w_q", w_q, 1), ("w_k", w_k, 1))
-    q = x @ w_q  # Q = X W_Q: (..., n, d_model) @ (d_model, d_k) -> (..., n, d_k)
-    k = x @ w_k  # K = X W_K: (..., n, d_model) @ (d_model, d_k) -> (..., n, d_k)
-    v = x @ w_v  # V = X W_V: (..., n, d_model) @ (d_model, d_v) -> (..., n, d_v)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow: reported below
+        q = x @ w_q  # Q = X W_Q: (..., n, d_model) @ (d_model, d_k) -> (..., n, d_k)
+        k = x @ w_k  # K = X W_K: (..., n, d_model) @ (d_model, d_k) -> (..., n, d_k)
+        v = x @ w_v  # V = X W_V: (..., n, d_model) @ (d_model, d_v) -> (..., n, d_v)
+    check_finite_product(q, ("x", x), ("w_q", w_q))
+    check_finite_product(k, ("x", x), ("w_k", w_k))
+    check_finite_product(v, ("x", x), ("w_v", w_v))
     return q, k, v
 
 
@@ -135,8 +147,9 @@ def self_attention(
     ------
     ValueError
         For every reason of :func:`project_qkv` and of
-        :func:`~attention_docs.attention.scaled_dot_product_attention` (mask
-        shape, ``scale``).
+        :func:`~attention_docs.attention.scaled_dot_product_attention`: ``mask``
+        does not broadcast to (..., n, n), ``scale`` is not a positive finite
+        number, or the scores overflow the floating-point type.
     TypeError
         If ``mask`` is not boolean, or an input does not hold real numbers.
 
@@ -148,14 +161,19 @@ def self_attention(
             \operatorname{softmax}\!\left(
                 \frac{(X W_Q)(X W_K)^\top}{\sqrt{d_k}}\right) X W_V .
 
-    Vaswani et al. (2017), Sections 3.2.1 and 3.2.3 (self-attention layers);
-    seed 002 (its simple self-attention implementation), whose scale
-    ``np.sqrt(attention_dim)`` is :math:`\sqrt{d_k}` because ``attention_dim``
-    is the number of columns of ``W_K``.
+    Vaswani et al. (2017), Sections 3.2.1 and 3.2.3 (self-attention layers).
+    The scale is :math:`1/\sqrt{d_k}` with :math:`d_k` the number of columns
+    of ``W_K`` (the width of the queries and keys), not ``d_model``. See the
+    book's page "Self-attention" (self-attention.md, sections "Definition",
+    "Properties" for the permutation equivariance, and "From scratch" for the
+    same computation written out in plain numpy).
 
     Examples
     --------
-    Seed 002's example, reproduced exactly (it uses the legacy global seed):
+    Five tokens with :math:`d_{model} = d_k = d_v = 4`, drawn with numpy's
+    legacy global generator, ``np.random.seed(42)``, as in the book's page
+    "Self-attention" (self-attention.md, section "From scratch"), which prints
+    the same output:
 
     >>> import numpy as np
     >>> np.random.seed(42)

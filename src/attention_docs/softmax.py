@@ -3,7 +3,8 @@ r"""Softmax along one axis, with and without a boolean mask.
 The softmax turns a row of scores into weights that are non-negative and sum to
 1. Attention applies it to every row of the scores
 :math:`Q K^\top / \sqrt{d_k}` (Vaswani et al., 2017, "Attention Is All You
-Need", arXiv:1706.03762, Section 3.2.1).
+Need", arXiv:1706.03762, Section 3.2.1). See the book's page "Softmax"
+(softmax.md).
 """
 
 from __future__ import annotations
@@ -46,10 +47,11 @@ def softmax(x: ArrayLike, axis: int = -1) -> FloatArray:
     Raises
     ------
     ValueError
-        If ``x`` contains NaN or infinite values, if ``axis`` is out of range, or
-        if ``x`` has no entries along ``axis``.
+        If ``x`` contains NaN or infinite values (use :func:`masked_softmax` to
+        exclude entries), if ``axis`` is out of range, or if ``x`` has no
+        entries along ``axis`` (the message gives the shape of ``x``).
     TypeError
-        If ``x`` does not hold real numbers.
+        If ``x`` does not hold real numbers (complex, strings, objects).
 
     See Also
     --------
@@ -66,10 +68,12 @@ def softmax(x: ArrayLike, axis: int = -1) -> FloatArray:
     Both fractions are equal (multiply numerator and denominator by
     :math:`e^{-m}`), but the second one never overflows: every exponent is
     :math:`\le 0`, so every term is in :math:`(0, 1]` and the denominator is at
-    least 1. This max-shift trick is the standard way to evaluate the softmax
-    (it is what ``scipy.special.softmax`` does); seed 002 uses it too. The
-    softmax is therefore invariant to adding a constant to every entry.
-    DESIGN.md, section 4: "Softmax subtracts the row maximum".
+    least 1. This max-shift trick is the standard way to evaluate the softmax:
+    ``scipy.special.softmax`` does the same, and Goodfellow, Bengio and
+    Courville, *Deep Learning* (MIT Press, 2016), Section 4.1, explain it. The
+    softmax is therefore invariant to adding a constant to every entry. See
+    the book's page "Softmax" (softmax.md, sections "Definition", "Row-wise"
+    and "Numerical stability").
 
     Examples
     --------
@@ -130,8 +134,10 @@ def masked_softmax(x: ArrayLike, mask: ArrayLike, axis: int = -1) -> FloatArray:
         If ``mask`` is not boolean (0/1 integers are refused, because the
         polarity would be ambiguous), or if ``x`` does not hold real numbers.
     ValueError
-        If ``mask`` does not broadcast to ``x.shape``; if ``x`` contains NaN or
-        infinite values; if ``axis`` is out of range or ``x`` is empty along it.
+        If ``mask`` does not broadcast to ``x.shape`` (the message gives both
+        shapes); if ``x`` contains NaN or infinite values (mask a score with
+        ``mask``, never with ``-inf``); if ``axis`` is out of range or ``x`` is
+        empty along it.
 
     See Also
     --------
@@ -151,8 +157,10 @@ def masked_softmax(x: ArrayLike, mask: ArrayLike, axis: int = -1) -> FloatArray:
 
     with the max-shift trick of :func:`softmax` taken over the kept entries only.
     When no entry is kept the denominator is 0 and ``0 / 0`` would be NaN; this
-    function returns 0 for that row instead, which is what PyTorch's
-    ``scaled_dot_product_attention`` does today (DESIGN.md, section 4).
+    function returns 0 for that row instead, as current PyTorch's
+    ``torch.nn.functional.scaled_dot_product_attention`` does for a fully
+    masked row. See the book's page "Masks" (masks.md, sections "Boolean
+    masks" and "Fully masked rows").
 
     Examples
     --------

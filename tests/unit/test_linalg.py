@@ -85,3 +85,11 @@ def test_non_finite_input_raises(bad: float) -> None:
             function([bad, 1.0], [[1, 2], [3, 4]])
         with pytest.raises(ValueError, match="`a` contains NaN or infinite values"):
             function([1.0, 1.0], [[1, 2], [3, bad]])
+
+
+def test_overflow_raises_instead_of_returning_inf() -> None:
+    for function in (row_times_matrix, weighted_sum_of_rows):
+        with pytest.raises(
+            ValueError, match=r"`x` @ `a` overflows float64: shapes \(2,\) and \(2, 1\)"
+        ):
+            function([1e200, 1e200], [[1e200], [-1e200]])

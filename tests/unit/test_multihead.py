@@ -377,3 +377,21 @@ def test_layer_errors() -> None:
         TypeError, match=r"`rng` must be a numpy\.random\.Generator, got int"
     ):
         MultiHeadAttention(8, 2, rng=0)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("name", "weight"), [("query", "w_q"), ("key", "w_k"), ("value", "w_v")]
+)
+def test_projection_overflow_raises_naming_the_arguments(name, weight) -> None:
+    kwargs = args()
+    kwargs[name] = np.full(kwargs[name].shape, 1e200)
+    kwargs[weight] = np.full((4, 4), 1e200)
+    pattern = rf"`{name}` @ `{weight}` overflows float64: shapes \(\d, 4\) and \(4, 4\)"
+    with pytest.raises(ValueError, match=pattern):
+        multi_head_attention(**kwargs)
+
+
+def test_output_overflow_raises() -> None:
+    kwargs = args(value=np.full((5, 4), 1e200), w_o=np.full((4, 4), 1e200))
+    with pytest.raises(ValueError, match=r"Concat\(heads\) @ `w_o` overflows float64"):
+        multi_head_attention(**kwargs)

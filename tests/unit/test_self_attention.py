@@ -215,3 +215,14 @@ def test_mask_and_scale_errors_propagate() -> None:
         ValueError, match="`scale` must be a positive finite number, got -1"
     ):
         self_attention(np.ones((5, 4)), *weights(), scale=-1)
+
+
+@pytest.mark.parametrize("name", ["w_q", "w_k", "w_v"])
+def test_projection_overflow_raises_naming_x_and_the_weight(name: str) -> None:
+    args = dict(zip(["w_q", "w_k", "w_v"], weights(), strict=True))
+    args[name] = np.full(args[name].shape, 1e200)
+    pattern = rf"`x` @ `{name}` overflows float64: shapes \(5, 4\) and \(4, \d\)"
+    with pytest.raises(ValueError, match=pattern):
+        project_qkv(np.full((5, 4), 1e200), **args)
+    with pytest.raises(ValueError, match=pattern):
+        self_attention(np.full((5, 4), 1e200), **args)
