@@ -1,4 +1,4 @@
-"""Seed 002's self-attention weights (np.random.seed(42)) as a heat map."""
+"""Self-attention weights of five random tokens (np.random.seed(42)) as a heat map."""
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -30,9 +30,9 @@ def figure(labels: dict) -> Figure:
 if __name__ == "__main__":
     from attention_docs.plotting import to_svg
 
-    seed_labels = {  # the seed's own labels
+    english = {
         "title": "Self-Attention Weight Matrix",
         "xlabel": "Attended Token Index",
         "ylabel": "Query Token Index",
     }
-    print(to_svg(figure(seed_labels)))
+    print(to_svg(figure(english)))

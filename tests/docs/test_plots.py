@@ -98,9 +98,9 @@ def test_bar_chart_shows_the_weights_of_seed_002() -> None:
 
 
 def test_heat_map_shows_the_weights_of_seed_002_exactly() -> None:
-    """The matrix of the heat map is the one seed_example.pycon prints."""
-    example = (ROOT / "docs_src" / "self_attention" / "seed_example.pycon").read_text()
-    printed = example.split("print(attention_weights)")[1].split(">>>")[0]
+    """The matrix of the heat map is the one from_scratch.pycon prints."""
+    example = (ROOT / "docs_src" / "self_attention" / "from_scratch.pycon").read_text()
+    printed = example.split("print(weights)")[1].split(">>>")[0]
     rows = re.findall(r"\[([\d. ]+)\]", printed.split("\n", 1)[1])
     expected = [[float(v) for v in row.split()] for row in rows]
     ax = figure("self_attention_heatmap", "ja").axes[0]
