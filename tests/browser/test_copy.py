@@ -101,7 +101,7 @@ def copy_block(page, block, number: int) -> str:
 
 @dataclass
 class Copied:
-    where: str  # page and block title, for messages
+    where: str  # page and block, for messages
     kind: str  # "pycon" or "python"
     displayed: str
     copied: str
@@ -117,7 +117,6 @@ def copy_every_block(page, base_url: str, paths: list[str]) -> Iterator[Copied]:
             BLOCKS,
             """blocks => blocks.map(block => ({
                 pycon: block.classList.contains("language-pycon"),
-                title: block.querySelector(".filename")?.textContent,
                 displayed: block.querySelector("code").textContent,
             }))""",
         )
@@ -125,7 +124,7 @@ def copy_every_block(page, base_url: str, paths: list[str]) -> Iterator[Copied]:
             block = page.locator(BLOCKS).nth(index)
             text = copy_block(page, block, number)
             number += 1
-            name = info["title"] or f"block {index + 1}"
+            name = f"block {index + 1}"
             kind = "pycon" if info["pycon"] else "python"
             yield Copied(f"{path} {name}", kind, info["displayed"], text)
 
@@ -234,38 +233,36 @@ def test_every_copied_block_runs(open_page, base_url, site, pages, runner):
 
 
 @pytest.mark.parametrize(
-    ("path", "title", "fragment"),
+    ("path", "marker", "fragment"),
     [
         (  # continuation lines keep their indentation
             "ja/scaled-dot-product/",
-            "docs_src/scaled_dot_product/attention.pycon",
+            "# d_v = 5",
             "with np.printoptions(precision=4, suppress=True):\n    print(",
         ),
         (  # an output hidden before a blank line leaves one blank line
             "zh-Hant/masks/",
-            "docs_src/masks/fully_masked.pycon",
+            "# the naive computation",
             'with np.errstate(invalid="ignore"):\n'
             "    e = np.exp(s - s.max(axis=1, keepdims=True))\n"
             "    naive = e / e.sum(axis=1, keepdims=True)\n"
-            "naive.tolist()\n\n# the book's convention",
+            "print(np.round(naive, 3))\n\n# the book's convention",
         ),
         (  # a traceback is output too, its "  ..." line included
-            "zh-Hant/notation/",
-            "docs_src/notation/errors.pycon",
+            "zh-Hant/package/",
+            "# d_k differs",
             "attention_weights(q, np.ones((3, 5)))  # d_k differs\n\n#",
         ),
     ],
     ids=["continuation", "blank-line", "traceback"],
 )
-def test_copied_example(open_page, runner, path, title, fragment):
+def test_copied_example(open_page, runner, path, marker, fragment):
     """Named examples copy as their code, with the lines that matter, and run."""
     page, _ = open_page(path, **CLIPBOARD)
-    block = page.locator("div.language-pycon.highlight").filter(
-        has=page.locator(".filename", has_text=title)
-    )
-    assert block.count() == 1, f"{path}: no block titled {title}"
+    block = page.locator("div.language-pycon.highlight").filter(has_text=marker)
+    assert block.count() == 1, f"{path}: not one block with {marker!r}"
     item = Copied(
-        f"{path} {title}",
+        f"{path} {marker}",
         "pycon",
         block.locator("code").text_content(),
         copy_block(page, block, 0),
