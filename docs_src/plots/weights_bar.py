@@ -1,4 +1,4 @@
-"""Seed 002's attention weights of one query over three keys, as a bar chart."""
+"""The attention weights of one query over three one-hot keys, as a bar chart."""
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -33,10 +33,10 @@ def figure(labels: dict) -> Figure:
 if __name__ == "__main__":
     from attention_docs.plotting import to_svg
 
-    seed_labels = {  # the seed's own labels
+    english_labels = {  # labels for running the script alone
         "keys": ["Key 1", "Key 2", "Key 3"],
         "title": "Attention Weights (Query vs Keys)",
         "xlabel": "Keys",
         "ylabel": "Attention Weight",
     }
-    print(to_svg(figure(seed_labels)))
+    print(to_svg(figure(english_labels)))
