@@ -91,13 +91,13 @@ def test_script_runs_alone_as_a_page_shows_it() -> None:
         assert 'if __name__ == "__main__":' in source
 
 
-def test_bar_chart_shows_the_weights_of_seed_002() -> None:
+def test_bar_chart_shows_the_weights_of_the_object_view() -> None:
     (ax,) = figure("weights_bar", "ja").axes
     heights = [bar.get_height() for bar in ax.patches]
     assert np.round(heights, 4).tolist() == [0.2683, 0.4889, 0.2428]
 
 
-def test_heat_map_shows_the_weights_of_seed_002_exactly() -> None:
+def test_heat_map_shows_the_weights_of_the_from_scratch_example() -> None:
     """The matrix of the heat map is the one from_scratch.pycon prints."""
     example = (ROOT / "docs_src" / "self_attention" / "from_scratch.pycon").read_text()
     printed = example.split("print(weights)")[1].split(">>>")[0]

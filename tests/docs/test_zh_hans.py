@@ -763,7 +763,8 @@ def test_the_check_finds_traditional_characters() -> None:
 def test_no_sentence_speaks_of_taiwan_usage_to_a_mainland_reader(name: str) -> None:
     """Notes on Taiwan's words (列 = row, 函式) are dropped, not turned into
     "this book follows mainland usage"."""
-    found = re.findall(r".{0,20}(?:台湾|中国大陆|大陆用法|大陆的用法).{0,20}", converted(name))
+    taiwan_or_mainland = r".{0,20}(?:台湾|中国大陆|大陆用法|大陆的用法).{0,20}"
+    found = re.findall(taiwan_or_mainland, converted(name))
     assert found == []
 
 

@@ -263,7 +263,7 @@ def test_japanese_book_shows_the_printed_outputs_of_the_object_view(
     assert rows in text
 
 
-def test_japanese_book_shows_the_worked_example_of_the_row_vector_product(site: Path) -> None:
+def test_japanese_book_shows_the_row_vector_worked_example(site: Path) -> None:
     text = page_text(site, "ja", "linear-algebra")
     assert "(23, 34)" in text
     assert "[23.0, 34.0]" in text

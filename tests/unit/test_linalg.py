@@ -1,4 +1,4 @@
-"""Tests of attention_docs.linalg: x A = sum_i x_i a_i (seed 000)."""
+"""Tests of attention_docs.linalg: x A = sum_i x_i a_i (the row-vector product)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ PROPERTY = settings(deadline=None, max_examples=60, database=None)
 FINITE = st.floats(-100, 100, allow_nan=False, allow_infinity=False)
 
 
-def test_seed_000_worked_example_both_ways() -> None:
+def test_the_worked_example_both_ways() -> None:
     # (5, 6) [[1, 2], [3, 4]] = (5*1 + 6*3, 5*2 + 6*4) = 5 (1, 2) + 6 (3, 4) = (23, 34)
     assert row_times_matrix([5, 6], [[1, 2], [3, 4]]).tolist() == [23.0, 34.0]
     assert weighted_sum_of_rows([5, 6], [[1, 2], [3, 4]]).tolist() == [23.0, 34.0]

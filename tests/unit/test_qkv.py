@@ -1,4 +1,4 @@
-"""Tests of attention_docs.qkv: the Query / Key / Value objects of seed 002."""
+"""Tests of attention_docs.qkv: the Query / Key / Value objects of the object view."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import pytest
 
 from attention_docs.qkv import Key, Query, Value
 
-SEED_KEYS = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
-SEED_VALUES = [[0.5, 0.2, 0.1], [0.1, 0.7, 0.3], [0.3, 0.4, 0.6]]
-SEED_QUERY = [0.2, 0.8, 0.1]
+EXAMPLE_KEYS = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+EXAMPLE_VALUES = [[0.5, 0.2, 0.1], [0.1, 0.7, 0.3], [0.3, 0.4, 0.6]]
+EXAMPLE_QUERY = [0.2, 0.8, 0.1]
 
 
-def seed_002_original(query, keys, values):
-    """Seed 002's own loop code, re-typed: returns (output, attention_weights)."""
+def reference_loops(query, keys, values):
+    """The object view's example as plain loops, independent of the package."""
     scores = np.array([np.dot(query, key) for key in keys])
     exp_scores = np.exp(scores - np.max(scores))
     attention_weights = exp_scores / np.sum(exp_scores)
@@ -23,28 +23,28 @@ def seed_002_original(query, keys, values):
     return output, attention_weights
 
 
-def seed_objects():
-    keys = [Key(np.array(k)) for k in SEED_KEYS]
-    values = [Value(np.array(v)) for v in SEED_VALUES]
-    return Query(np.array(SEED_QUERY)), keys, values
+def example_objects():
+    keys = [Key(np.array(k)) for k in EXAMPLE_KEYS]
+    values = [Value(np.array(v)) for v in EXAMPLE_VALUES]
+    return Query(np.array(EXAMPLE_QUERY)), keys, values
 
 
-def test_seed_002_output_is_printed_exactly(capsys: pytest.CaptureFixture[str]) -> None:
-    query, keys, values = seed_objects()
+def test_the_example_output_prints_exactly(capsys: pytest.CaptureFixture[str]) -> None:
+    query, keys, values = example_objects()
     output_vector, _ = query.retrieve_values(keys, values)
     print("Output vector:", output_vector)
     assert (
         capsys.readouterr().out == "Output vector: [0.25588256 0.4930077  0.31917147]\n"
     )
-    # the seed's text, whose export lost numpy's double space
+    # the value as first printed elsewhere, whitespace normalised
     assert str(output_vector).split() == "[0.25588256 0.4930077 0.31917147]".split()
 
 
-def test_seed_002_matches_the_seed_code() -> None:
-    query, keys, values = seed_objects()
+def test_the_example_matches_the_reference_loops() -> None:
+    query, keys, values = example_objects()
     output, weights = query.retrieve_values(keys, values)
-    ref_output, ref_weights = seed_002_original(
-        SEED_QUERY, np.array(SEED_KEYS), np.array(SEED_VALUES)
+    ref_output, ref_weights = reference_loops(
+        EXAMPLE_QUERY, np.array(EXAMPLE_KEYS), np.array(EXAMPLE_VALUES)
     )
     np.testing.assert_allclose(output, ref_output, rtol=1e-15)
     np.testing.assert_allclose(weights, ref_weights, rtol=1e-15)
@@ -52,9 +52,9 @@ def test_seed_002_matches_the_seed_code() -> None:
 
 
 def test_weights_are_the_unscaled_softmax_by_hand() -> None:
-    query, keys, _ = seed_objects()
+    query, keys, _ = example_objects()
     # one-hot keys: the scores are the query's entries, not divided by sqrt(3)
-    exps = [math.exp(s) for s in SEED_QUERY]
+    exps = [math.exp(s) for s in EXAMPLE_QUERY]
     expected = [e / sum(exps) for e in exps]
     np.testing.assert_allclose(
         query.compute_attention_weights(keys), expected, rtol=1e-15
@@ -62,8 +62,8 @@ def test_weights_are_the_unscaled_softmax_by_hand() -> None:
 
 
 def test_scaled_weights_divide_the_scores_by_sqrt_d_k() -> None:
-    query, keys, values = seed_objects()
-    exps = [math.exp(s / math.sqrt(3)) for s in SEED_QUERY]
+    query, keys, values = example_objects()
+    exps = [math.exp(s / math.sqrt(3)) for s in EXAMPLE_QUERY]
     expected = [e / sum(exps) for e in exps]
     np.testing.assert_allclose(
         query.compute_attention_weights(keys, scaled=True), expected, rtol=1e-15
@@ -71,7 +71,7 @@ def test_scaled_weights_divide_the_scores_by_sqrt_d_k() -> None:
     output, weights = query.retrieve_values(keys, values, scaled=True)
     np.testing.assert_allclose(weights, expected, rtol=1e-15)
     expected_output = [
-        sum(w * v[c] for w, v in zip(expected, SEED_VALUES, strict=True))
+        sum(w * v[c] for w, v in zip(expected, EXAMPLE_VALUES, strict=True))
         for c in range(3)
     ]
     np.testing.assert_allclose(output, expected_output, rtol=1e-14)
@@ -86,7 +86,7 @@ def test_retrieve_by_hand() -> None:
 
 
 def test_keys_can_be_any_iterable() -> None:
-    query, keys, values = seed_objects()
+    query, keys, values = example_objects()
     out, _ = query.retrieve_values(iter(keys), tuple(values))
     np.testing.assert_allclose(out, [0.25588256, 0.4930077, 0.31917147], atol=5e-9)
 
@@ -114,7 +114,7 @@ def test_vector_must_be_finite_and_1d(cls) -> None:
 
 
 def test_empty_keys_or_values_raise() -> None:
-    query, keys, _ = seed_objects()
+    query, keys, _ = example_objects()
     with pytest.raises(ValueError, match="`keys` is empty: need at least one Key"):
         query.compute_attention_weights([])
     with pytest.raises(ValueError, match="`values` is empty: need at least one Value"):
@@ -122,7 +122,7 @@ def test_empty_keys_or_values_raise() -> None:
 
 
 def test_wrong_object_types_raise_type_error() -> None:
-    query, keys, values = seed_objects()
+    query, keys, values = example_objects()
     with pytest.raises(TypeError, match=r"`keys\[1\]` must be a Key, got Value"):
         query.compute_attention_weights([keys[0], values[1]])
     with pytest.raises(TypeError, match=r"`values\[0\]` must be a Value, got ndarray"):
@@ -130,7 +130,7 @@ def test_wrong_object_types_raise_type_error() -> None:
 
 
 def test_dimension_mismatches_name_the_objects_and_shapes() -> None:
-    query, keys, values = seed_objects()
+    query, keys, values = example_objects()
     with pytest.raises(
         ValueError,
         match=r"`keys\[0\]` has dimension=3 but `keys\[2\]` has dimension=2"

@@ -1,4 +1,4 @@
-"""Tests of attention_docs.self_attention, with seed 002's self-attention example."""
+"""Tests of attention_docs.self_attention, with the book's from-scratch example."""
 
 from __future__ import annotations
 
@@ -16,16 +16,16 @@ from attention_docs.self_attention import project_qkv, self_attention
 PROPERTY = settings(deadline=None, max_examples=50, database=None)
 FINITE = st.floats(-3, 3, allow_nan=False, allow_infinity=False)
 
-# Seed 002, "Output vectors (after self-attention):", as printed there (the export
-# lost numpy's double spaces, so the text is compared with whitespace normalised).
-SEED_002_PRINTED = """
+# The from-scratch example's output as printed by an independent implementation
+# (compared with whitespace normalised).
+FROM_SCRATCH_PRINTED = """
 [[0.8171592 1.00426184 0.69930635 1.31138005]
 [0.7915625 0.96723906 0.66875262 1.25601252]
 [0.81875423 1.00416968 0.70712603 1.31194758]
 [0.77771824 0.94955796 0.64721517 1.2291082 ]
 [0.7857578 0.9602772 0.65909118 1.24542999]]
 """
-SEED_002_VALUES = [
+FROM_SCRATCH_VALUES = [
     [0.8171592, 1.00426184, 0.69930635, 1.31138005],
     [0.7915625, 0.96723906, 0.66875262, 1.25601252],
     [0.81875423, 1.00416968, 0.70712603, 1.31194758],
@@ -34,11 +34,12 @@ SEED_002_VALUES = [
 ]
 
 
-def seed_002_inputs() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The seed's data, drawn exactly as the seed draws it.
+def from_scratch_inputs() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The example's data, from numpy's legacy global generator.
 
-    The seed uses numpy's legacy global generator; reproducing it needs exactly
-    that (DESIGN.md, section 3), hence the NPY002 exemptions.
+    The book's from-scratch example (self-attention.md) draws its data with
+    np.random.seed(42) and np.random.rand; reproducing it needs exactly that,
+    hence the NPY002 exemptions.
     """
     np.random.seed(42)  # noqa: NPY002
     tokens = np.random.rand(5, 4)  # noqa: NPY002
@@ -48,8 +49,8 @@ def seed_002_inputs() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return tokens, w_q, w_k, w_v
 
 
-def seed_002_original(tokens, w_q, w_k, w_v, attention_dim=4):
-    """Seed 002's own loop-free numpy code, re-typed (indentation restored)."""
+def reference_numpy(tokens, w_q, w_k, w_v, attention_dim=4):
+    """The example written directly in numpy, independent of the package."""
     Q = tokens @ w_q
     K = tokens @ w_k
     V = tokens @ w_v
@@ -64,18 +65,18 @@ def seed_002_original(tokens, w_q, w_k, w_v, attention_dim=4):
     return attention_weights @ V
 
 
-def test_seed_002_self_attention_is_reproduced() -> None:
-    tokens, w_q, w_k, w_v = seed_002_inputs()
+def test_the_from_scratch_example_is_reproduced() -> None:
+    tokens, w_q, w_k, w_v = from_scratch_inputs()
     output = self_attention(tokens, w_q, w_k, w_v)  # scale 1/sqrt(d_k) = 1/sqrt(4)
     assert output.shape == (5, 4)
     # to the printed precision (8 decimals)
-    np.testing.assert_allclose(output, SEED_002_VALUES, rtol=0, atol=5e-9)
-    # against the seed's own code
+    np.testing.assert_allclose(output, FROM_SCRATCH_VALUES, rtol=0, atol=5e-9)
+    # against the independent numpy code
     np.testing.assert_allclose(
-        output, seed_002_original(tokens, w_q, w_k, w_v), rtol=1e-14
+        output, reference_numpy(tokens, w_q, w_k, w_v), rtol=1e-14
     )
-    # and exactly as printed, up to the whitespace the seed's export lost
-    assert str(output).split() == SEED_002_PRINTED.split()
+    # and exactly as printed, up to whitespace
+    assert str(output).split() == FROM_SCRATCH_PRINTED.split()
 
 
 def test_project_qkv_by_hand() -> None:
@@ -113,11 +114,11 @@ def test_self_attention_equals_the_loop_formula() -> None:
 
 
 def test_causal_first_position_returns_its_own_value() -> None:
-    tokens, w_q, w_k, w_v = seed_002_inputs()
+    tokens, w_q, w_k, w_v = from_scratch_inputs()
     out = self_attention(tokens, w_q, w_k, w_v, mask=causal_mask(5))
     np.testing.assert_allclose(out[0], tokens[0] @ w_v, rtol=1e-15)
     # the last position sees everything: same as without a mask
-    np.testing.assert_allclose(out[-1], SEED_002_VALUES[-1], atol=5e-9)
+    np.testing.assert_allclose(out[-1], FROM_SCRATCH_VALUES[-1], atol=5e-9)
 
 
 def test_batched_input() -> None:
