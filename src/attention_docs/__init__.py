@@ -3,12 +3,12 @@ r"""attention_docs: the attention mechanism in numpy, from the matrices up.
 The companion package of the book. Every function computes one formula of
 Vaswani et al., 2017, "Attention Is All You Need" (arXiv:1706.03762) or one
 step the book derives from it, in the paper's row-vector convention (see the
-book's page "Notation and conventions" (notation.md, section "Row vectors")):
+book's page "Symbols and shapes" (notation.md, section "Row vectors")):
 
 - :mod:`~attention_docs.linalg`: :math:`\vec{x} A = \sum_i x_i \vec{a}_i`
   (the book's page "Row vectors and matrix products", linear-algebra.md);
 - :mod:`~attention_docs.softmax`: softmax with the max-shift trick, masked
-  softmax (softmax.md);
+  softmax (softmax.md; masked softmax: masks.md);
 - :mod:`~attention_docs.masks`: boolean masks, True = "may attend"
   (masks.md);
 - :mod:`~attention_docs.attention`:

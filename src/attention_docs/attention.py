@@ -16,7 +16,7 @@ module are the three stages of that formula:
 Shapes, in the row-vector convention of the paper: ``q (..., n_q, d_k)``,
 ``k (..., n_k, d_k)``, ``v (..., n_k, d_v)``, weights ``(..., n_q, n_k)``,
 output ``(..., n_q, d_v)``; leading ``...`` are batch dimensions and broadcast
-(the book's page "Notation and conventions" (notation.md, section "Shapes")).
+(the book's page "Symbols and shapes" (notation.md, section "Shapes")).
 The book derives the formula step by step on its page "Scaled dot-product
 attention" (scaled-dot-product.md).
 """
@@ -100,7 +100,8 @@ def attention_scores(
         S_{ij} = \frac{1}{\sqrt{d_k}} \sum_{p=1}^{d_k} q_{ip} k_{jp} .
 
     Vaswani et al. (2017), Section 3.2.1 and its footnote 4: if the components
-    of a query and a key are independent with mean 0 and variance 1, their dot
+    of a query and a key are independent with mean 0 and variance 1 (a model of
+    random initialisation, not a property of a trained model), their dot
     product has variance :math:`d_k`; dividing by :math:`\sqrt{d_k}` brings it
     back to 1 and keeps the softmax out of its saturated, small-gradient
     regime. See the book's page "Scaled dot-product attention"

@@ -141,7 +141,10 @@ def self_attention(
         Row ``i`` is a convex combination of the value rows :math:`x_j W_V`
         (a zero row if position ``i`` is fully masked). Without a mask the map
         is permutation-equivariant: permuting the rows of ``x`` permutes the
-        rows of the output in the same way.
+        rows of the output in the same way. The map itself knows no positions;
+        order enters only through ``x`` (a positional encoding added to it) or
+        through a position-dependent mask such as a causal one, and either
+        breaks the equivariance in general.
 
     Raises
     ------
