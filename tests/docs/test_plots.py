@@ -158,7 +158,7 @@ def test_plot_is_followed_by_the_code_that_made_it(name: str, language: str) -> 
         f"![](assets/plots/{name}.svg#only-light)\n"
         f"![](assets/plots/{name}-dark.svg#only-dark)\n\n"
         f'??? example "{CODE_TITLE[language]}"\n\n'
-        f'    ```python title="docs_src/plots/{name}.py"\n'
+        f"    ```python\n"
         f'    --8<-- "docs_src/plots/{name}.py"\n'
         f"    ```\n"
     )
