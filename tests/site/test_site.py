@@ -157,6 +157,25 @@ def test_language_selector_links_to_the_same_page_in_every_language(
                 assert local.is_file() or (local / "index.html").is_file(), target
 
 
+def test_language_selector_marks_the_current_edition(pages, site: Path) -> None:
+    for language, paths in pages.items():
+        for path in paths:
+            current = parse(path).select("a.md-select__link[aria-current]")
+            assert [a["hreflang"] for a in current] == [language], path
+
+
+def test_book_title_appears_once_in_the_navigation(pages) -> None:
+    """The site's name heads the navigation; the home page's entry is not a copy."""
+    for language, paths in pages.items():
+        for path in paths:
+            nav = parse(path).select_one("nav.md-nav--primary")
+            title = nav.select_one(".md-nav__title").get_text(" ", strip=True)
+            entries = [
+                a.get_text(" ", strip=True) for a in nav.select(".md-nav__list a")
+            ]
+            assert title not in entries, f"{path}: {title!r} twice"
+
+
 def test_head_lists_the_same_page_in_every_edition(pages, site: Path) -> None:
     """hreflang links: the same page in every edition, absolute, and x-default."""
     for language, paths in pages.items():
