@@ -166,7 +166,7 @@ def test_language_selector_marks_the_current_edition(pages, site: Path) -> None:
 
 def test_book_title_appears_once_in_the_navigation(pages) -> None:
     """The site's name heads the navigation; the home page's entry is not a copy."""
-    for language, paths in pages.items():
+    for paths in pages.values():
         for path in paths:
             nav = parse(path).select_one("nav.md-nav--primary")
             title = nav.select_one(".md-nav__title").get_text(" ", strip=True)
