@@ -94,6 +94,13 @@ def converted(name: str) -> str:
     return zh_hans.to_simplified(MARKDOWN[name])
 
 
+def without_dropped(text: str) -> str:
+    """``text`` without the sentences the table drops (those mapped to "")."""
+    for sentence in [t for t, s in TABLE.items() if not s]:
+        text = text.replace(sentence, "")
+    return text
+
+
 # --- the override table, on sentences ------------------------------------------
 
 # (Traditional, expected Simplified). Most are sentences of the book, some cut
@@ -675,9 +682,7 @@ def test_code_maths_and_markup_pass_through(name: str) -> None:
 def test_only_han_characters_change(name: str) -> None:
     """Latin text, digits, kana, layout and punctuation are byte-identical,
     except that corner brackets become the mainland's curly quotes."""
-    original, result = MARKDOWN[name], converted(name)
-    for sentence in [t for t, s in TABLE.items() if not s]:  # dropped sentences
-        original = original.replace(sentence, "")
+    original, result = without_dropped(MARKDOWN[name]), converted(name)
     quotes = str.maketrans({"「": "“", "」": "”", "『": "‘", "』": "’"})
     assert HAN.sub("", result) == HAN.sub("", original).translate(quotes)
     assert result.count("\n") == original.count("\n")
@@ -805,9 +810,7 @@ def test_no_sentence_speaks_of_taiwan_usage_to_a_mainland_reader(name: str) -> N
 
 @pytest.mark.parametrize("name", sorted(MARKDOWN))
 def test_vector_stays_vector(name: str) -> None:
-    result, original = converted(name), MARKDOWN[name]
-    for sentence in [t for t, s in TABLE.items() if not s]:  # dropped sentences
-        original = original.replace(sentence, "")
+    result, original = converted(name), without_dropped(MARKDOWN[name])
     assert "矢量" not in result
     assert result.count("向量") == original.count("向量")
 

@@ -9,6 +9,7 @@ from urllib.parse import urljoin, urlsplit
 import numpy as np
 import pytest
 
+from ..unit.test_self_attention import FROM_SCRATCH_VALUES
 from .helpers import DERIVED, LANGUAGES, LOCAL_HOST, ROOT, parse, traditional_characters
 from .test_site import other_host, resource_urls
 
@@ -22,13 +23,7 @@ DOWNLOAD_LABELS = {
 # object view and numpy's legacy generator, np.random.seed(42)), at full
 # precision; the notebook prints them to 3 decimals.
 OUTPUT_VECTOR = [0.25588256, 0.4930077, 0.31917147]
-SELF_ATTENTION_ROWS = [
-    [0.8171592, 1.00426184, 0.69930635, 1.31138005],
-    [0.7915625, 0.96723906, 0.66875262, 1.25601252],
-    [0.81875423, 1.00416968, 0.70712603, 1.31194758],
-    [0.77771824, 0.94955796, 0.64721517, 1.2291082],
-    [0.7857578, 0.9602772, 0.65909118, 1.24542999],
-]
+SELF_ATTENTION_ROWS = FROM_SCRATCH_VALUES
 
 
 def printed(rows) -> str:
