@@ -12,8 +12,10 @@
 - "Edit this page" links need the repository's address, which the book does
   not hard-code: ``REPO_URL`` (or, on GitHub Actions, the repository being
   built) sets ``repo_url`` and an ``edit_uri`` into ``docs/<language>/``.
-- KaTeX is served by the site itself: its distribution, installed from the npm
-  registry by ``npm ci``, is added to the build as ``assets/katex/``.
+- KaTeX's stylesheet and fonts are served by the site itself: from its
+  distribution, installed from the npm registry by ``npm ci``, they are added
+  to the build as ``assets/katex/``. The maths itself is typeset while the
+  book is built (``hooks/katex.py``); no page loads KaTeX's script.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parent.parent
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
-KATEX_FILES = ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js")
+KATEX_FILES = ("katex.min.css",)
 DEFAULT_SITE_URL = "http://127.0.0.1:8000/"
 
 

@@ -16,9 +16,10 @@ job for every ``*.ipynb`` page:
   (with mkdocs-jupyter's empty ``custom_mathjax_url``, an empty
   ``<script src="">`` plus its configuration) and a module that imports
   Mermaid from cdnjs as soon as a cell holds a Mermaid diagram. The notebooks
-  hold neither math nor Mermaid: the maths lives on the book's pages, rendered
-  by KaTeX from the site. The hook removes both scripts and fails the build if
-  anything else in the notebook's HTML would load from another host.
+  hold no Mermaid, and their maths is typeset while the book is built, like
+  every page's (``hooks/katex.py``). The hook removes both scripts and fails
+  the build if anything else in the notebook's HTML would load from another
+  host.
   (``include_requirejs`` stays off, the plugin's default, so no require.js.)
 - **Permalinks.** nbconvert marks a heading's permalink ``anchor-link``; the
   hook gives it Material's ``headerlink`` class, so that it looks like the

@@ -2,10 +2,13 @@
 
 "Cleanly": no console error, no uncaught page error, no failed request (a
 network error or an HTTP status of 400 or more) and no request to another
-host. "Rendered": KaTeX turned every formula that arithmatex marked into
-KaTeX's markup, reported no error, and no TeX delimiter is left in the text a
-reader sees. The same holds after moving between pages with Material's
-instant navigation, which swaps the content without reloading the page.
+host. "Rendered": every formula that arithmatex marked holds KaTeX's markup
+(typeset while the book is built, hooks/katex.py), with no KaTeX error, and
+no TeX delimiter is left in the text a reader sees. The same holds after
+moving between pages with Material's instant navigation, which swaps the
+content without reloading the page, and with JavaScript turned off. The
+heaviest page does not move once painted: its maths is there at first paint,
+and KaTeX's fonts replace the fallback without a layout shift.
 """
 
 from __future__ import annotations
@@ -166,3 +169,68 @@ def test_math_is_rendered_after_instant_navigation(open_page, language) -> None:
         titles.append(title)
     assert formulas > 100, "the walk went through pages with maths"
     assert not watch.problems(), watch.problems()
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_math_is_there_without_javascript(open_page, language) -> None:
+    page, watch = open_page(
+        f"{language}/scaled-dot-product/", java_script_enabled=False
+    )
+    formulas = page.locator("article .arithmatex")
+    assert formulas.count() > 50
+    assert page.locator("article .arithmatex .katex").count() == formulas.count()
+    assert page.locator(".katex-error").count() == 0
+    text = page.locator("article").inner_text()
+    assert not [d for d in DELIMITERS if d in text], text[:200]
+    assert not watch.problems(), watch.problems()
+
+
+#: Cumulative layout shift of everything the page has done so far.
+LAYOUT_SHIFT = """() => new Promise(resolve => {
+    let total = 0;
+    new PerformanceObserver(list => {
+        for (const entry of list.getEntries())
+            if (!entry.hadRecentInput) total += entry.value;
+    }).observe({ type: "layout-shift", buffered: true });
+    document.fonts.ready.then(() => setTimeout(() => resolve(total), 500));
+})"""
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_heaviest_page_does_not_shift(open_page, language, width) -> None:
+    """Layout shift below 0.01 on the page with the most maths, cold cache."""
+    page, watch = open_page(
+        f"{language}/scaled-dot-product/",
+        viewport={"width": width, "height": 900},
+    )
+    shift = page.evaluate(LAYOUT_SHIFT)
+    assert shift < 0.01, f"{language} at {width} px: layout shift {shift:.3f}"
+    assert not watch.problems(), watch.problems()
+
+
+#: KaTeX's fonts that the page preloads, and those its text is set in.
+KATEX_FONTS = """() => {
+    const variant = f => (
+        (/^(700|bold)$/.test(f.weight) ? "Bold" : "")
+        + (f.style === "italic" ? "Italic" : "")
+    ) || "Regular";
+    return {
+        preloaded: [...document.querySelectorAll("link[rel=preload][as=font]")]
+            .map(link => link.href.split("/").pop()).sort(),
+        used: [...document.fonts]
+            .filter(f => f.status === "loaded" && f.family.includes("KaTeX_"))
+            .map(f => `${f.family.replace(/"/g, "")}-${variant(f)}.woff2`).sort(),
+    };
+}"""
+
+
+@pytest.mark.parametrize("path", ["scaled-dot-product/", "linear-algebra/", "masks/"])
+def test_pages_preload_exactly_the_katex_fonts_they_use(open_page, path) -> None:
+    """A font that arrives after the first paint moves the text: preload it."""
+    page, _ = open_page(f"ja/{path}")
+    page.evaluate("document.fonts.ready")
+    page.wait_for_timeout(300)
+    fonts = page.evaluate(KATEX_FONTS)
+    assert fonts["used"], "the page has maths"
+    assert fonts["preloaded"] == fonts["used"], fonts

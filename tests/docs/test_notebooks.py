@@ -27,7 +27,10 @@ REFERENCE = LANGUAGES[0]
 KANA = re.compile(r"[\u3040-\u30ff]")
 HAN = re.compile(r"[\u4e00-\u9fff]")
 # Math is rendered by KaTeX on the book's pages only: a notebook cell links there.
-MATH = re.compile(r"\$|\\\(|\\\[|\\begin\{")
+#: Delimiters Jupyter does not typeset in Markdown (\( reads as an escaped "(").
+BOOK_MATH = re.compile(r"\\\(|\\\[")
+#: Bare TeX that should have been a formula: a subscript or a square root.
+BARE_TEX = re.compile(r"(?<![$\w{])d_[a-z]|√")
 MD_LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
 MD_HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<text>.+?)\s*$", re.MULTILINE)
 
@@ -168,15 +171,19 @@ def test_markdown_cells_are_in_the_notebooks_language(language, name) -> None:
 
 
 @pytest.mark.parametrize(("language", "name"), ALL)
-def test_markdown_cells_hold_no_math(language, name) -> None:
-    offenders = [
-        f"cell {index}: {MATH.search(source)[0]!r}"
-        for index, source in cells(language, name, "markdown")
-        if MATH.search(re.sub(r"`[^`]*`", "", source))
-    ]
+def test_markdown_cells_write_math_for_jupyter(language, name) -> None:
+    """Formulas use Jupyter's $ … $, which Jupyter and the book both typeset."""
+    offenders = []
+    for index, source in cells(language, name, "markdown"):
+        prose = re.sub(r"`[^`]*`", "", source)
+        outside_math = re.sub(r"\$\$.+?\$\$|\$[^$\n]+?\$", "", prose, flags=re.DOTALL)
+        for pattern in (BOOK_MATH, BARE_TEX):
+            offenders += [
+                f"cell {index}: {m[0]!r}" for m in pattern.finditer(outside_math)
+            ]
     assert not offenders, (
-        f"{language}/{name}: math in a Markdown cell (the notebook page has no "
-        "KaTeX; link to the book's page instead):\n" + "\n".join(offenders)
+        f"{language}/{name}: write formulas as $ … $ in a Markdown cell:\n"
+        + "\n".join(offenders)
     )
 
 

@@ -102,14 +102,6 @@ def test_no_request_to_another_host(site: Path) -> None:
     assert not offenders, "\n".join(offenders)
 
 
-def test_pages_load_katex_from_the_site(pages) -> None:
-    for language, paths in pages.items():
-        soup = parse(paths[0])
-        scripts = [s["src"] for s in soup.find_all("script", src=True)]
-        assert any(s.endswith("assets/katex/katex.min.js") for s in scripts), language
-        assert any(s.endswith("assets/javascripts/katex-render.js") for s in scripts)
-
-
 def test_katex_fonts_referenced_by_its_css_exist(site: Path) -> None:
     for language in LANGUAGES:
         css = site / language / "assets" / "katex" / "katex.min.css"

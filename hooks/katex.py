@@ -1,0 +1,307 @@
+"""Typeset every formula with KaTeX while the book is built.
+
+A page's maths reaches the reader as HTML (with MathML for screen readers),
+there at first paint, without JavaScript, after instant navigation and in
+print. Pages carry KaTeX's stylesheet and fonts (``hooks/book.py`` adds them
+from ``node_modules``) but no KaTeX script.
+
+- **Where the formulas are.** ``pymdownx.arithmatex`` (generic mode) wraps a
+  page's inline maths ``\\( … \\)`` in ``<span class="arithmatex">`` and its
+  display maths ``\\[ … \\]`` or ``\\begin{…} … \\end{…}`` in
+  ``<div class="arithmatex">``. A notebook's Markdown cells, rendered by
+  nbconvert, keep Jupyter's own delimiters ``$ … $`` and ``$$ … $$`` as
+  text; they are typeset the same way.
+- **One KaTeX process per build.** ``hooks/katex_server.js`` runs under Node
+  with the KaTeX that ``package-lock.json`` pins and answers one formula per
+  line. It starts with the first formula and stops after the build (also
+  after each rebuild of ``mkdocs serve``); identical formulas are typeset once.
+- **Strict.** A formula KaTeX cannot parse, or would only warn about, fails
+  the build with the page and the formula named.
+- **Fonts at first paint.** KaTeX's fonts are requested only once text set
+  in them is laid out, and its CSS declares ``font-display: block``: a font
+  that arrives after the first paint moves the text around it (layout shift
+  0.08 to 0.16 on the heaviest page). Each page therefore preloads the fonts
+  its formulas use, found from KaTeX's own stylesheet: which classes select
+  which font, and which of those classes the page's formulas carry.
+- **Search.** Material's search plugin indexes a page's HTML after this hook
+  (in ``on_page_context``). KaTeX's output holds each formula twice (the
+  MathML, with the TeX source as its annotation, and the visible HTML), and
+  the plugin's ``data-search-exclude`` cannot leave it out: its parser
+  compares elements by tag name, so the first nested ``</span>`` ends the
+  exclusion. So the page is indexed with each formula as readable text
+  (``QK^⊤/√(d_k)``, by pylatexenc), and the typeset formulas replace those
+  placeholders once the page is indexed.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+import logging
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
+
+log = logging.getLogger("mkdocs.hooks.katex")
+
+SERVER = Path(__file__).resolve().with_name("katex_server.js")
+KATEX_DIST = SERVER.parent.parent / "node_modules" / "katex" / "dist"
+
+#: pymdownx.arithmatex's generic output: the TeX, HTML-escaped, delimiters kept.
+ARITHMATEX = re.compile(
+    r'<(?P<tag>span|div) class="arithmatex">(?P<tex>.*?)</(?P=tag)>', re.DOTALL
+)
+#: A notebook's rendered Markdown cell (nbconvert's JupyterLab template).
+NOTEBOOK_MARKDOWN = re.compile(
+    r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown[^"]*"[^>]*>)'
+    r"(?P<body>.*?)(?=<div class=\"jp-Cell |\Z)",
+    re.DOTALL,
+)
+#: Jupyter's delimiters in a Markdown cell: $$ … $$ (display), $ … $ (inline).
+DOLLARS = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?P<inline>[^$\n]+?)\$")
+#: Outside tags and code, where a notebook's text is.
+NOTEBOOK_SKIP = re.compile(r"<(pre|code)\b.*?</\1>|<[^>]+>", re.DOTALL)
+#: A formula while the page is indexed: its readable text, and its number in
+#: the page's list of typeset formulas.
+PLACEHOLDER = re.compile(r'<formula-text data-n="(\d+)">[^<]*</formula-text>')
+
+
+#: A rule of katex.min.css: its selectors and its declarations.
+CSS_RULE = re.compile(r"(?P<selectors>[^{}]+)\{(?P<declarations>[^{}]*)\}")
+#: Where the page's stylesheets start, for the font preloads to go before.
+HEAD_STYLES = re.compile(r'<link rel="stylesheet"')
+CLASS = re.compile(r'class="([^"]+)"')
+
+
+class KatexError(Exception):
+    """KaTeX refused a formula."""
+
+
+class Katex:
+    """One Node process running hooks/katex_server.js, one formula per line."""
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen | None = None
+        self._cache: dict[tuple[str, bool], str] = {}
+        self.formulas = 0  # typeset or taken from the cache
+        self.seconds = 0.0  # spent waiting for KaTeX
+
+    def _start(self) -> subprocess.Popen:
+        node = shutil.which("node")
+        if node is None:
+            raise PluginError("Node.js is needed to typeset the maths (KaTeX)")
+        return subprocess.Popen(
+            [node, str(SERVER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            bufsize=1,
+        )
+
+    def render(self, tex: str, display: bool) -> str:
+        self.formulas += 1
+        key = (tex, display)
+        if key in self._cache:
+            return self._cache[key]
+        start = time.perf_counter()
+        if self._process is None or self._process.poll() is not None:
+            self._process = self._start()
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.write(json.dumps({"tex": tex, "display": display}) + "\n")
+        self._process.stdin.flush()
+        line = self._process.stdout.readline()
+        if not line:
+            code = self._process.wait()
+            raise PluginError(f"KaTeX ({SERVER.name}) stopped with exit code {code}")
+        answer = json.loads(line)
+        self.seconds += time.perf_counter() - start
+        if "error" in answer:
+            raise KatexError(answer["error"])
+        self._cache[key] = answer["html"]
+        return answer["html"]
+
+    def close(self) -> None:
+        if self.formulas:
+            log.info(
+                "KaTeX typeset %d formulas (%d distinct) in %.2f s",
+                self.formulas,
+                len(self._cache),
+                self.seconds,
+            )
+        if self._process is not None:
+            if self._process.stdin is not None:
+                self._process.stdin.close()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+            if self._process.stdout is not None:
+                self._process.stdout.close()
+            self._process = None
+
+
+KATEX = Katex()
+#: Each page's typeset formulas, from on_page_content to on_page_context.
+_TYPESET: dict[str, list[str]] = {}
+#: Each page's KaTeX fonts, from on_page_context to on_post_page.
+_FONTS: dict[str, list[str]] = {}
+
+
+@functools.cache
+def _font_rules() -> tuple[tuple[frozenset[str], str], ...]:
+    """(classes an element must have, font file) pairs, from katex.min.css.
+
+    ``.katex .mathbf{font-family:KaTeX_Main;font-weight:700}`` says that an
+    element of class ``mathbf`` is set in ``KaTeX_Main-Bold``; for
+    ``.katex .delimsizing.mult .delim-size1>span`` the classes are those of
+    the last part that names any (``delim-size1``).
+    """
+    css = (KATEX_DIST / "katex.min.css").read_text(encoding="utf-8")
+    rules = []
+    for rule in CSS_RULE.finditer(css):
+        declarations = rule["declarations"]
+        family = re.search(r"font-family:KaTeX_(\w+)", declarations)
+        if family is None or "@font-face" in rule["selectors"]:
+            continue
+        bold = re.search(r"font-weight:(?:700|bold)", declarations) is not None
+        italic = "font-style:italic" in declarations
+        variant = {
+            (True, True): "BoldItalic",
+            (True, False): "Bold",
+            (False, True): "Italic",
+        }.get((bold, italic), "Regular")
+        font = f"KaTeX_{family[1]}-{variant}.woff2"
+        if not (KATEX_DIST / "fonts" / font).is_file():
+            continue
+        for selector in rule["selectors"].split(","):
+            parts = [p for p in re.split(r"[\s>+~]+", selector.strip()) if "." in p]
+            if parts and parts[-1] != ".katex":
+                classes = frozenset(re.findall(r"\.([\w-]+)", parts[-1]))
+                rules.append((classes, font))
+    return tuple(rules)
+
+
+def fonts_used(formulas: list[str]) -> list[str]:
+    """The KaTeX font files that the typeset ``formulas`` are set in."""
+    if not formulas:
+        return []
+    used = {"KaTeX_Main-Regular.woff2"}  # .katex's own font
+    class_sets = {
+        frozenset(match[1].split())
+        for formula in formulas
+        for match in CLASS.finditer(formula)
+    }
+    for classes, font in _font_rules():
+        if any(classes <= found for found in class_sets):
+            used.add(font)
+    return sorted(used)
+
+
+def _readable(tex: str) -> str:
+    """The formula as plain text for the search index, or "" if it has none."""
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    text = LatexNodes2Text(math_mode="text").latex_to_text(tex)
+    return " ".join(text.split())
+
+
+def _typeset(tex: str, display: bool, page, errors: list[str]) -> str | None:
+    """A placeholder for the formula, or None (and an error) if KaTeX refuses it."""
+    try:
+        rendered = KATEX.render(tex, display)
+    except KatexError as error:
+        errors.append(f"{tex.strip()!r}: {error}")
+        return None
+    formulas = _TYPESET.setdefault(page.file.src_uri, [])
+    formulas.append(rendered)
+    text = html.escape(_readable(tex), quote=False)
+    return f'<formula-text data-n="{len(formulas) - 1}">{text}</formula-text>'
+
+
+def _arithmatex(match: re.Match, page, errors: list[str]) -> str:
+    source = html.unescape(match["tex"]).strip()
+    if source.startswith("\\(") and source.endswith("\\)"):
+        tex, display = source[2:-2], False
+    elif source.startswith("\\[") and source.endswith("\\]"):
+        tex, display = source[2:-2], True
+    else:  # \begin{…} … \end{…}, kept whole
+        tex, display = source, True
+    placeholder = _typeset(tex, display, page, errors)
+    if placeholder is None:
+        return match[0]
+    return f'<{match["tag"]} class="arithmatex">{placeholder}</{match["tag"]}>'
+
+
+def _notebook_cell(body: str, page, errors: list[str]) -> str:
+    def dollars(match: re.Match) -> str:
+        display = match["display"] is not None
+        tex = html.unescape(match["display"] if display else match["inline"])
+        placeholder = _typeset(tex, display, page, errors)
+        if placeholder is None:
+            return match[0]
+        tag = "div" if display else "span"
+        return f'<{tag} class="arithmatex">{placeholder}</{tag}>'
+
+    pieces, start = [], 0
+    for skip in NOTEBOOK_SKIP.finditer(body):
+        pieces.append(DOLLARS.sub(dollars, body[start : skip.start()]))
+        pieces.append(skip[0])
+        start = skip.end()
+    pieces.append(DOLLARS.sub(dollars, body[start:]))
+    return "".join(pieces)
+
+
+def on_page_content(html_: str, page, config, files) -> str:
+    errors: list[str] = []
+    _TYPESET[page.file.src_uri] = []
+    html_ = ARITHMATEX.sub(lambda match: _arithmatex(match, page, errors), html_)
+    if page.file.src_uri.endswith(".ipynb"):
+        html_ = NOTEBOOK_MARKDOWN.sub(
+            lambda match: match[1] + _notebook_cell(match["body"], page, errors), html_
+        )
+    if errors:
+        raise PluginError(
+            f"{page.file.src_uri}: KaTeX cannot typeset "
+            + ("this formula" if len(errors) == 1 else f"{len(errors)} formulas")
+            + ":\n  "
+            + "\n  ".join(errors)
+        )
+    return html_
+
+
+def on_page_context(context, page, config, nav):
+    # Material's search plugin has indexed the page (it runs first): put the
+    # typeset formulas in place of their readable text.
+    formulas = _TYPESET.pop(page.file.src_uri, [])
+    page.content = PLACEHOLDER.sub(lambda match: formulas[int(match[1])], page.content)
+    _FONTS[page.file.src_uri] = fonts_used(formulas)
+    return context
+
+
+def on_post_page(output: str, page, config) -> str:
+    fonts = _FONTS.pop(page.file.src_uri, [])
+    if not fonts:
+        return output
+    links = "".join(
+        '<link rel="preload" href="'
+        + get_relative_url(f"assets/katex/fonts/{font}", page.url)
+        + '" as="font" type="font/woff2" crossorigin>'
+        for font in fonts
+    )
+    return HEAD_STYLES.sub(lambda match: links + match[0], output, count=1)
+
+
+def on_post_build(config) -> None:
+    KATEX.close()
+
+
+def on_build_error(error) -> None:
+    KATEX.close()

@@ -1,0 +1,170 @@
+"""Maths typeset while the book is built (hooks/katex.py).
+
+Every formula reaches the reader as KaTeX's HTML and MathML, in the page
+itself: no page loads KaTeX's script, no TeX delimiter is left in the text,
+the search index holds formulas as readable text, and a formula KaTeX cannot
+parse stops the build with the page and the formula named.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from bs4 import BeautifulSoup
+from mkdocs.exceptions import PluginError
+
+from .helpers import LANGUAGES, ROOT, load_hook, parse
+
+#: TeX that a reader must never see outside code.
+DELIMITERS = ("\\(", "\\)", "\\[", "\\]", "$$", "\\begin{")
+#: TeX commands the book uses; none may reach the search index as markup.
+TEX_COMMANDS = re.compile(
+    r"\\(?:frac|sqrt|mathbf|mathrm|top|operatorname|text|begin)\b"
+)
+
+
+def visible_text(node) -> str:
+    """The text of ``node`` as a reader sees it: no code, no MathML copy."""
+    node = BeautifulSoup(str(node), "html.parser")
+    for element in node.select("pre, code, .katex-mathml, script, style"):
+        element.decompose()
+    return " ".join(node.get_text(" ").split())
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_pages_carry_katex_css_and_no_katex_script(pages, language) -> None:
+    for path in pages[language]:
+        soup = parse(path)
+        styles = [link["href"] for link in soup.select("link[rel~=stylesheet]")]
+        assert any(s.endswith("assets/katex/katex.min.css") for s in styles), path
+        scripts = [s.get("src", "") + s.get_text() for s in soup.find_all("script")]
+        offenders = [s[:80] for s in scripts if re.search(r"katex|MathJax", s, re.I)]
+        assert not offenders, f"{path}: {offenders}"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_formula_is_typeset_in_the_page(pages, language) -> None:
+    problems, formulas = [], 0
+    for path in pages[language]:
+        soup = parse(path)
+        if soup.select_one("article") is None:
+            continue
+        for element in soup.select(".arithmatex"):
+            formulas += 1
+            katex = element.select(":scope > .katex, :scope > .katex-display > .katex")
+            if len(katex) != 1:
+                problems.append(f"{path}: not typeset: {element.get_text()[:60]!r}")
+                continue
+            mathml = katex[0].select_one(".katex-mathml > math")
+            if mathml is None or katex[0].select_one(".katex-html") is None:
+                problems.append(f"{path}: no MathML or no HTML: {element}"[:160])
+            if (element.name == "div") != bool(element.select(".katex-display")):
+                problems.append(f"{path}: display and inline mixed up: {element.name}")
+        if soup.select(".katex-error, formula-text"):
+            problems.append(f"{path}: a KaTeX error or a placeholder is left")
+        text = visible_text(soup.select_one("article"))
+        for delimiter in DELIMITERS:
+            if delimiter in text:
+                at = text.index(delimiter)
+                problems.append(f"{path}: raw {delimiter}: …{text[at - 30 : at + 30]}…")
+    assert not problems, "\n".join(problems)
+    assert formulas > 250, f"{language}: only {formulas} formulas"
+
+
+def test_formulas_are_the_pages_own(site: Path) -> None:
+    """Each typeset formula's TeX (its MathML annotation) is on its page."""
+    for page in ("softmax", "scaled-dot-product", "multi-head"):
+        source = " ".join((ROOT / "docs" / "ja" / f"{page}.md").read_text().split())
+        soup = parse(site / "ja" / page / "index.html")
+        annotations = soup.select(
+            '.arithmatex annotation[encoding="application/x-tex"]'
+        )
+        assert len(annotations) > 10, page
+        for annotation in annotations:
+            assert " ".join(annotation.get_text().split()) in source, annotation
+
+
+def test_notebook_markdown_cells_are_typeset(site: Path) -> None:
+    for language in LANGUAGES:
+        soup = parse(site / language / "hands-on" / "index.html")
+        markdown = soup.select(".jp-RenderedMarkdown")
+        assert markdown, language
+        assert sum(len(cell.select(".arithmatex .katex")) for cell in markdown) >= 5
+        for cell in markdown:
+            assert "$" not in visible_text(cell), cell.get_text()[:120]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_search_index_holds_formulas_as_text(site: Path, language) -> None:
+    index = json.loads((site / language / "search" / "search_index.json").read_text())
+    problems, texts = [], []
+    for doc in index["docs"]:
+        prose = re.sub(r"<(pre|code)>.*?</\1>", "", doc["text"], flags=re.DOTALL)
+        texts.append(prose)
+        found = TEX_COMMANDS.search(prose) or re.search(r"\\[(\[]|\$\$", prose)
+        if found:
+            problems.append(f"{doc['location']}: {found[0]!r}")
+    assert not problems, "\n".join(problems)
+    # Readable text, once: "√(d_k)", not KaTeX's "dk​d_k" (HTML then MathML).
+    everything = " ".join(texts)
+    assert "√(d_k)" in everything
+    assert not re.search(r"dk\u200b|d_kd_k", everything)
+
+
+def fake_page(src_uri: str = "softmax.md") -> SimpleNamespace:
+    return SimpleNamespace(file=SimpleNamespace(src_uri=src_uri), content=None)
+
+
+def test_a_formula_katex_cannot_parse_fails_the_build_naming_it() -> None:
+    hook = load_hook("katex")
+    html = (
+        '<p><span class="arithmatex">\\(\\frac{a}{b}\\)</span> and '
+        '<span class="arithmatex">\\(\\frac{a}{\\)</span></p>'
+    )
+    try:
+        with pytest.raises(PluginError) as caught:
+            hook.on_page_content(html, page=fake_page(), config=None, files=None)
+    finally:
+        hook.on_post_build(config=None)
+    message = str(caught.value)
+    assert "softmax.md" in message and "\\\\frac{a}{" in message, message
+    assert "\\\\frac{a}{b}" not in message, "only the failing formula is named"
+
+
+def test_katex_strict_mode_refuses_what_it_would_only_warn_about() -> None:
+    hook = load_hook("katex")
+    html = '<span class="arithmatex">\\(x = 日本\\)</span>'
+    try:
+        with pytest.raises(PluginError, match="unicodeTextInMathMode"):
+            hook.on_page_content(html, page=fake_page(), config=None, files=None)
+    finally:
+        hook.on_post_build(config=None)
+
+
+def test_the_page_is_indexed_with_text_then_shows_the_typeset_formula() -> None:
+    hook = load_hook("katex")
+    page = fake_page()
+    try:
+        indexed = hook.on_page_content(
+            '<p><span class="arithmatex">\\(\\sqrt{d_k}\\)</span></p>'
+            '<div class="arithmatex">\\[QK^\\top\\]</div>',
+            page=page,
+            config=None,
+            files=None,
+        )
+    finally:
+        hook.on_post_build(config=None)
+    # What the search plugin reads: readable text, no KaTeX markup.
+    assert "katex" not in indexed
+    assert ">√(d_k)<" in indexed and ">QK^⊤<" in indexed, indexed
+    page.content = indexed
+    hook.on_page_context({}, page=page, config=None, nav=None)
+    soup = BeautifulSoup(page.content, "html.parser")
+    assert soup.select_one("span.arithmatex > .katex .katex-mathml annotation")
+    display = soup.select_one("div.arithmatex > .katex-display > .katex")
+    assert display.select_one("annotation").get_text() == "QK^\\top"
+    assert "formula-text" not in page.content
