@@ -4,7 +4,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from attention_docs import attention_weights, causal_mask
-from attention_docs.plotting import plot_causal_mask
+from attention_docs.plotting import plot_causal_mask, to_svg
 
 
 def figure(labels: dict) -> Figure:
@@ -25,8 +25,6 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    from attention_docs.plotting import to_svg
-
     english = {
         "mask_title": "Causal mask",
         "weights_title": "Attention weights",

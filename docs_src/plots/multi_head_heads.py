@@ -4,7 +4,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from attention_docs import MultiHeadAttention
-from attention_docs.plotting import plot_heads
+from attention_docs.plotting import plot_heads, to_svg
 
 
 def figure(labels: dict) -> Figure:
@@ -22,8 +22,6 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    from attention_docs.plotting import to_svg
-
     english = {
         "heads": ["Head 1", "Head 2", "Head 3", "Head 4"],
         "xlabel": "Key position",

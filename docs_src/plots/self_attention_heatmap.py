@@ -4,7 +4,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from attention_docs import attention_weights, project_qkv
-from attention_docs.plotting import plot_heatmap
+from attention_docs.plotting import plot_heatmap, to_svg
 
 
 def figure(labels: dict) -> Figure:
@@ -28,8 +28,6 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    from attention_docs.plotting import to_svg
-
     english = {
         "title": "Self-Attention Weight Matrix",
         "xlabel": "Attended Token Index",

@@ -4,7 +4,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from attention_docs import Key, Query, Value
-from attention_docs.plotting import plot_weights_bar
+from attention_docs.plotting import plot_weights_bar, to_svg
 
 
 def figure(labels: dict) -> Figure:
@@ -31,8 +31,6 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    from attention_docs.plotting import to_svg
-
     english_labels = {  # labels for running the script alone
         "keys": ["Key 1", "Key 2", "Key 3"],
         "title": "Attention Weights (Query vs Keys)",

@@ -3,8 +3,12 @@
 Material's ``content.code.copy`` copies a block's text while
 ``[data-md-copying]`` is set; ``book.css`` then hides Pygments' prompts
 (``>>>``, ``...``) and every line of output (tracebacks included), as
-sphinx-copybutton does. The tests click the button in Chromium, read the
-clipboard, and run what it holds with the project's Python.
+sphinx-copybutton does. The tests click the button in Chromium and read the
+clipboard: every block of one edition copies exactly what
+``tests/site/test_copy_paste.py`` works out from the built HTML (which runs
+every copy of every edition as a script and pasted into Python's prompt),
+and a few named examples run from the clipboard itself. The button sits
+above the code and covers none of it.
 """
 
 from __future__ import annotations
@@ -20,13 +24,15 @@ from pathlib import Path
 import pytest
 
 from ..site.helpers import ROOT, parse
+from ..site.test_copy_paste import copied_text, paste_into_prompt, shown_exceptions
 
 COPY_BUTTON = "button.md-code__button[data-md-type='copy']"
 CLIPBOARD = {"permissions": ["clipboard-read", "clipboard-write"]}
 PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
 TRACEBACK = "Traceback (most recent call last):"
 EXCEPTION_LINE = re.compile(r"^(?P<name>[A-Za-z_][\w.]*)(:|$)")
-BLOCKS = "div.language-pycon.highlight, div.language-python.highlight"
+#: Every block with a copy button (shell commands included).
+ALL_BLOCKS = "article div.highlight"
 
 
 @dataclass(frozen=True)
@@ -60,11 +66,11 @@ def pycon_expectation(displayed: str) -> Expected:
 
 
 def pages_with_code(site: Path, pages: list[Path]) -> list[str]:
-    """Site-relative URLs of the pages that show a pycon or python block."""
+    """Site-relative URLs of the pages that show a code block."""
     return [
         page.relative_to(site).as_posix().removesuffix("index.html")
         for page in pages
-        if parse(page).select(BLOCKS)
+        if parse(page).select(ALL_BLOCKS)
     ]
 
 
@@ -102,31 +108,47 @@ def copy_block(page, block, number: int) -> str:
 @dataclass
 class Copied:
     where: str  # page and block, for messages
-    kind: str  # "pycon" or "python"
+    kind: str  # "pycon", "python" or "sh"
     displayed: str
     copied: str
+    worked_out: str = ""  # what test_copy_paste.copied_text gives
 
 
-def copy_every_block(page, base_url: str, paths: list[str]) -> Iterator[Copied]:
-    """Copy every pycon and python block of the pages, in the open page."""
+def copy_every_block(
+    page, base_url: str, site: Path, paths: list[str]
+) -> Iterator[Copied]:
+    """Copy every block of the pages, in the open page.
+
+    Each copy comes with what ``copied_text`` works out for the same block
+    of the built page (the HTML as served, before any script ran).
+    """
     number = 0
     for path in paths:
         if page.url != base_url + path:
             page.goto(base_url + path, wait_until="domcontentloaded")
+        built = parse(site / path / "index.html").select(ALL_BLOCKS)
         found = page.eval_on_selector_all(
-            BLOCKS,
+            ALL_BLOCKS,
             """blocks => blocks.map(block => ({
-                pycon: block.classList.contains("language-pycon"),
+                kind: [...block.classList]
+                    .find(name => name.startsWith("language-"))
+                    .slice("language-".length),
                 displayed: block.querySelector("code").textContent,
             }))""",
         )
+        assert len(found) == len(built), f"{path}: blocks differ from the built page"
         for index, info in enumerate(found):
-            block = page.locator(BLOCKS).nth(index)
+            block = page.locator(ALL_BLOCKS).nth(index)
             text = copy_block(page, block, number)
             number += 1
-            name = f"block {index + 1}"
-            kind = "pycon" if info["pycon"] else "python"
-            yield Copied(f"{path} {name}", kind, info["displayed"], text)
+            worked_out = copied_text(built[index].select_one("pre > code"))
+            yield Copied(
+                f"{path} block {index + 1}",
+                info["kind"],
+                info["displayed"],
+                text,
+                worked_out,
+            )
 
 
 def check_pycon_copy(item: Copied) -> Expected:
@@ -203,33 +225,32 @@ def check_results(
     assert not failures, "copied code does not run:\n\n" + "\n\n".join(failures)
 
 
-def test_every_copied_block_runs(open_page, base_url, site, pages, runner):
-    """Every code block of every page: the copy is the code, and it runs.
+def test_every_copy_is_the_code_the_site_tests_run(open_page, base_url, site, pages):
+    """Every code block of every page copies its code, and exactly what
+    ``copied_text`` works out, which the site tests run both ways.
 
-    One language: both show the same examples (docs_src/) with the same
-    highlighting and style; the tests below copy in the other one too.
+    One language: every edition shows the same examples (docs_src/) with the
+    same highlighting and style; the tests below copy in the others too.
     """
     paths = pages_with_code(site, pages["ja"])
     page, _ = open_page(paths[0], **CLIPBOARD)
-    kinds = set()
-    snippets: dict[str, tuple[str, str | None]] = {}
-    for item in copy_every_block(page, base_url, paths):
+    kinds, mismatches, raising = set(), [], 0
+    for item in copy_every_block(page, base_url, site, paths):
         kinds.add(item.kind)
         if item.kind == "pycon":
-            expected = check_pycon_copy(item)
-            snippets.setdefault(expected.code, (item.where, expected.raises))
-            runner.submit(expected.code)  # runs while the next blocks copy
-        else:  # a plain python block copies as it is displayed
+            raising += check_pycon_copy(item).raises is not None
+        else:  # python and shell blocks copy as they are displayed
             assert item.copied.strip("\n") == item.displayed.strip("\n"), (
-                f"{item.where}: a python block changed on copying\n{item.copied}"
+                f"{item.where}: a {item.kind} block changed on copying\n{item.copied}"
             )
-            snippets.setdefault(item.copied, (item.where, None))
-            runner.submit(item.copied)
-    assert kinds == {"pycon", "python"}, f"found only {kinds} blocks"
-    assert any(raises for _, raises in snippets.values()), (
-        "no example with a traceback was copied"
-    )
-    runner.check(snippets)
+        if item.copied != item.worked_out:
+            mismatches.append(
+                f"{item.where}\n--- clipboard\n{item.copied}\n"
+                f"--- copied_text\n{item.worked_out}"
+            )
+    assert kinds == {"pycon", "python", "sh"}, f"found only {kinds} blocks"
+    assert raising, "no example with a traceback was copied"
+    assert not mismatches, "copied_text is not the clipboard:\n" + "\n".join(mismatches)
 
 
 @pytest.mark.parametrize(
@@ -240,12 +261,12 @@ def test_every_copied_block_runs(open_page, base_url, site, pages, runner):
             "# d_v = 5",
             "with np.printoptions(precision=4, suppress=True):\n    print(",
         ),
-        (  # an output hidden before a blank line leaves one blank line
+        (  # a blank line ends the block; hidden output leaves no line
             "zh-Hant/masks/",
             "# the naive computation",
             'with np.errstate(invalid="ignore"):\n'
             "    e = np.exp(s - s.max(axis=1, keepdims=True))\n"
-            "    naive = e / e.sum(axis=1, keepdims=True)\n"
+            "    naive = e / e.sum(axis=1, keepdims=True)\n\n"
             "print(np.round(naive, 3))\n\n# the book's convention",
         ),
         (  # a traceback is output too, its "  ..." line included
@@ -268,10 +289,13 @@ def test_copied_example(open_page, runner, path, marker, fragment):
         copy_block(page, block, 0),
     )
     assert "\n... " in item.displayed or "Traceback" in item.displayed
-    expected = check_pycon_copy(item)
+    expected = check_pycon_copy(item)  # hidden output leaves no line behind
     assert fragment in item.copied, f"{item.where}:\n{item.copied}"
-    assert "\n\n\n" not in item.copied, f"{item.where}: hidden output left gaps"
     runner.check({expected.code: (item.where, expected.raises)})
+    pasted = paste_into_prompt(item.copied)
+    assert [type(error).__name__ for error in pasted.errors] == shown_exceptions(
+        item.displayed
+    ), f"{item.where}: pasted into the prompt: {pasted.errors}"
 
 
 def test_copy_of_plot_script(open_page):
@@ -288,3 +312,57 @@ def test_copy_of_plot_script(open_page):
     result = run(copied)
     assert result.returncode == 0, result.stderr
     assert "<svg" in result.stdout
+    pasted = paste_into_prompt(copied)  # __name__ is "__main__" there too
+    assert pasted.errors == [], pasted.errors
+    assert "<svg" in pasted.stdout
+
+
+#: For each code block: the copy button's rectangle, every rectangle of text
+#: that can be seen in the block (inside its scrolling box), and whether the
+#: first line runs on past the button's left edge, as long lines do.
+COVERED_TEXT = """(blocks) => blocks.map(block => {
+    const code = block.querySelector("pre > code");
+    const button = block.querySelector("button.md-code__button[data-md-type=copy]");
+    if (!button || !code.getClientRects().length) return null;  // closed <details>
+    const b = button.getBoundingClientRect();
+    const box = code.getBoundingClientRect();
+    const overlaps = (r, s) =>
+        r.right > s.left && r.left < s.right && r.bottom > s.top && r.top < s.bottom;
+    const covered = [];
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let node; (node = walker.nextNode()); ) {
+        if (!node.textContent.trim()) continue;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        for (const r of range.getClientRects())
+            if (overlaps(r, box) && overlaps(r, b)) covered.push(node.textContent);
+    }
+    const first = code.querySelector(":scope > span").getBoundingClientRect();
+    return {covered, long: code.scrollWidth > code.clientWidth && first.right > b.left};
+})"""
+
+
+@pytest.mark.parametrize(
+    ("path", "width"),
+    [("ja/masks/", 390), ("zh-Hant/multi-head/", 390), ("zh-Hans/masks/", 1280)],
+)
+def test_copy_button_covers_no_code(open_page, path, width):
+    """The copy button sits above the code: no text of any line runs under
+    it, with the code scrolled to either end. First lines long enough to be
+    covered are there (an example's imports), most of all at 390 px."""
+    page, _ = open_page(path, viewport={"width": width, "height": 800})
+    page.locator(COPY_BUTTON).first.wait_for(state="attached")  # added by Material
+    blocks = page.locator(ALL_BLOCKS)
+    for scroll in ("0", "code.scrollWidth"):
+        page.eval_on_selector_all(
+            f"{ALL_BLOCKS} pre > code",
+            f"codes => codes.forEach(code => {{ code.scrollLeft = {scroll}; }})",
+        )
+        found = [info for info in blocks.evaluate_all(COVERED_TEXT) if info]
+        assert len(found) >= 5, f"{path}: only {len(found)} blocks with a button"
+        if scroll == "0":
+            assert any(info["long"] for info in found), (
+                f"{path}: no first line reaches the button, nothing is tested"
+            )
+        covered = [info["covered"] for info in found if info["covered"]]
+        assert not covered, f"{path} at {width} px, scrollLeft={scroll}: {covered}"

@@ -1,0 +1,339 @@
+"""What a code block's copy button copies runs as a script and in a REPL.
+
+Readers copy an example and either run it as a script or paste it into a
+Python prompt, where it arrives line by line. The prompt is stricter: a blank
+line must end every compound statement (``with``, ``for``, ``def``,
+``class`` ...) before a dedented line, and a blank line inside one ends it too
+early. So every distinct copy of every edition is run both ways here.
+
+What the button copies is worked out from the built HTML with Material's own
+rule (``copied_text``); ``tests/browser/test_copy.py`` checks that rule
+against the real clipboard in Chromium.
+"""
+
+from __future__ import annotations
+
+import code
+import contextlib
+import io
+import re
+import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup, NavigableString, SoupStrainer, Tag
+
+#: Material gives every ``pre > code`` of a page's content a copy button
+#: (components/content/_/index.ts: ``pre:not(.mermaid) > code``).
+CODE = "pre:not(.mermaid) > code"
+#: pymdownx.highlight's blocks. The strainer sees the raw class attribute, so
+#: a pattern finds "highlight" among the classes ("language-sh highlight").
+HIGHLIGHTED = SoupStrainer("div", class_=re.compile(r"(^|\s)highlight(\s|$)"))
+PRE_CODE = re.compile(r"<pre\b[^>]*>(?:(?!</pre>).)*?<code\b", re.DOTALL)
+#: Languages whose copies are Python, and those that are not and are skipped.
+PYTHON = {"pycon", "python"}
+NOT_PYTHON = {"sh"}  # shell commands (about.md, index.md): nothing to run
+PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
+TRACEBACK = "Traceback (most recent call last):"
+EXCEPTION_LINE = re.compile(r"^(?P<name>[A-Za-z_][\w.]*)(:|$)")
+
+
+# -- what the copy button copies ---------------------------------------------
+
+
+def _classes(element: Tag) -> list[str]:
+    return element.get("class") or []
+
+
+def _hidden_while_copying(element: Tag, pycon: bool) -> bool:
+    """Whether ``element`` is ``display: none`` under ``[data-md-copying]``.
+
+    These are the rules of book.css ("The copy button copies ..."), which
+    hide prompts and output; Material's own rule under that attribute hides
+    code annotations (``.md-annotation``), which the book does not use.
+    """
+    if "gp" in _classes(element) or "md-annotation" in _classes(element):
+        return True
+    if not (element.get("id") or "").startswith("__span-"):
+        return False
+    children = [child for child in element.children if isinstance(child, Tag)]
+    if any("go" in _classes(child) for child in children):
+        return True
+    return (
+        pycon
+        and not any("gp" in _classes(child) for child in children)
+        and any(child.name != "a" for child in children)
+    )
+
+
+def _visible_text(element: Tag, pycon: bool) -> str:
+    parts = []
+    for child in element.children:
+        if isinstance(child, NavigableString):
+            parts.append(str(child))
+        elif not _hidden_while_copying(child, pycon):
+            parts.append(_visible_text(child, pycon))
+    return "".join(parts)
+
+
+def language_of(code_element: Tag) -> str:
+    """``pycon``, ``python``, ``sh`` ... from pymdownx.highlight's class."""
+    block = code_element.find_parent(class_="highlight")
+    if block is None:  # not highlighted: no language to go by
+        return ""
+    names = [
+        name.removeprefix("language-")
+        for name in _classes(block)
+        if name.startswith("language-")
+    ]
+    assert len(names) == 1, f"no single language class: {_classes(block)}"
+    return names[0]
+
+
+def copied_text(code_element: Tag) -> str:
+    """What Material's copy button puts on the clipboard for ``code_element``.
+
+    Material (integrations/clipboard/index.ts, ``extract``) sets
+    ``[data-md-copying]`` on the ``<code>``, takes its ``innerText`` and
+    trims the end. In a ``<pre>`` the innerText is the text of every element
+    that is not hidden, whitespace and newlines kept.
+    """
+    pycon = language_of(code_element) == "pycon"
+    return _visible_text(code_element, pycon).rstrip()
+
+
+# -- running it ----------------------------------------------------------------
+
+
+@dataclass
+class Block:
+    where: str  # the first page and block that shows this copy
+    language: str
+    displayed: str  # the text on the page, prompts and output included
+    copied: str
+
+
+def code_elements(page: Path) -> list[Tag]:
+    """The ``<code>`` of every code block of ``page`` with a copy button.
+
+    Parsing only the highlighted blocks (a SoupStrainer) keeps this fast on
+    pages full of typeset math; the count of ``<pre>…<code`` in the raw HTML
+    makes sure that no copyable block is left out that way.
+    """
+    html = page.read_text(encoding="utf-8")
+    soup = BeautifulSoup(html, "html.parser", parse_only=HIGHLIGHTED)
+    elements = soup.select(CODE)
+    assert len(elements) == len(PRE_CODE.findall(html)), (
+        f"{page}: a code block outside a highlighted block"
+    )
+    return elements
+
+
+def copyable_blocks(site: Path, pages: dict[str, list[Path]]) -> dict[str, Block]:
+    """Every distinct copy of every edition (they show the same examples)."""
+    blocks: dict[str, Block] = {}
+    for language_pages in pages.values():
+        for page in language_pages:
+            for number, element in enumerate(code_elements(page), 1):
+                copied = copied_text(element)
+                where = f"{page.relative_to(site).as_posix()} block {number}"
+                blocks.setdefault(
+                    copied,
+                    Block(where, language_of(element), element.get_text(), copied),
+                )
+    return blocks
+
+
+def shown_exceptions(displayed: str) -> list[str]:
+    """The exception of each traceback a ``>>>`` example shows, in order."""
+    lines = displayed.splitlines()
+    names = []
+    for start, line in enumerate(lines):
+        if line == TRACEBACK:
+            names.append(
+                next(
+                    match["name"]
+                    for after in lines[start + 1 :]
+                    if (match := EXCEPTION_LINE.match(after))
+                )
+            )
+    return names
+
+
+def shown_output(displayed: str) -> list[str]:
+    """The output lines a ``>>>`` example shows, tracebacks and blanks left out."""
+    output, in_traceback = [], False
+    for line in displayed.splitlines():
+        if line == TRACEBACK:
+            in_traceback = True
+        elif in_traceback:
+            in_traceback = not EXCEPTION_LINE.match(line)
+        elif not PROMPT.match(line) and line.strip() not in ("", "<BLANKLINE>"):
+            output.append(line.rstrip())
+    return output
+
+
+class Console(code.InteractiveConsole):
+    """Python's interactive prompt, recording errors instead of printing them."""
+
+    def __init__(self) -> None:
+        # The namespace of `python`'s own prompt, where __name__ is __main__.
+        super().__init__(locals={"__name__": "__main__"})
+        self.errors: list[BaseException] = []
+
+    def showsyntaxerror(self, *args, **kwargs) -> None:
+        self.errors.append(sys.exc_info()[1])
+
+    def showtraceback(self) -> None:
+        self.errors.append(sys.exc_info()[1])
+
+
+@dataclass
+class Run:
+    errors: list[BaseException]
+    stdout: str
+
+
+def paste_into_prompt(copied: str) -> Run:
+    """Paste ``copied`` into the prompt line by line, then press Enter once."""
+    console = Console()
+    stdout = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(stdout):
+        warnings.simplefilter("error")  # a warning is an error, as in the tests
+        for line in [*copied.split("\n"), ""]:
+            console.push(line)
+    if console.buffer:  # a statement still waiting for more lines
+        console.errors.append(SyntaxError(f"unfinished input: {console.buffer}"))
+    return Run(console.errors, stdout.getvalue())
+
+
+def run_as_script(copied: str) -> Run:
+    """Run ``copied`` as ``python script.py`` would, in a fresh namespace."""
+    stdout = io.StringIO()
+    errors: list[BaseException] = []
+    with warnings.catch_warnings(), contextlib.redirect_stdout(stdout):
+        warnings.simplefilter("error")
+        try:
+            exec(compile(copied, "<copied>", "exec"), {"__name__": "__main__"})
+        except Exception as error:  # the script stops at its first exception
+            errors.append(error)
+    return Run(errors, stdout.getvalue())
+
+
+def describe(errors: list[BaseException]) -> list[str]:
+    return [f"{type(error).__name__}: {error}" for error in errors]
+
+
+@pytest.fixture(scope="module")
+def blocks(site: Path, pages) -> dict[str, Block]:
+    return copyable_blocks(site, pages)
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader's empty folder, and a matplotlib that draws without a screen."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+
+
+def python_blocks(blocks: dict[str, Block]) -> list[Block]:
+    unknown = {block.language for block in blocks.values()} - PYTHON - NOT_PYTHON
+    assert not unknown, f"copyable blocks of an unchecked language: {unknown}"
+    return [block for block in blocks.values() if block.language in PYTHON]
+
+
+def test_every_edition_has_copyable_python_and_shell(blocks) -> None:
+    languages = {block.language for block in blocks.values()}
+    assert languages == PYTHON | NOT_PYTHON
+    assert len(python_blocks(blocks)) >= 60
+
+
+def test_every_copy_runs_as_a_script(blocks, sandbox) -> None:
+    """As a script, an example runs to its end or to the first error it shows."""
+    failures = []
+    for block in python_blocks(blocks):
+        run = run_as_script(block.copied)
+        expected = shown_exceptions(block.displayed)[:1]
+        got = [type(error).__name__ for error in run.errors]
+        if got != expected:
+            failures.append(
+                f"{block.where}: expected {expected or 'no error'}, got "
+                f"{describe(run.errors)}\n{block.copied}"
+            )
+    assert not failures, "\n\n".join(failures)
+
+
+def test_every_copy_runs_pasted_into_the_prompt(blocks, sandbox) -> None:
+    """Pasted line by line, an example raises just the errors it shows and
+    prints (or echoes) just the output it shows."""
+    failures = []
+    for block in python_blocks(blocks):
+        run = paste_into_prompt(block.copied)
+        expected = shown_exceptions(block.displayed)
+        got = [type(error).__name__ for error in run.errors]
+        if got != expected:
+            failures.append(
+                f"{block.where}: expected {expected or 'no error'}, got "
+                f"{describe(run.errors)}\n{block.copied}"
+            )
+        elif block.language == "pycon":
+            printed = [line.rstrip() for line in run.stdout.splitlines()]
+            printed = [line for line in printed if line]
+            if printed != shown_output(block.displayed):
+                failures.append(
+                    f"{block.where}: the prompt printed\n{run.stdout}\n"
+                    f"but the page shows\n{block.displayed}"
+                )
+    assert not failures, "\n\n".join(failures)
+
+
+# -- the checks themselves can fail --------------------------------------------
+
+BLOCK_HTML = (
+    '<div class="language-pycon highlight"><pre><span></span><code>'
+    '<span id="__span-0-1"><a id="__codelineno-0-1"></a><span class="gp">&gt;&gt;&gt; '
+    '</span><span class="k">for</span> i <span class="ow">in</span> (1, 2):\n</span>'
+    '<span id="__span-0-2"><a id="__codelineno-0-2"></a><span class="gp">... </span>'
+    "    print(i)\n</span>"
+    '<span id="__span-0-3"><a id="__codelineno-0-3"></a><span class="go">1</span>\n'
+    "</span>"
+    '<span id="__span-0-4"><a id="__codelineno-0-4"></a><span class="go">2</span>\n'
+    "</span>"
+    '<span id="__span-0-5"><a id="__codelineno-0-5"></a><span class="gp">&gt;&gt;&gt; '
+    '</span>print(<span class="s2">"done"</span>)\n</span>'
+    "</code></pre></div>"
+)
+
+
+def test_copy_rule_drops_prompts_and_output() -> None:
+    element = BeautifulSoup(BLOCK_HTML, "html.parser").select_one("pre > code")
+    assert copied_text(element) == 'for i in (1, 2):\n    print(i)\nprint("done")'
+
+
+def test_prompt_rejects_a_block_without_its_closing_blank_line() -> None:
+    copied = 'for i in (1, 2):\n    print(i)\nprint("done")'
+    assert run_as_script(copied).errors == []
+    errors = paste_into_prompt(copied).errors
+    assert [type(error) for error in errors] == [SyntaxError]
+    fixed = paste_into_prompt(copied.replace("\nprint", "\n\nprint"))
+    assert fixed.errors == []
+    assert fixed.stdout == "1\n2\ndone\n"
+
+
+def test_prompt_rejects_a_blank_line_inside_a_block() -> None:
+    copied = "class A:\n    x = 1\n\n    y = 2\n"
+    assert run_as_script(copied).errors == []
+    errors = paste_into_prompt(copied).errors
+    assert [type(error) for error in errors] == [IndentationError]
+
+
+def test_shown_errors_and_output_are_read_from_the_page() -> None:
+    displayed = (
+        ">>> f(1)\nTraceback (most recent call last):\n  ...\n"
+        "ValueError: no\n\n>>> print(2)\n2\n<BLANKLINE>\n>>> g()\n"
+        "Traceback (most recent call last):\nTypeError: no\n"
+    )
+    assert shown_exceptions(displayed) == ["ValueError", "TypeError"]
+    assert shown_output(displayed) == ["2"]
