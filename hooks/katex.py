@@ -23,6 +23,12 @@ from ``node_modules``) but no KaTeX script.
   0.08 to 0.16 on the heaviest page). Each page therefore preloads the fonts
   its formulas use, found from KaTeX's own stylesheet: which classes select
   which font, and which of those classes the page's formulas carry.
+- **Fonts cut to the book's characters.** KaTeX's fonts cover all of TeX's
+  symbols; the book uses about a hundred characters. After the build, each
+  font a page preloads is cut (fontTools) to the characters of every
+  formula of the edition plus printable ASCII, without hinting: 110 KiB of
+  fonts on the heaviest page become 40. Every page of an edition shares the
+  cut fonts, so instant navigation finds every glyph it needs.
 - **Search.** Material's search plugin indexes a page's HTML after this hook
   (in ``on_page_context``). KaTeX's output holds each formula twice (the
   MathML, with the TeX source as its annotation, and the visible HTML), and
@@ -91,6 +97,7 @@ class Katex:
         self._cache: dict[tuple[str, bool], str] = {}
         self.formulas = 0  # typeset or taken from the cache
         self.seconds = 0.0  # spent waiting for KaTeX
+        self.hook_seconds = 0.0  # spent in this hook, KaTeX included
 
     def _start(self) -> subprocess.Popen:
         node = shutil.which("node")
@@ -129,12 +136,16 @@ class Katex:
 
     def close(self) -> None:
         if self.formulas:
+            # What build-time maths costs the build (make bench reports it).
             log.info(
-                "KaTeX typeset %d formulas (%d distinct) in %.2f s",
+                "KaTeX typeset %d formulas (%d distinct) in %.2f s; "
+                "maths took %.2f s of the build",
                 self.formulas,
                 len(self._cache),
                 self.seconds,
+                self.hook_seconds,
             )
+        self.formulas, self.seconds, self.hook_seconds = 0, 0.0, 0.0
         if self._process is not None:
             if self._process.stdin is not None:
                 self._process.stdin.close()
@@ -153,6 +164,12 @@ KATEX = Katex()
 _TYPESET: dict[str, list[str]] = {}
 #: Each page's KaTeX fonts, from on_page_context to on_post_page.
 _FONTS: dict[str, list[str]] = {}
+#: Every character of the edition's formulas, and the fonts its pages use.
+_CHARACTERS: set[str] = set()
+_FONTS_USED: set[str] = set()
+#: A safety margin kept in every cut font: printable ASCII.
+ASCII = {chr(code) for code in range(0x20, 0x7F)}
+TAG = re.compile(r"<[^>]+>")
 
 
 @functools.cache
@@ -222,6 +239,8 @@ def _typeset(tex: str, display: bool, page, errors: list[str]) -> str | None:
         return None
     formulas = _TYPESET.setdefault(page.file.src_uri, [])
     formulas.append(rendered)
+    # Its characters (a superset: MathML and the TeX annotation count too).
+    _CHARACTERS.update(html.unescape(TAG.sub("", rendered)))
     text = html.escape(_readable(tex), quote=False)
     return f'<formula-text data-n="{len(formulas) - 1}">{text}</formula-text>'
 
@@ -259,6 +278,21 @@ def _notebook_cell(body: str, page, errors: list[str]) -> str:
     return "".join(pieces)
 
 
+def _timed(event):
+    """Count the time an event of this hook takes in KATEX.hook_seconds."""
+
+    @functools.wraps(event)
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return event(*args, **kwargs)
+        finally:
+            KATEX.hook_seconds += time.perf_counter() - start
+
+    return timed
+
+
+@_timed
 def on_page_content(html_: str, page, config, files) -> str:
     errors: list[str] = []
     _TYPESET[page.file.src_uri] = []
@@ -277,15 +311,18 @@ def on_page_content(html_: str, page, config, files) -> str:
     return html_
 
 
+@_timed
 def on_page_context(context, page, config, nav):
     # Material's search plugin has indexed the page (it runs first): put the
     # typeset formulas in place of their readable text.
     formulas = _TYPESET.pop(page.file.src_uri, [])
     page.content = PLACEHOLDER.sub(lambda match: formulas[int(match[1])], page.content)
     _FONTS[page.file.src_uri] = fonts_used(formulas)
+    _FONTS_USED.update(_FONTS[page.file.src_uri])
     return context
 
 
+@_timed
 def on_post_page(output: str, page, config) -> str:
     fonts = _FONTS.pop(page.file.src_uri, [])
     if not fonts:
@@ -299,7 +336,32 @@ def on_post_page(output: str, page, config) -> str:
     return HEAD_STYLES.sub(lambda match: links + match[0], output, count=1)
 
 
+def cut_font(path: Path, characters: set[str]) -> None:
+    """Keep only ``characters`` in the WOFF2 font at ``path``, in place."""
+    from fontTools import subset
+
+    options = subset.Options()
+    options.flavor = "woff2"
+    options.hinting = False
+    font = subset.load_font(str(path), options)
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=sorted(map(ord, characters)))
+    subsetter.subset(font)
+    subset.save_font(font, str(path), options)
+
+
+@_timed
+def _cut_fonts(config) -> None:
+    fonts = Path(config.site_dir) / "assets" / "katex" / "fonts"
+    for name in sorted(_FONTS_USED):
+        cut_font(fonts / name, _CHARACTERS | ASCII)
+
+
 def on_post_build(config) -> None:
+    if _FONTS_USED:
+        _cut_fonts(config)
+    _CHARACTERS.clear()
+    _FONTS_USED.clear()
     KATEX.close()
 
 

@@ -2,9 +2,13 @@
 
 Prints a table and writes it as JSON (default ``bench/results.json``):
 
-- build time of each language and of the whole site;
-- for one page per language, in headless Chromium: bytes transferred (raw and
-  gzip), number of requests, and the time until every formula is rendered;
+- build time of each edition and of the whole site (the editions build side
+  by side, one per core: ``scripts/build_site.py``), and the part of each
+  edition's build spent typesetting maths (``hooks/katex.py`` logs it);
+- for every page of every edition, loaded in headless Chromium with a cold
+  cache: bytes transferred (raw and gzip), number of requests, first
+  contentful paint, largest contentful paint and cumulative layout shift;
+  the table shows each edition's heaviest page (most gzip bytes);
 - wall time of the test suite;
 - scaled dot-product attention against the bare cost of its two matrix
   products (QK^T and AV) at n = 128, 1024, 4096 with d = 64, and the peak
@@ -20,9 +24,11 @@ import contextlib
 import functools
 import gzip
 import http.server
+import io
 import json
 import os
 import platform
+import re
 import socket
 import subprocess
 import sys
@@ -39,8 +45,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from build_site import LANGUAGES  # noqa: E402
+from build_site import build as build_site  # noqa: E402
 
-PAGES = {language: "scaled-dot-product/" for language in LANGUAGES}
+#: hooks/katex.py's summary line in a build's log.
+MATH_LOG = re.compile(r"KaTeX typeset (\d+) formulas .* maths took ([\d.]+) s")
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -59,38 +67,29 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def build(site: Path, base_url: str) -> dict[str, float]:
-    env = {**os.environ, "SITE_URL": base_url, "NO_MKDOCS_2_WARNING": "1"}
-    times = {}
-    for language, config in LANGUAGES.items():
-        start = time.perf_counter()
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "mkdocs",
-                "build",
-                "--strict",
-                "-f",
-                config,
-                "-d",
-                str(site / language),
-            ],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            capture_output=True,
-        )
-        times[language] = time.perf_counter() - start
-    (site / "index.html").write_bytes((ROOT / "site-root" / "index.html").read_bytes())
-    times["total"] = sum(times.values())
-    return times
+def build(site: Path, base_url: str) -> dict[str, dict[str, float]]:
+    os.environ["SITE_URL"] = base_url
+    with contextlib.redirect_stdout(io.StringIO()):  # the logs are in editions
+        editions = build_site(site)
+    results = {}
+    for name, edition in editions.items():
+        row = {"seconds": round(edition["seconds"], 2)}
+        math = MATH_LOG.search(edition["log"])
+        if math:
+            row["formulas"] = int(math[1])
+            row["math_seconds"] = float(math[2])
+        results[name] = row
+    return results
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
 
 
 @contextlib.contextmanager
 def serve(site: Path, port: int):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=site)
-    handler.log_message = lambda *args: None
+    handler = functools.partial(QuietHandler, directory=site)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -100,33 +99,63 @@ def serve(site: Path, port: int):
         server.shutdown()
 
 
-def page_weight(base_url: str) -> dict[str, dict[str, float]]:
+#: First and largest contentful paint and layout shift, once the page has
+#: settled (fonts loaded, half a second more).
+PAINT = """() => new Promise(resolve => {
+    const result = { fcp: null, lcp: null, cls: 0 };
+    for (const entry of performance.getEntriesByType("paint"))
+        if (entry.name === "first-contentful-paint") result.fcp = entry.startTime;
+    new PerformanceObserver(list => {
+        for (const entry of list.getEntries()) result.lcp = entry.startTime;
+    }).observe({ type: "largest-contentful-paint", buffered: true });
+    new PerformanceObserver(list => {
+        for (const entry of list.getEntries())
+            if (!entry.hadRecentInput) result.cls += entry.value;
+    }).observe({ type: "layout-shift", buffered: true });
+    document.fonts.ready.then(() => setTimeout(() => resolve(result), 500));
+})"""
+
+
+def book_pages(site: Path, language: str) -> list[str]:
+    """Every page of an edition, as paths below the site root."""
+    return sorted(
+        path.parent.relative_to(site).as_posix() + "/"
+        for path in (site / language).rglob("index.html")
+        if "search" not in path.parts
+    )
+
+
+def page_weight(site: Path, base_url: str) -> dict[str, dict]:
+    """Each edition's pages, first load, cold cache; the heaviest in full."""
     from playwright.sync_api import sync_playwright
 
     results = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for language, page_path in PAGES.items():
-            page = browser.new_page()
-            bodies: list[bytes] = []
-            page.on("response", lambda r, b=bodies: b.append(r.body()))
-            url = f"{base_url}{language}/{page_path}"
-            page.goto(url, wait_until="load")
-            page.wait_for_function(
-                "document.querySelectorAll('.arithmatex').length > 0 &&"
-                " [...document.querySelectorAll('.arithmatex')]"
-                ".every(e => e.querySelector('.katex'))"
-            )
-            math_ms = page.evaluate("performance.now()")
-            page.wait_for_load_state("networkidle")
-            results[language] = {
-                "page": f"{language}/{page_path}",
-                "requests": len(bodies),
-                "bytes_raw": sum(len(b) for b in bodies),
-                "bytes_gzip": sum(len(gzip.compress(b)) for b in bodies),
-                "math_rendered_ms": round(math_ms, 1),
-            }
-            page.close()
+        for language in LANGUAGES:
+            rows = []
+            for path in book_pages(site, language):
+                context = browser.new_context(viewport={"width": 1280, "height": 900})
+                page = context.new_page()
+                bodies: list[bytes] = []
+                page.on("response", lambda r, b=bodies: b.append(r.body()))
+                page.goto(base_url + path, wait_until="load")
+                paint = page.evaluate(PAINT)
+                page.wait_for_load_state("networkidle")
+                rows.append(
+                    {
+                        "page": path,
+                        "requests": len(bodies),
+                        "bytes_raw": sum(len(b) for b in bodies),
+                        "bytes_gzip": sum(len(gzip.compress(b)) for b in bodies),
+                        "fcp_ms": round(paint["fcp"] or 0, 1),
+                        "lcp_ms": round(paint["lcp"] or 0, 1),
+                        "cls": round(paint["cls"], 4),
+                    }
+                )
+                context.close()
+            heaviest = max(rows, key=lambda row: row["bytes_gzip"])
+            results[language] = {"heaviest": heaviest, "all": rows}
         browser.close()
     return results
 
@@ -191,7 +220,7 @@ def main() -> None:
         site = Path(tmp)
         builds = build(site, base_url)
         with serve(site, port):
-            pages = page_weight(base_url)
+            pages = page_weight(site, base_url)
     results = {
         "machine": {
             "python": platform.python_version(),
@@ -199,7 +228,7 @@ def main() -> None:
             "cpus": os.cpu_count(),
             "platform": platform.platform(),
         },
-        "build_seconds": {k: round(v, 2) for k, v in builds.items()},
+        "build": builds,
         "pages": pages,
         "test_suite_seconds": None if args.skip_tests else round(test_suite_time(), 1),
         "attention": attention_cost(),
@@ -211,19 +240,23 @@ def main() -> None:
 
 
 def table(results: dict) -> str:
-    lines = [
-        "build (s)        "
-        + "  ".join(f"{k}: {v}" for k, v in results["build_seconds"].items())
-    ]
+    lines = [f"{'build':10} {'seconds':>8} {'formulas':>9} {'maths s':>8}"]
+    for name, row in results["build"].items():
+        lines.append(
+            f"{name:10} {row['seconds']:>8} {row.get('formulas', ''):>9} "
+            f"{row.get('math_seconds', ''):>8}"
+        )
     lines.append("")
     lines.append(
-        f"{'page':28} {'requests':>8} {'raw KiB':>9} {'gzip KiB':>9} {'math ms':>8}"
+        f"{'heaviest page':28} {'requests':>8} {'raw KiB':>9} {'gzip KiB':>9} "
+        f"{'FCP ms':>7} {'LCP ms':>7} {'CLS':>7}"
     )
-    for row in results["pages"].values():
+    for edition in results["pages"].values():
+        row = edition["heaviest"]
         lines.append(
             f"{row['page']:28} {row['requests']:>8} "
             f"{row['bytes_raw'] / 1024:>9.1f} {row['bytes_gzip'] / 1024:>9.1f} "
-            f"{row['math_rendered_ms']:>8.1f}"
+            f"{row['fcp_ms']:>7.0f} {row['lcp_ms']:>7.0f} {row['cls']:>7.4f}"
         )
     lines.append("")
     lines.append(f"test suite (s)   {results['test_suite_seconds']}")

@@ -6,6 +6,7 @@ Each language is its own MkDocs build (its own search index, ``<html lang>``
 and ``theme.language``) in ``SITE_DIR/<language>/``; ``site-root/index.html``
 becomes ``SITE_DIR/index.html``, which sends readers to their language.
 Every build runs with ``--strict``: a broken link, anchor or snippet fails.
+The editions build side by side, one per core.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,29 +29,85 @@ LANGUAGES = {
 }
 
 
-def build(site_dir: Path) -> None:
+def build_edition(language: str, site_dir: Path) -> tuple[float, str]:
+    """Build one edition into ``site_dir/<language>``: (seconds, its log)."""
+    command = [
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "build",
+        "--strict",
+        "--config-file",
+        LANGUAGES[language],
+        "--site-dir",
+        str(site_dir / language),
+    ]
+    # Material prints a banner about MkDocs 2.0 on every build; the book
+    # pins MkDocs 1.x, so keep the build log to what matters.
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    start = time.perf_counter()
+    result = subprocess.run(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
+    )
+    seconds = time.perf_counter() - start
+    if result.returncode:
+        raise BuildError(language, result.stdout)
+    return seconds, result.stdout
+
+
+class BuildError(Exception):
+    """An edition's build failed; its log says why."""
+
+    def __init__(self, language: str, log: str) -> None:
+        super().__init__(f"the {language} edition failed to build:\n{log}")
+        self.language, self.log = language, log
+
+
+def build(site_dir: Path, jobs: int | None = None) -> dict[str, dict]:
+    """Build every edition, side by side on as many cores as there are.
+
+    The editions are independent MkDocs builds, so ``jobs`` of them (default:
+    one per core, at most one per edition) run at once. Each edition's log
+    is printed in one piece when it is done. Returns, per edition, its build
+    time and log, and ``"total"``: the wall time of the whole site.
+    """
     site_dir = site_dir.resolve()
     if site_dir.exists():
         shutil.rmtree(site_dir)
     site_dir.mkdir(parents=True)
-    for language, config in LANGUAGES.items():
-        command = [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "--config-file",
-            config,
-            "--site-dir",
-            str(site_dir / language),
-        ]
-        # Material prints a banner about MkDocs 2.0 on every build; the book
-        # pins MkDocs 1.x, so keep the build log to what matters.
-        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-        subprocess.run(command, cwd=ROOT, env=env, check=True)
+    jobs = jobs or max(1, min(len(LANGUAGES), os.cpu_count() or 1))
+    start = time.perf_counter()
+    editions: dict[str, dict] = {}
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {
+            pool.submit(build_edition, language, site_dir): language
+            for language in LANGUAGES
+        }
+        for future in as_completed(futures):
+            seconds, log = future.result()  # a BuildError ends the build
+            language = futures[future]
+            print(f"---- {language}: built in {seconds:.1f} s\n{log}", flush=True)
+            editions[language] = {"seconds": seconds, "log": log}
     shutil.copy2(ROOT / "site-root" / "index.html", site_dir / "index.html")
+    editions["total"] = {"seconds": time.perf_counter() - start, "log": ""}
+    return {language: editions[language] for language in [*LANGUAGES, "total"]}
 
 
 if __name__ == "__main__":
-    build(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "site")
+    try:
+        times = build(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "site")
+    except BuildError as error:
+        print(error, file=sys.stderr)
+        raise SystemExit(1) from None
+    print(
+        "built in "
+        + ", ".join(
+            f"{name} {edition['seconds']:.1f} s" for name, edition in times.items()
+        )
+    )

@@ -168,3 +168,32 @@ def test_the_page_is_indexed_with_text_then_shows_the_typeset_formula() -> None:
     display = soup.select_one("div.arithmatex > .katex-display > .katex")
     assert display.select_one("annotation").get_text() == "QK^\\top"
     assert "formula-text" not in page.content
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_cut_fonts_keep_every_glyph_the_formulas_use(pages, site: Path, language):
+    """A font cut to the book's characters still has all it had for them."""
+    from fontTools.ttLib import TTFont
+
+    characters = set()
+    preloaded = set()
+    for path in pages[language]:
+        soup = parse(path)
+        for link in soup.select("link[rel=preload][as=font]"):
+            preloaded.add(link["href"].rsplit("/", 1)[-1])
+        for formula in soup.select(".katex-html"):
+            characters.update(formula.get_text())
+    assert {"KaTeX_Main-Regular.woff2", "KaTeX_AMS-Regular.woff2"} <= preloaded
+    original = ROOT / "node_modules" / "katex" / "dist" / "fonts"
+    built = site / language / "assets" / "katex" / "fonts"
+    sizes = {}
+    for name in sorted(preloaded):
+        full = set(TTFont(original / name).getBestCmap())
+        cut = set(TTFont(built / name).getBestCmap())
+        sizes[name] = (len(full), len(cut))
+        missing = {chr(c) for c in full - cut if chr(c) in characters}
+        assert not missing, f"{language}: {name} lost {sorted(missing)}"
+    # Cut they are: KaTeX_Main-Regular covers 283 characters, the book ~130.
+    assert (
+        sizes["KaTeX_Main-Regular.woff2"][1] < sizes["KaTeX_Main-Regular.woff2"][0] / 2
+    )
