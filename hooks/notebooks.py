@@ -24,6 +24,13 @@ job for every ``*.ipynb`` page:
 - **Permalinks.** nbconvert marks a heading's permalink ``anchor-link``; the
   hook gives it Material's ``headerlink`` class, so that it looks like the
   other pages' and the search index leaves its ``¶`` out of section titles.
+- **Search.** A code cell's prompts (``In [3]:``, ``Out[3]:``), the
+  "Copied!" notice of its copy button and the hidden copy of its code that
+  the button copies are marked ``data-search-exclude``, so that the search
+  index and its snippets hold the notebook's text and code once, without
+  them. Material's parser compares elements by tag name (the first nested
+  closing tag of the same name would end an exclusion), so only elements
+  that hold nothing but text are marked.
 """
 
 from __future__ import annotations
@@ -47,6 +54,11 @@ REMOTE = re.compile(
     r"""|\bimport\s*\(\s*["'](?:https?:)?//[^"']*"""
     r"""|<script\b[^>]*\bsrc\s*=\s*["']\s*["']"""
     r"""|url\(\s*["']?(?:https?:)?//[^"')]*|@import\s+["'](?:https?:)?//[^"']*"""
+)
+#: Opening tags of the notebook's text-only elements the search leaves out.
+SEARCH_EXCLUDED = re.compile(
+    r'<(?:div class="jp-(?:In|Out)putPrompt\b|span class="notice"'
+    r'|div class="clipboard-copy-txt")[^>]*(?=>)'
 )
 LINK = re.compile(r"""(<a\b[^>]*?\bhref=")([^"]*)(")""")
 ID = re.compile(r"""\bid="([^"]+)\"""")
@@ -100,5 +112,7 @@ def on_page_content(html: str, page, config, files) -> str:
         )
     html = html.replace('class="anchor-link"', 'class="headerlink"')
     html = _rewrite_links(html, page, files)
+    # The search plugin drops the attribute from the page once it is indexed.
+    html = SEARCH_EXCLUDED.sub(r'\g<0> data-search-exclude="true"', html)
     page.present_anchor_ids = set(ID.findall(html))
     return html

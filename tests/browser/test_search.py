@@ -19,17 +19,33 @@ mkdocs.zh-Hans.yml):
   matches words that begin with it: a single character finds the words it
   begins (權 finds 權重) but not those it ends (積 in 內積, 乘積); "*積"
   finds those.
+
+What a reader should get (hooks/search.py corrects Material's segmentation
+of Chinese queries, overrides/assets/javascripts/search-links.js its links):
+
+- a page's title, typed as it stands, finds that page first; so does the
+  title of the section that explains 因果遮罩 / 因果マスク;
+- the glossary, which names every term once, does not push the pages that
+  explain a term down, nor fill the top of every list;
+- a notebook's prompts ("In [3]:") and copy notices ("Copied!") are no text
+  to find; result links never end in an empty "?h=";
+- a snippet never starts a line with closing punctuation (。 ） ，) nor ends
+  one with opening punctuation (（ 「).
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from ..site.helpers import LANGUAGES, load_hook
-from .navigation import TIMEOUT
+from ..site.helpers import LANGUAGES, load_hook, parse
+from .navigation import TIMEOUT, book_pages
 
 #: Words a reader types, single and multi-character, kana and kanji.
 WORDS = {
@@ -84,6 +100,36 @@ GLOSSARY_ONLY = {
 }
 
 
+#: Section titles a reader looks up, and where the first result must lead.
+SECTIONS = {
+    "ja": {"因果マスク": "masks/#causal-mask"},
+    "zh-Hant": {"因果遮罩": "masks/#causal-mask"},
+    "zh-Hans": {"因果掩码": "masks/#causal-mask"},
+}
+#: Words of a notebook's code cells (hands-on.ipynb), and words of the
+#: prompts and copy buttons around them, which no result may show.
+NOTEBOOK_WORDS = ["plot_heatmap", "matplotlib", "In", "Out", "Copied"]
+NOTEBOOK_CHROME = re.compile(r"\b(?:In|Out)\s*\[\d*\]:|Copied!")
+#: How many of the first results the glossary may take for a word that is
+#: not one of its terms.
+GLOSSARY_PLACES = 3
+#: Punctuation that must not begin a line, and punctuation that must not end
+#: one (Chinese and Japanese typesetting, kinsoku).
+CLOSING = "、，。」』”’）：；？！"
+OPENING = "「『“‘（"
+#: Widths of a search result, in CSS pixels: a result is as wide as a phone
+#: (320 px and up) and at most 688 px on a desktop. Far narrower, a code
+#: span longer than the line may be broken anywhere, before ） too: that is
+#: the browser's last resort against overflow, not a break it chose.
+WIDTHS = range(300, 700, 10)
+#: Words with long snippets full of punctuation, for the line-break test.
+SNIPPET_WORDS = {
+    "ja": ["アテンション", "行列", "重み"],
+    "zh-Hant": ["注意力", "矩陣", "權重"],
+    "zh-Hans": ["注意力", "矩阵", "权重"],
+}
+
+
 def glossary_terms(language: str) -> list[str]:
     """Every term of the glossary in ``language``, as the glossary hook reads it."""
     hook = load_hook("glossary")
@@ -110,6 +156,7 @@ class Search:
             "'/' opens the search"
         )
         self.errors: list[str] = []
+        self._results: dict[str, list[list[dict]]] = {}
         page.on(
             "console",
             lambda m: self.errors.append(m.text) if m.type == "error" else None,
@@ -140,6 +187,22 @@ class Search:
 
     def __call__(self, word: str) -> list[str]:
         """The links of the results for ``word`` (its pages and sections)."""
+        return [link["href"] for item in self.results(word) for link in item]
+
+    def results(self, word: str) -> list[list[dict]]:
+        """The results for ``word``, best first, as the reader sees them.
+
+        One list per result (a page): its links, the page's first, then its
+        sections', each as ``{"href", "text", "missing"}`` (the text of the
+        link and of its line of words not found, if any). Each word is typed
+        once per page: the results are kept for the tests that follow.
+        """
+        if word not in self._results:
+            self._results[word] = self._search(word)
+        return self._results[word]
+
+    def show(self, word: str) -> None:
+        """Type ``word`` and wait until its results are shown."""
         # Material searches on keyup and fill() sends no key: press one.
         # Empty the box first and wait for the placeholder, so that the
         # results read below are the word's and not the last word's.
@@ -149,8 +212,19 @@ class Search:
         self.input.fill(word)
         self.input.press("End")
         self._answered()
-        links = self.page.locator(".md-search-result a.md-search-result__link")
-        return links.evaluate_all("links => links.map(a => a.href)")
+
+    def _search(self, word: str) -> list[list[dict]]:
+        self.show(word)
+        return self.page.evaluate(
+            """() => [...document.querySelectorAll(".md-search-result__item")]
+                .map(item => [...item.querySelectorAll("a.md-search-result__link")]
+                    .map(a => ({
+                        href: a.href,
+                        text: a.textContent,
+                        missing: a.querySelector(".md-search-result__terms")
+                            ?.textContent ?? "",
+                    })))"""
+        )
 
 
 @pytest.fixture(scope="module")
@@ -224,3 +298,172 @@ def test_words_of_the_other_language_are_not_found(
         hrefs = search(word)
         assert hrefs, f"{word}: the glossary names it"
         assert all(href.startswith(glossary) for href in hrefs), (word, hrefs)
+
+
+def book_path(href: str, language: str) -> str:
+    """``http://host/ja/masks/?h=x#causal-mask`` -> ``masks/#causal-mask``."""
+    parts = urlsplit(href)
+    path = parts.path.removeprefix(f"/{language}/")
+    return path + (f"#{parts.fragment}" if parts.fragment else "")
+
+
+@functools.cache
+def page_titles(site: Path, language: str) -> dict[str, str]:
+    """Each page's title, as its heading shows it, and the page's path."""
+    titles = {}
+    for path in book_pages(site, language):
+        heading = parse(site / path / "index.html").select_one("article h1")
+        for permalink in heading.select(".headerlink"):
+            permalink.decompose()
+        titles[heading.get_text().strip()] = path.removeprefix(f"{language}/")
+    return titles
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_title_finds_its_page_first(searches, site, language) -> None:
+    """Every page's title, and a few sections', lead there first.
+
+    The query is the title as the reader sees it: 多頭注意力 must not be cut
+    into 多頭 and 注意 (every page about 注意力機制 would come first), nor
+    記号と形 keep 記号と, a word the index does not hold.
+    """
+    search = searches[language]
+    targets = {**page_titles(site, language), **SECTIONS[language]}
+    assert len(targets) > 15
+    problems = []
+    for word, target in targets.items():
+        results = search.results(word)
+        first = [book_path(link["href"], language) for link in results[0]]
+        if first[0] != target.partition("#")[0] or target not in first:
+            problems.append(f"{word}: first {first[:3]}, not {target}")
+        # A Chinese title is found as the one word it is: Material names no
+        # word of it "missing" under the result (it did for 多頭* in 多頭**).
+        if language != "ja" and results[0][0]["missing"]:
+            problems.append(f"{word}: {results[0][0]['missing']}")
+    assert not problems, "\n".join(problems)
+    assert not search.errors
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_glossary_does_not_crowd_the_results(searches, site, language) -> None:
+    """The glossary names every term once and ranks after the pages."""
+    search = searches[language]
+    glossary = "glossary/"
+    ahead = []
+    for term in glossary_terms(language):
+        pages = [book_path(item[0]["href"], language) for item in search.results(term)]
+        # A term that only the glossary names may come first there.
+        if pages[0] == glossary and len(pages) > 1:
+            ahead.append(f"{term}: {pages[:3]}")
+    assert not ahead, "the glossary comes before the pages:\n" + "\n".join(ahead)
+    crowded = []
+    titles = page_titles(site, language)
+    for word in [*titles, *WORDS[language]]:
+        if titles.get(word) == glossary:
+            continue
+        pages = [book_path(item[0]["href"], language) for item in search.results(word)]
+        if glossary in pages[:GLOSSARY_PLACES]:
+            crowded.append(f"{word}: {pages[:GLOSSARY_PLACES]}")
+    assert not crowded, "\n".join(crowded)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_notebook_prompts_and_copy_buttons_are_not_found(searches, language) -> None:
+    search = searches[language]
+    shown, notebook = [], 0
+    for word in NOTEBOOK_WORDS:
+        for item in search.results(word):
+            for link in item:
+                notebook += book_path(link["href"], language).startswith("hands-on/")
+                if NOTEBOOK_CHROME.search(link["text"]):
+                    shown.append(f"{word}: {link['href']}: {link['text'][:80]!r}")
+    assert notebook, "the notebook's code is found"
+    assert not shown, "\n".join(shown)
+    assert not search.results("Copied")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_result_links_never_end_in_an_empty_h(searches, site, language) -> None:
+    """Links keep the words to highlight (?h=...), and only when there are some.
+
+    Material links a page shown above its matching sections with an empty
+    "?h=" (it did for most results).
+    """
+    search = searches[language]
+    words = [*page_titles(site, language), *SECTIONS[language], *WORDS[language]]
+    empty, highlighted = [], 0
+    for word in words:
+        for item in search.results(word):
+            for link in item:
+                query = parse_qs(urlsplit(link["href"]).query, keep_blank_values=True)
+                if "h" in query:
+                    highlighted += 1
+                    if not query["h"][0].strip():
+                        empty.append(f"{word}: {link['href']}")
+    assert highlighted > len(words), "results link to highlighted words"
+    assert not empty, "\n".join(empty)
+
+
+#: For the first results shown: every place where a line of a snippet starts
+#: with closing punctuation or ends with opening punctuation, at many widths
+#: of the result (each character's box, from Range.getBoundingClientRect), and
+#: every zero-width space that would allow such a break.
+LINE_BREAKS = r"""([closing, opening, widths]) => {
+    const problems = [];
+    let checked = 0;
+    const range = document.createRange();
+    const breakable = new RegExp(`\u200b[${closing}]|[${opening}]\u200b`, "g");
+    const articles = [...document.querySelectorAll(
+        ".md-search-result__item > a .md-search-result__article")].slice(0, 6);
+    for (const article of articles) {
+        const text = article.textContent;
+        for (const match of text.matchAll(breakable))
+            problems.push(`break allowed at ${JSON.stringify(
+                text.slice(Math.max(0, match.index - 6), match.index + 6))}`);
+        const chars = [];
+        const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode())
+            for (let i = 0; i < node.data.length; i++)
+                if (!/[\s\u200b]/.test(node.data[i])) chars.push([node, i]);
+        const width = article.style.width;
+        for (const w of widths) {
+            article.style.width = `${w}px`;
+            let previous = null;
+            for (const [node, i] of chars) {
+                range.setStart(node, i);
+                range.setEnd(node, i + 1);
+                const box = range.getBoundingClientRect();
+                if (!box.width) continue;  // not shown (a folded list)
+                const c = node.data[i];
+                if (closing.includes(c)) checked++;
+                if (previous && box.top >= previous.box.bottom - 1
+                    && (closing.includes(c) || opening.includes(previous.c)))
+                    problems.push(`${w}px: a line break between ${previous.c}${c} in ${
+                        JSON.stringify(node.data.slice(Math.max(0, i - 6), i + 6))}`);
+                previous = { c, box };
+            }
+        }
+        article.style.width = width;
+    }
+    return { checked, problems };
+}"""
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_snippet_lines_keep_punctuation_with_its_word(searches, language) -> None:
+    """No snippet line starts with 。 ） ， or ends with （ 「, however wide.
+
+    The Chinese index puts a zero-width space around each word, and a
+    zero-width space allows a line break even before 。; none may stand
+    next to punctuation.
+    """
+    search = searches[language]
+    checked, problems = 0, []
+    for word in SNIPPET_WORDS[language]:
+        search.show(word)
+        found = search.page.evaluate(LINE_BREAKS, [CLOSING, OPENING, list(WIDTHS)])
+        checked += found["checked"]
+        problems += [f"{word}: {problem}" for problem in found["problems"]]
+    assert checked > 1000, "the snippets hold punctuation to check"
+    assert not problems, "\n".join(problems[:20])
+    assert not search.errors

@@ -1,0 +1,70 @@
+"""The search index and the search worker of the built site (hooks/search.py).
+
+What the reader gets from them is tested in tests/browser/test_search.py; the
+checks here read the built files and say which file is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from .helpers import LANGUAGES, load_hook
+
+search_hook = load_hook("search")
+MATERIAL_WORKER = re.compile(r"search\.[0-9a-f]+\.min\.js")
+
+
+def index_docs(site: Path, language: str) -> list[dict]:
+    path = site / language / "search" / "search_index.json"
+    return json.loads(path.read_text(encoding="utf-8"))["docs"]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_notebook_is_indexed_without_prompts_and_copy_buttons(site, language) -> None:
+    docs = index_docs(site, language)
+    text = " ".join(d["title"] + " " + d["text"] for d in docs)
+    for chrome in ("In\xa0[", "Out[", "Copied!"):
+        assert chrome not in text
+    notebook = " ".join(
+        d["text"] for d in docs if d["location"].startswith("hands-on/")
+    )
+    # The code of a cell is indexed once, not again as the copy button's text.
+    code = "from attention_docs.plotting import plot_heatmap, plot_weights_bar"
+    assert notebook.count(code) == 1
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_break_next_to_full_width_punctuation(site, language) -> None:
+    """No zero-width space before 。 ） or after （ in titles and snippets."""
+    breaks = [
+        field[max(0, m.start() - 8) : m.end() + 8]
+        for doc in index_docs(site, language)
+        for field in (doc["title"], doc["text"])
+        for m in search_hook.NEEDLESS_BREAK.finditer(field)
+    ]
+    assert breaks == []
+
+
+@pytest.mark.parametrize("language", ["zh-Hant", "zh-Hans"])
+def test_chinese_words_keep_their_boundaries(site, language) -> None:
+    text = " ".join(d["text"] for d in index_docs(site, language))
+    assert "\u200b注意力\u200b" in text
+    assert re.search("\u200b[^\u200b]+。", text), "a word ends a sentence"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_search_worker_segments_queries_as_the_book_needs(site, language) -> None:
+    """The site serves Material's worker with the edits of hooks/search.py."""
+    [worker] = [
+        path
+        for path in (site / language / "assets/javascripts/workers").iterdir()
+        if MATERIAL_WORKER.fullmatch(path.name)
+    ]
+    source = worker.read_text(encoding="utf-8")
+    for purpose, pattern, _ in search_hook.WORKER_EDITS:
+        assert not pattern.search(source), f"the worker does not {purpose}"
+    assert '.join(" ")' in source
