@@ -3,14 +3,17 @@
 Usage: ``python scripts/build_site.py [SITE_DIR]`` (default ``site``).
 
 Each language is its own MkDocs build (its own search index, ``<html lang>``
-and ``theme.language``) in ``SITE_DIR/<language>/``; ``site-root/index.html``
-becomes ``SITE_DIR/index.html``, which sends readers to their language.
+and ``theme.language``) in ``SITE_DIR/<language>/``; the pages of
+``site-root/`` go to ``SITE_DIR/``: ``index.html``, which sends readers to
+their language or lets them choose, and ``404.html``, the page a host such as
+GitHub Pages shows for any address the site does not have.
 Every build runs with ``--strict``: a broken link, anchor or snippet fails.
 The editions build side by side, one per core.
 """
 
 from __future__ import annotations
 
+import html
 import os
 import shutil
 import subprocess
@@ -18,6 +21,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,9 +98,39 @@ def build(site_dir: Path, jobs: int | None = None) -> dict[str, dict]:
             language = futures[future]
             print(f"---- {language}: built in {seconds:.1f} s\n{log}", flush=True)
             editions[language] = {"seconds": seconds, "log": log}
-    shutil.copy2(ROOT / "site-root" / "index.html", site_dir / "index.html")
+    copy_root_pages(site_dir, os.environ.get("SITE_URL", "/"))
     editions["total"] = {"seconds": time.perf_counter() - start, "log": ""}
     return {language: editions[language] for language in [*LANGUAGES, "total"]}
+
+
+#: The root 404 page's <base> as written in site-root/404.html.
+ROOT_404_BASE = '<base href="/">'
+
+
+def root_path(site_url: str) -> str:
+    """The path of ``site_url``: ``/``, or ``/attention_docs/`` for a project site
+    on GitHub Pages (``https://user.github.io/attention_docs/``)."""
+    return urlsplit(site_url).path.rstrip("/") + "/"
+
+
+def copy_root_pages(site_dir: Path, site_url: str) -> None:
+    """Copy ``site-root/`` to the site's root.
+
+    A host serves the root 404 page at any depth, where relative links would
+    point nowhere: its links are relative to its ``<base>``, set here to the
+    root of the address the site is built for (``SITE_URL``, the address the
+    editions' own links are built for too).
+    """
+    for source in sorted((ROOT / "site-root").iterdir()):
+        target = site_dir / source.name
+        if source.name != "404.html":
+            shutil.copy2(source, target)
+            continue
+        page = source.read_text(encoding="utf-8")
+        if page.count(ROOT_404_BASE) != 1:
+            raise SystemExit(f"{source} must hold {ROOT_404_BASE} once")
+        base = f'<base href="{html.escape(root_path(site_url))}">'
+        target.write_text(page.replace(ROOT_404_BASE, base), encoding="utf-8")
 
 
 if __name__ == "__main__":

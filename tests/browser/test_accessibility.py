@@ -1,10 +1,16 @@
 """Accessibility: axe-core finds no serious or critical violation on any page.
 
+Nor any ``landmark-unique`` (moderate for axe): two landmarks of the same
+role and name, such as the unnamed <nav> Material gave every code block,
+make a screen reader's list of landmarks useless.
+
 axe-core comes from the npm registry (package.json's devDependencies,
 ``npm ci``) and is injected into every page of every language, after KaTeX
-has rendered the math. Nothing is excluded: what axe found on the site was
-fixed in the site itself (book.css, overrides/partials/search.html and
-progress.html, overrides/assets/javascripts/scrollable.js).
+has rendered the math; also into the root pages, and at a phone's width into
+pages whose formulas and tables scroll there. Nothing is excluded: what axe
+found on the site was fixed in the site itself (book.css,
+overrides/partials/search.html and progress.html,
+overrides/assets/javascripts/scrollable.js).
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from .conftest import wait_for_math
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
+#: Rules whose every violation counts, whatever axe's impact.
+ALWAYS = ("landmark-unique",)
 
 #: Pages checked at once, each in its own tab (and renderer process): axe is
 #: CPU-bound and single-threaded, and the runners have two cores.
@@ -64,8 +72,12 @@ def start_axe(page, axe_script: Path, options: dict | None = None) -> None:
 
 
 def axe_violations(page) -> list[dict]:
-    """The serious or critical violations found by the run started last."""
-    return [v for v in page.evaluate(AXE_RESULTS) if v["impact"] in BLOCKING]
+    """The violations that count, found by the run started last."""
+    return [
+        v
+        for v in page.evaluate(AXE_RESULTS)
+        if v["impact"] in BLOCKING or v["id"] in ALWAYS
+    ]
 
 
 def report(path: str, violations: list[dict]) -> list[str]:
@@ -102,31 +114,54 @@ def test_no_serious_violation_on_any_page(
     assert not problems, "axe-core violations:\n" + "\n".join(problems)
 
 
-def test_no_serious_violation_on_the_root_page(browser, base_url, site, axe_script):
-    """The language chooser readers without JavaScript see (redirect removed)."""
-    html = (site / "index.html").read_text(encoding="utf-8")
-    html, redirects = re.subn(r"<script>.*?</script>", "", html, flags=re.S)
-    assert redirects == 1
-    context = browser.new_context()
+@pytest.mark.parametrize(("name", "scripts"), [("index.html", 1), ("404.html", 0)])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_violation_on_the_root_pages(
+    browser, base_url, site, axe_script, name, scripts, scheme
+):
+    """The language chooser as readers without JavaScript see it (redirect
+    removed), and the root 404 page; in both schemes (their own colours)."""
+    html = (site / name).read_text(encoding="utf-8")
+    html, removed = re.subn(r"<script>.*?</script>", "", html, flags=re.S)
+    assert removed == scripts
+    url = base_url + name
+    context = browser.new_context(color_scheme=scheme)
     try:
         page = context.new_page()
         page.route(
-            base_url, lambda route: route.fulfill(body=html, content_type="text/html")
+            url, lambda route: route.fulfill(body=html, content_type="text/html")
         )
-        page.goto(base_url)
+        page.goto(url)
         start_axe(page, axe_script)
-        problems = report("/", axe_violations(page))
+        problems = report(name, axe_violations(page))
     finally:
         context.close()
     assert not problems, "axe-core violations:\n" + "\n".join(problems)
 
 
 @pytest.mark.parametrize(
+    "path", ["ja/scaled-dot-product/", "zh-Hant/glossary/", "zh-Hans/multi-head/"]
+)
+def test_no_serious_violation_at_a_phones_width(open_page, axe_script, path):
+    """Where formulas and tables scroll in their boxes (390 px)."""
+    page, _ = open_page(path, viewport={"width": 390, "height": 844})
+    start_axe(page, axe_script)
+    problems = report(path, axe_violations(page))
+    assert not problems, "axe-core violations (390 px):\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(
     "path",
-    ["ja/scaled-dot-product/", "zh-Hant/object-view/", "zh-Hant/hands-on/"],
+    [
+        "ja/scaled-dot-product/",
+        "zh-Hant/object-view/",
+        "zh-Hant/hands-on/",
+        "zh-Hans/404.html",
+    ],
 )
 def test_colours_in_dark_mode(open_page, axe_script, path):
-    """The colour rules in the dark scheme too: code, links, buttons, notebook."""
+    """The colour rules in the dark scheme too: code, links, buttons (the 404
+    page's filled one), notebook."""
     page, _ = open_page(path, color_scheme="dark")
     assert page.evaluate("document.body.dataset.mdColorScheme") == "slate"
     only = {"runOnly": ["color-contrast", "link-in-text-block"]}

@@ -9,8 +9,8 @@
 - The root page sends a browser to the book in its reader's language
   (``navigator.languages``, which follows Playwright's ``locale``): Japanese
   to ``ja/``, Taiwanese and Hong Kong Chinese to ``zh-Hant/``, mainland and
-  Singapore Chinese to ``zh-Hans/``, anything else to the default, ``ja/``.
-  Without JavaScript it lists every book.
+  Singapore Chinese to ``zh-Hans/``. Other readers stay and choose
+  (tests/browser/test_fit.py). Without JavaScript it lists every book.
 """
 
 from __future__ import annotations
@@ -145,8 +145,6 @@ def test_selector_lands_on_the_same_page_after_instant_navigation(
         ("zh-SG", "zh-Hans"),
         ("zh-Hans", "zh-Hans"),
         ("zh", "zh-Hans"),
-        ("en-US", "ja"),
-        ("fr", "ja"),
     ],
 )
 def test_root_page_sends_the_browser_to_its_language(open_page, locale, book) -> None:

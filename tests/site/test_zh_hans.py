@@ -40,7 +40,9 @@ def article(path: Path):
 def structure(path: Path) -> dict[str, list[str]]:
     """What the conversion must not change on a page."""
     node = article(path)
-    if node is None:  # the 404 page has no article of its own
+    # The 404 page is no page of the book: its words come from a template
+    # (overrides/404.html), not from the conversion, and link its own edition.
+    if node is None or path.name == "404.html":
         return {}
     return {
         "ids": [e["id"] for e in node.find_all(id=True)],

@@ -1,0 +1,355 @@
+"""Pages that fit: a phone's width, other languages' words, missing pages.
+
+- At 390 px (a phone) no page is wider than the screen. A display formula or
+  a table wider than the column scrolls inside its own box, which keeps the
+  text's margins, can be reached with the keyboard (tabindex), hides nothing
+  above or below, and shows its last symbol when scrolled to the end. Inline
+  formulas stay in the column. A shadow on a box's edge shows that more lies
+  beyond it, and only there (checked on the pixels).
+- A span in another language is drawn in a font of its own language: the
+  glossary's Japanese terms on the Chinese pages, the Traditional terms on
+  the Japanese page (the fonts Chromium actually used, from the DevTools
+  protocol; ``make test`` installs Noto Sans CJK).
+- The root page redirects only a browser that prefers one of the book's
+  languages; anyone else, and anyone without JavaScript, sees the chooser,
+  styled and in each language's font.
+- The 404 pages, served for a missing address deep in the site as a host
+  does, load cleanly and lead home and to the search; the root one also
+  without JavaScript.
+- Code blocks add no unnamed navigation landmark, also after instant
+  navigation.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageStat
+
+from ..site.helpers import LANGUAGES
+from .navigation import (
+    TIMEOUT,
+    book_pages,
+    follow,
+    nav_link,
+    path_of,
+    problems_but_cancelled,
+)
+
+PHONE = {"width": 390, "height": 844}
+
+#: Wait until fonts are loaded and two frames are drawn, so that the
+#: ResizeObserver of scrollable.js has set the tabindex of wide boxes.
+SETTLED = """async () => {
+    await document.fonts.ready;
+    const frame = () => new Promise(done => requestAnimationFrame(done));
+    await frame();
+    await frame();
+}"""
+
+#: What does not fit the column on this page, as sentences.
+FIT_REPORT = """() => {
+    const problems = [];
+    const html = document.documentElement;
+    if (html.scrollWidth > html.clientWidth)
+        problems.push(`the page is ${html.scrollWidth} px wide`);
+    // The column: the article's box, less its padding.
+    const article = document.querySelector("article.md-content__inner");
+    const style = getComputedStyle(article);
+    const outer = article.getBoundingClientRect();
+    const column = {
+        left: outer.left + parseFloat(style.paddingLeft),
+        right: outer.right - parseFloat(style.paddingRight),
+    };
+    const name = e => e.textContent.replace(/\\s+/g, " ").trim().slice(0, 40);
+    // The ink of a box's content: text, and SVG (roots, big delimiters) as
+    // far as the element clipping it lets it show.
+    const ink = box => {
+        const rects = [];
+        const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            if (!n.textContent.trim() || n.parentElement.closest(".katex-mathml"))
+                continue;
+            const range = document.createRange();
+            range.selectNodeContents(n);
+            rects.push(...range.getClientRects());
+        }
+        for (const svg of box.querySelectorAll("svg")) {
+            let {left, right} = svg.getBoundingClientRect();
+            for (let a = svg.parentElement; a !== box; a = a.parentElement) {
+                if (getComputedStyle(a).overflowX === "visible") continue;
+                const clip = a.getBoundingClientRect();
+                left = Math.max(left, clip.left);
+                right = Math.min(right, clip.right);
+            }
+            if (right > left) rects.push({left, right});
+        }
+        return {
+            left: Math.min(...rects.map(r => r.left)),
+            right: Math.max(...rects.map(r => r.right)),
+        };
+    };
+    const boxes = article.querySelectorAll("div.arithmatex, .md-typeset__scrollwrap");
+    for (const box of boxes) {
+        const where = `${box.className} "${name(box)}"`;
+        const r = box.getBoundingClientRect();
+        // Boxes in the running text keep its margins (nested ones are narrower).
+        if (box.parentElement === article
+                && (Math.abs(r.left - column.left) > 1
+                    || Math.abs(r.right - column.right) > 1))
+            problems.push(`${where}: ${r.left}..${r.right}, text `
+                + `${column.left}..${column.right}`);
+        if (r.left < column.left - 1 || r.right > column.right + 1)
+            problems.push(`${where}: outside the column`);
+        const wide = box.scrollWidth > box.clientWidth;
+        if (wide !== (box.getAttribute("tabindex") === "0"))
+            problems.push(`${where}: wide=${wide}, `
+                + `tabindex=${box.getAttribute("tabindex")}`);
+        if (box.scrollHeight > box.clientHeight)
+            problems.push(`${where}: `
+                + `${box.scrollHeight - box.clientHeight} px hidden vertically`);
+        box.scrollLeft = 0;
+        const start = ink(box).left;
+        box.scrollLeft = box.scrollWidth;
+        const end = ink(box).right;
+        box.scrollLeft = 0;
+        if (start < r.left - 0.5 || end > r.right + 0.5)
+            problems.push(`${where}: ink ${start}..${end} `
+                + `out of reach of ${r.left}..${r.right}`);
+    }
+    for (const formula of article.querySelectorAll("span.arithmatex")) {
+        if (formula.closest(".md-typeset__scrollwrap")) continue;
+        const r = formula.getBoundingClientRect();
+        if (r.left < column.left - 1 || r.right > column.right + 1)
+            problems.push(`inline "${name(formula)}": ${r.left}..${r.right}`);
+    }
+    return {problems, boxes: boxes.length};
+}"""
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_every_page_fits_a_phone(open_page, base_url, site, language) -> None:
+    paths = book_pages(site, language)
+    page, watch = open_page(paths[0], viewport=PHONE)
+    problems, boxes = [], 0
+    for path in paths:
+        if page.url != base_url + path:
+            page.goto(base_url + path, wait_until="load")
+        page.evaluate(SETTLED)
+        report = page.evaluate(FIT_REPORT)
+        problems += [f"{path}: {p}" for p in report["problems"]]
+        boxes += report["boxes"]
+    assert boxes > 50, "the pages hold wide formulas and tables"
+    assert not problems, "\n".join(problems)
+    assert not problems_but_cancelled(watch), watch.problems()
+
+
+def edge_shades(box) -> tuple[float, float]:
+    """Mean grey of the 3 px at the box's left and right edges (255 white)."""
+    grey = Image.open(io.BytesIO(box.screenshot(animations="disabled"))).convert("L")
+    width, height = grey.size
+    return tuple(
+        ImageStat.Stat(grey.crop((x, 0, x + 3, height))).mean[0] for x in (0, width - 3)
+    )
+
+
+#: No shadow: the page's white (a table's border may cross the strip);
+#: a shadow: clearly darker.
+PLAIN, SHADED = 240, 225
+
+
+@pytest.mark.parametrize(
+    ("path", "selector"),
+    [
+        ("ja/scaled-dot-product/", "div.arithmatex"),
+        ("zh-Hant/glossary/", ".md-typeset__scrollwrap"),
+    ],
+)
+def test_a_shadow_shows_where_a_box_hides_content(open_page, path, selector) -> None:
+    page, watch = open_page(path, viewport=PHONE, color_scheme="light")
+    page.evaluate(SETTLED)
+    widest = page.evaluate(
+        """selector => {
+            const boxes = [...document.querySelectorAll(selector)];
+            const hidden = b => b.scrollWidth - b.clientWidth;
+            const widest = boxes.reduce((a, b) => hidden(b) > hidden(a) ? b : a);
+            widest.setAttribute("data-test-widest", "");
+            return hidden(widest);
+        }""",
+        selector,
+    )
+    # Wide enough that, scrolled halfway, both ends are past the bands that
+    # cover the shadows (1.2rem, 24 px).
+    assert widest > 2 * 24, f"{path}: nothing wide enough to scroll"
+    box = page.locator("[data-test-widest]")
+    box.scroll_into_view_if_needed()
+    shades = {}
+    for where, position in [("start", "0"), ("middle", "50"), ("end", "e.scrollWidth")]:
+        box.evaluate(
+            f"e => e.scrollLeft = {position}"
+            if where != "middle"
+            else "e => e.scrollLeft = (e.scrollWidth - e.clientWidth) / 2"
+        )
+        shades[where] = edge_shades(box)
+    (start_left, start_right) = shades["start"]
+    (middle_left, middle_right) = shades["middle"]
+    (end_left, end_right) = shades["end"]
+    assert start_left > PLAIN and start_right < SHADED, shades
+    assert middle_left < SHADED and middle_right < SHADED, shades
+    assert end_left < SHADED and end_right > PLAIN, shades
+    assert not problems_but_cancelled(watch), watch.problems()
+
+
+def fonts_used(page, selector: str) -> set[str]:
+    """The fonts Chromium drew the text of the first ``selector`` in."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})
+    assert node["nodeId"], f"no {selector}"
+    fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})
+    cdp.detach()
+    return {font["familyName"] for font in fonts["fonts"]}
+
+
+#: The Noto Sans CJK face of each language (Debian's fonts-noto-cjk).
+NOTO = {
+    "ja": "Noto Sans CJK JP",
+    "zh-Hant": "Noto Sans CJK TC",
+    "zh-Hans": "Noto Sans CJK SC",
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "own", "other"),
+    [
+        ("zh-Hant/glossary/", "zh-Hant", "ja"),
+        ("zh-Hans/glossary/", "zh-Hans", "ja"),
+        ("ja/glossary/", "ja", "zh-Hant"),
+    ],
+)
+def test_words_of_another_language_use_its_font(open_page, path, own, other) -> None:
+    page, watch = open_page(path)
+    page.evaluate(SETTLED)
+    # The glossary's first column is the page's language, unmarked; the
+    # third holds the other language's term, marked with its lang.
+    assert fonts_used(page, "article tbody td:first-child") == {NOTO[own]}
+    assert fonts_used(page, f'article tbody td span[lang="{other}"]') == {NOTO[other]}
+    # The language menu names each edition in its own script and font.
+    for language in LANGUAGES:
+        link = f'a.md-select__link[lang="{language}"]'
+        assert fonts_used(page, link) == {NOTO[language]}, link
+    assert not problems_but_cancelled(watch), watch.problems()
+
+
+#: The root pages' column: a width set by their inline style.
+MAIN_WIDTH = "getComputedStyle(document.querySelector('main')).maxWidth"
+
+
+@pytest.mark.parametrize("locale", ["de-DE", "en-US", "fr"])
+def test_root_page_lets_other_readers_choose(open_page, base_url, locale) -> None:
+    page, watch = open_page("", locale=locale)
+    assert page.evaluate("navigator.languages[0]") == locale
+    page.wait_for_timeout(300)  # time enough for a redirection to start
+    assert page.url == base_url, f"{locale} was sent to {page.url}"
+    assert page.locator("h1").is_visible()
+    hrefs = page.locator("main a").evaluate_all("links => links.map(a => a.href)")
+    assert hrefs == [f"{base_url}{language}/" for language in LANGUAGES]
+    assert not problems_but_cancelled(watch), watch.problems()
+
+
+def test_root_page_is_styled_without_javascript(open_page, base_url) -> None:
+    page, watch = open_page("", java_script_enabled=False, viewport=PHONE)
+    assert page.url == base_url
+    assert page.evaluate(MAIN_WIDTH) != "none", "the inline style applies"
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    for language in LANGUAGES:
+        for selector in (f'h1 span[lang="{language}"]', f'li[lang="{language}"] a'):
+            assert fonts_used(page, selector) == {NOTO[language]}, selector
+    assert not watch.problems(), watch.problems()
+
+
+#: What Chromium's console says of a page that came with status 404.
+MISSING = (
+    "Failed to load resource: the server responded with a status of 404 (Not Found)"
+)
+
+
+def serve_as_missing(page, url: str, html: str) -> None:
+    """Answer ``url`` with ``html`` and status 404, as a static host does."""
+    page.route(
+        url,
+        lambda route: route.fulfill(status=404, body=html, content_type="text/html"),
+    )
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_edition_404_page_leads_home_and_to_search(
+    open_page, base_url, site: Path, language
+) -> None:
+    page, watch = open_page(f"{language}/404.html")
+    missing = f"{base_url}{language}/no/such/page/"
+    html = (site / language / "404.html").read_text(encoding="utf-8")
+    serve_as_missing(page, missing, html)
+    page.goto(missing, wait_until="load")
+    assert page.evaluate("document.documentElement.lang") == language
+    links = page.locator("article a.md-button")
+    assert links.count() == 2
+    assert links.nth(0).evaluate("a => a.href") == f"{base_url}{language}/"
+    links.nth(1).click()
+    page.wait_for_url(f"{base_url}{language}/?q=", timeout=TIMEOUT)
+    page.wait_for_function(
+        "document.querySelector('[data-md-toggle=search]').checked", timeout=TIMEOUT
+    )
+    problems = [p for p in problems_but_cancelled(watch) if missing not in p]
+    assert problems == [f"console error: {MISSING}"], problems
+
+
+def test_root_404_page_works_at_any_depth_without_javascript(
+    open_page, base_url, site: Path
+) -> None:
+    page, watch = open_page("404.html", java_script_enabled=False, viewport=PHONE)
+    missing = f"{base_url}zh-Hant/no/such/page/"
+    serve_as_missing(page, missing, (site / "404.html").read_text(encoding="utf-8"))
+    page.goto(missing, wait_until="load")
+    assert page.evaluate(MAIN_WIDTH) != "none", "the inline style applies"
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    hrefs = page.locator("main a").evaluate_all("links => links.map(a => a.href)")
+    expected = []
+    for language in LANGUAGES:
+        expected += [f"{base_url}{language}/", f"{base_url}{language}/?q="]
+        assert fonts_used(page, f'section[lang="{language}"] a') == {NOTO[language]}
+    assert hrefs == expected
+    for href in hrefs:
+        assert page.request.get(href).ok, href
+    icon = page.evaluate("document.querySelector('link[rel=icon]').href")
+    assert page.request.get(icon).headers["content-type"].startswith("image/svg")
+    # The page itself comes with status 404, as from a host (the console
+    # reports it without its address); anything else is a problem.
+    problems = [p for p in watch.problems() if missing not in p]
+    assert problems == [f"console error: {MISSING}"], problems
+
+
+#: Navigation landmarks without an accessible name, and Material's code
+#: block toolbars (which must not be landmarks).
+LANDMARKS = """() => ({
+    unnamed: [...document.querySelectorAll("nav")].filter(nav =>
+        !["none", "presentation"].includes(nav.getAttribute("role"))
+        && !nav.getAttribute("aria-label") && !nav.getAttribute("aria-labelledby")
+    ).map(nav => nav.className),
+    toolbars: document.querySelectorAll("nav.md-code__nav").length,
+})"""
+
+
+def test_code_blocks_add_no_unnamed_landmark(open_page) -> None:
+    page, watch = open_page("ja/masks/")
+    first = page.evaluate(LANDMARKS)
+    assert first["toolbars"] > 3 and not first["unnamed"], first
+    follow(page, nav_link(page, "ja/multi-head/"), "/ja/multi-head/")
+    assert path_of(page.url) == "/ja/multi-head/"
+    after = page.evaluate(LANDMARKS)
+    assert after["toolbars"] > 3 and not after["unnamed"], after
+    assert not problems_but_cancelled(watch), watch.problems()
