@@ -44,7 +44,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from ..site.helpers import LANGUAGES, load_hook, parse
+from ..site.helpers import LANGUAGES, load_hook, parse_fresh
 from .navigation import TIMEOUT, book_pages
 
 #: Words a reader types, single and multi-character, kana and kanji.
@@ -312,7 +312,7 @@ def page_titles(site: Path, language: str) -> dict[str, str]:
     """Each page's title, as its heading shows it, and the page's path."""
     titles = {}
     for path in book_pages(site, language):
-        heading = parse(site / path / "index.html").select_one("article h1")
+        heading = parse_fresh(site / path / "index.html").select_one("article h1")
         for permalink in heading.select(".headerlink"):
             permalink.decompose()
         titles[heading.get_text().strip()] = path.removeprefix(f"{language}/")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import socket
@@ -52,6 +53,22 @@ def traditional_characters(text: str) -> list[str]:
 
 
 def parse(path: Path) -> BeautifulSoup:
+    """The page's tree, parsed once per session and shared: never change it.
+
+    With their maths typeset, pages are large (a chapter is 0.4 MB of HTML)
+    and many tests read every page; a test that removes or edits elements
+    calls ``parse_fresh`` instead.
+    """
+    return _parse(path, path.stat().st_mtime_ns)
+
+
+@functools.cache
+def _parse(path: Path, mtime_ns: int) -> BeautifulSoup:
+    return parse_fresh(path)
+
+
+def parse_fresh(path: Path) -> BeautifulSoup:
+    """A tree of the page that is the caller's own to change."""
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import LANGUAGES, parse
+from .helpers import LANGUAGES, parse_fresh
 
 #: Pages that may speak of sources and of the build (their folder).
 ABOUT = {"about"}
@@ -42,7 +42,7 @@ NOT_PROSE = (
 
 
 def prose(path: Path) -> str:
-    soup = parse(path)
+    soup = parse_fresh(path)
     article = soup.select_one("article.md-content__inner")
     assert article is not None, f"{path}: no article"
     for element in article.select(NOT_PROSE):
