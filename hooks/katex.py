@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import html
+import io
 import json
 import logging
 import re
@@ -343,11 +344,13 @@ def cut_font(path: Path, characters: set[str]) -> None:
     options = subset.Options()
     options.flavor = "woff2"
     options.hinting = False
-    font = subset.load_font(str(path), options)
+    # From memory: the font is rewritten in place, and fontTools reads lazily.
+    font = subset.load_font(io.BytesIO(path.read_bytes()), options)
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=sorted(map(ord, characters)))
     subsetter.subset(font)
     subset.save_font(font, str(path), options)
+    font.close()
 
 
 @_timed
