@@ -14,6 +14,9 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
 - :mod:`~attention_docs.attention`:
   :math:`\operatorname{softmax}(Q K^\top / \sqrt{d_k})\, V`, Vaswani et al.
   (2017), Section 3.2.1, Equation 1 (scaled-dot-product.md);
+- :mod:`~attention_docs.blockwise`: the same attention over blocks of keys,
+  with the online softmax, never holding all n_q x n_k scores (Rabe and
+  Staats, 2021; Dao et al., 2022, FlashAttention);
 - :mod:`~attention_docs.self_attention`: :math:`Q = X W_Q`, :math:`K = X W_K`,
   :math:`V = X W_V` (query-key-value.md, self-attention.md);
 - :mod:`~attention_docs.multihead`: ``h`` heads, concatenated, projected,
@@ -40,6 +43,7 @@ errors it raises are described in its section "Errors".
 """
 
 from .attention import attention_scores, attention_weights, scaled_dot_product_attention
+from .blockwise import blockwise_attention
 from .example import RunningExample, running_example
 from .linalg import row_times_matrix, weighted_sum_of_rows
 from .masks import causal_mask, combine_masks, padding_mask
@@ -64,6 +68,7 @@ __all__ = [
     "__version__",
     "attention_scores",
     "attention_weights",
+    "blockwise_attention",
     "causal_mask",
     "combine_masks",
     "masked_softmax",
