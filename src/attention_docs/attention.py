@@ -56,6 +56,38 @@ def _validated_qk(q: ArrayLike, k: ArrayLike) -> tuple[FloatArray, FloatArray]:
     return q, k
 
 
+def _validated_qkv(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike
+) -> tuple[FloatArray, FloatArray, FloatArray, tuple[int, ...]]:
+    """Convert and check ``q``, ``k`` and ``v``; return them and the batch shape."""
+    q, k = _validated_qk(q, k)
+    v = as_float_array("v", v)
+    check_ndim("v", v, 2, "(..., n_k, d_v)")
+    check_same_size("n_k", ("k", k, -2), ("v", v, -2))
+    batch = broadcast_batch(("q", q), ("k", k), ("v", v))
+    return q, k, v, batch
+
+
+def _scaled_products(
+    q: FloatArray, k: FloatArray, scale: float, k_shape: tuple[int, ...]
+) -> FloatArray:
+    """``q @ k^T * scale``; ValueError if it overflows.
+
+    ``k`` may be a block of the caller's keys, whose full shape ``k_shape``
+    the message gives.
+    """
+    with np.errstate(over="ignore"):  # overflow is reported below, as ValueError
+        k_t = np.swapaxes(k, -1, -2)  # (..., n_k, d_k) -> (..., d_k, n_k)
+        qk = q @ k_t  # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
+        scores = qk * scale  # S = Q K^T / sqrt(d_k)
+    if not np.all(np.isfinite(scores)):
+        raise ValueError(
+            f"the scores `q` @ `k`^T * scale overflow {scores.dtype}: shapes "
+            f"{q.shape} and {k_shape}, scale={scale!r}"
+        )
+    return scores
+
+
 def attention_scores(
     q: ArrayLike, k: ArrayLike, *, scale: float | None = None
 ) -> FloatArray:
@@ -124,16 +156,7 @@ def attention_scores(
     """
     q, k = _validated_qk(q, k)
     scale = resolve_scale(scale, q.shape[-1])
-    with np.errstate(over="ignore"):  # overflow is reported below, as ValueError
-        k_t = np.swapaxes(k, -1, -2)  # (..., n_k, d_k) -> (..., d_k, n_k)
-        qk = q @ k_t  # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
-        scores = qk * scale  # S = Q K^T / sqrt(d_k)
-    if not np.all(np.isfinite(scores)):
-        raise ValueError(
-            f"the scores `q` @ `k`^T * scale overflow {scores.dtype}: shapes "
-            f"{q.shape} and {k.shape}, scale={scale!r}"
-        )
-    return scores
+    return _scaled_products(q, k, scale, k.shape)
 
 
 def attention_weights(
@@ -339,11 +362,7 @@ def scaled_dot_product_attention(
     >>> scaled_dot_product_attention(q, k, v).shape
     (2, 3, 5, 6)
     """
-    q, k = _validated_qk(q, k)
-    v = as_float_array("v", v)
-    check_ndim("v", v, 2, "(..., n_k, d_v)")
-    check_same_size("n_k", ("k", k, -2), ("v", v, -2))
-    broadcast_batch(("q", q), ("k", k), ("v", v))
+    q, k, v, _ = _validated_qkv(q, k, v)
     weights = attention_weights(q, k, mask=mask, scale=scale)  # (..., n_q, n_k)
     output = weights @ v  # A V: (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
     if return_weights:

@@ -33,17 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import (
-    FloatArray,
-    as_float_array,
-    broadcast_batch,
-    check_mask,
-    check_ndim,
-    check_positive_int,
-    check_same_size,
-    resolve_scale,
-)
-from .attention import _validated_qk
+from ._validation import FloatArray, check_mask, check_positive_int, resolve_scale
+from .attention import _scaled_products, _validated_qkv
 
 __all__ = ["blockwise_attention"]
 
@@ -127,11 +118,7 @@ def blockwise_attention(
     >>> blockwise_attention(q, k, v, mask=mask, block_size=2)[0].tolist()
     [0.0, 0.0, 0.0]
     """
-    q, k = _validated_qk(q, k)
-    v = as_float_array("v", v)
-    check_ndim("v", v, 2, "(..., n_k, d_v)")
-    check_same_size("n_k", ("k", k, -2), ("v", v, -2))
-    batch = broadcast_batch(("q", q), ("k", k), ("v", v))
+    q, k, v, batch = _validated_qkv(q, k, v)
     block_size = check_positive_int("block_size", block_size)
     scale = resolve_scale(scale, q.shape[-1])
     n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
@@ -146,13 +133,7 @@ def blockwise_attention(
     for start in range(0, n_k, block_size):
         k_block = k[..., start : start + block_size, :]
         v_block = v[..., start : start + block_size, :]
-        with np.errstate(over="ignore"):  # overflow is reported below
-            s = (q @ np.swapaxes(k_block, -1, -2)) * scale  # (..., n_q, B)
-        if not np.all(np.isfinite(s)):
-            raise ValueError(
-                f"the scores `q` @ `k`^T * scale overflow {s.dtype}: shapes "
-                f"{q.shape} and {k.shape}, scale={scale!r}"
-            )
+        s = _scaled_products(q, k_block, scale, k.shape)  # (..., n_q, B)
         if mask is not None:
             s = np.where(mask[..., start : start + block_size], s, -np.inf)
         m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
