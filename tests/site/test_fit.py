@@ -113,7 +113,11 @@ def test_root_page_names_the_book_in_every_language(site: Path) -> None:
     for item in items:
         assert item.a["href"] == f"{item['lang']}/"
         assert item.p.get_text(strip=True), "a sentence about the book"
-    style = soup.find("style").get_text()
+    # Its own style, and the stylesheet it shares with the root 404 page.
+    style = "".join(element.get_text() for element in soup.find_all("style"))
+    for link in soup.select("link[rel~=stylesheet]"):
+        style += (site / link["href"]).read_text(encoding="utf-8")
+    assert soup.select("link[rel~=stylesheet]"), "the shared root.css"
     for language in LANGUAGES:
         assert f":lang({language})" in style, "each language's own fonts"
     assert "prefers-color-scheme: dark" in style
