@@ -26,17 +26,18 @@ from __future__ import annotations
 from typing import Literal, overload
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from ._validation import (
+    BoolArray,
     FloatArray,
     as_float_array,
     broadcast_batch,
+    check_mask,
     check_ndim,
     check_same_size,
     resolve_scale,
 )
-from .softmax import masked_softmax, softmax
 
 __all__ = ["attention_scores", "attention_weights", "scaled_dot_product_attention"]
 
@@ -69,23 +70,142 @@ def _validated_qkv(
 
 
 def _scaled_products(
-    q: FloatArray, k: FloatArray, scale: float, k_shape: tuple[int, ...]
+    q: FloatArray,
+    k: FloatArray,
+    scale: float,
+    k_shape: tuple[int, ...],
+    names: tuple[str, str, tuple[int, ...]] | None = None,
 ) -> FloatArray:
-    """``q @ k^T * scale``; ValueError if it overflows.
+    """``(q * scale) @ k^T``, a new array; ValueError if it overflows.
 
-    ``k`` may be a block of the caller's keys, whose full shape ``k_shape``
-    the message gives.
+    The queries are scaled, not the product: that is ``n_q * d_k``
+    multiplications instead of ``n_q * n_k``, no second ``(n_q, n_k)`` array,
+    and no overflow reported when only the unscaled product would overflow.
+    When ``q * scale`` itself overflows (a ``scale`` above 1), the product is
+    scaled instead.
+
+    The error message names ``q`` and ``k`` and gives the shape of ``q`` and
+    ``k_shape`` (``k`` may be a block of the caller's keys). Callers whose
+    ``q`` and ``k`` are not the arrays their own caller passed give
+    ``names = (q_name, k_name, q_shape)`` instead, e.g. multi-head attention's
+    ``("(`query` @ `w_q`)", "(`key` @ `w_k`)", query.shape)`` with
+    ``k_shape = key.shape``.
     """
-    with np.errstate(over="ignore"):  # overflow is reported below, as ValueError
-        k_t = np.swapaxes(k, -1, -2)  # (..., n_k, d_k) -> (..., d_k, n_k)
-        qk = q @ k_t  # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
-        scores = qk * scale  # S = Q K^T / sqrt(d_k)
-    if not np.all(np.isfinite(scores)):
+    k_t = np.swapaxes(k, -1, -2)  # (..., n_k, d_k) -> (..., d_k, n_k)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        q_scaled = q * scale  # Q / sqrt(d_k): (..., n_q, d_k)
+        if np.all(np.isfinite(q_scaled)):
+            scores = q_scaled @ k_t  # S = (Q / sqrt(d_k)) K^T: (..., n_q, n_k)
+        else:
+            scores = q @ k_t  # Q K^T, then scaled in place
+            scores *= scale
+    if not np.all(np.isfinite(scores)):  # the one finiteness check of S
+        q_name, k_name, q_shape = names or ("`q`", "`k`", q.shape)
         raise ValueError(
-            f"the scores `q` @ `k`^T * scale overflow {scores.dtype}: shapes "
-            f"{q.shape} and {k_shape}, scale={scale!r}"
+            f"the scores {q_name} @ {k_name}^T * scale overflow {scores.dtype}: "
+            f"shapes {q_shape} and {k_shape}, scale={scale!r}"
         )
     return scores
+
+
+def _attention(
+    q: FloatArray,
+    k: FloatArray,
+    v: FloatArray,
+    batch: tuple[int, ...],
+    scale: float,
+    mask: BoolArray | None,
+    names: tuple[str, str, tuple[int, ...], tuple[int, ...]] | None = None,
+) -> tuple[FloatArray, FloatArray]:
+    """Output and weights of validated arguments; ``mask`` already checked.
+
+    Holds one ``(..., n_q, n_k)`` array: the scores become the weights in
+    place. ``names = (q_name, k_name, q_shape, k_shape)`` describe ``q`` and
+    ``k`` in an overflow message, as in :func:`_scaled_products`.
+    """
+    q_name, k_name, q_shape, k_shape = names or ("`q`", "`k`", q.shape, k.shape)
+    # S = Q K^T / sqrt(d_k): (..., n_q, n_k), the only array of that size
+    weights = _scaled_products(q, k, scale, k_shape, (q_name, k_name, q_shape))
+    if mask is not None:
+        shape = np.broadcast_shapes(weights.shape, mask.shape)
+        if shape != weights.shape:  # the mask has batch dimensions only v has
+            weights = np.broadcast_to(weights, shape).copy()
+    # A = softmax(S + B), row by row, in place: masked A_ij = 0
+    visible = _softmax_rows_in_place(weights, mask)
+    output = _weighted_values(weights, v, visible)  # A V: (..., n_q, d_v)
+    return output, weights
+
+
+def _softmax_rows_in_place(
+    scores: FloatArray, mask: BoolArray | None
+) -> NDArray[np.bool_]:
+    """Turn finite ``scores`` into attention weights in place; return visible rows.
+
+    Masked entries (``mask`` False) get weight exactly 0; a row with no
+    visible key is all zeros. The result marks, with shape (..., n_q, 1), the
+    rows that had at least one visible key. ``scores`` must already have the
+    mask's broadcast shape.
+    """
+    with np.errstate(over="ignore", under="ignore"):  # exp and shifts: no warnings
+        if mask is not None:
+            np.copyto(scores, -np.inf, where=~mask)  # S + B, B = -inf where masked
+        row_max = scores.max(axis=-1, keepdims=True)  # m_i over the visible keys
+        visible = row_max > -np.inf  # False for a fully masked row
+        np.copyto(row_max, 0.0, where=~visible)  # there m = 0: e^{-inf - 0} = 0
+        scores -= row_max  # s_ij - m_i <= 0 (overflow to -inf gives e^.. = 0)
+        np.exp(scores, out=scores)  # e^{s_ij - m_i}, in [0, 1]
+        total = scores.sum(axis=-1, keepdims=True)  # >= 1, or 0 if fully masked
+        np.copyto(total, 1.0, where=~visible)  # 0 / 1 = 0 for a fully masked row
+        scores /= total  # A_ij = e^{s_ij - m_i} / sum_p e^{s_ip - m_i}
+    return visible
+
+
+def _safe_values(v: FloatArray) -> tuple[FloatArray, float]:
+    """``v`` and 1, or ``v / 4`` and 4 for values near the dtype's maximum.
+
+    A convex combination of the value rows, computed in floating point, can
+    exceed the largest value by a few units in the last place, and its
+    partial sums can overflow when the values are within a factor 4 of the
+    dtype's maximum. Dividing by 4 is exact (a power of two) and leaves room.
+    """
+    if np.abs(v).max() > np.finfo(v.dtype).max / 4:
+        return v / 4.0, 4.0
+    return v, 1.0
+
+
+def _clipped_output(
+    output: FloatArray, v: FloatArray, factor: float, visible: NDArray[np.bool_]
+) -> FloatArray:
+    """Clip ``output`` (in place) to its columns' range in ``v``, times ``factor``.
+
+    Every component of a convex combination of the rows of ``v`` lies between
+    that column's minimum and maximum; rounding may step a few units in the
+    last place outside, and this puts it back. Rows that are not ``visible``
+    (fully masked, with shape (..., n_q, 1)) stay zero.
+    """
+    low = v.min(axis=-2, keepdims=True)  # (..., 1, d_v): smallest value per column
+    high = v.max(axis=-2, keepdims=True)  # largest value per column
+    np.clip(output, low, high, out=output, where=visible)
+    if factor != 1.0:
+        output *= factor  # back from v / 4: exact, and at most max|v|
+    return output
+
+
+def _weighted_values(
+    weights: FloatArray, v: FloatArray, visible: NDArray[np.bool_]
+) -> FloatArray:
+    """``weights @ v`` (rows of ``weights`` sum to 1 or are 0), never ``inf``.
+
+    Each output row is a convex combination of the rows of ``v``, so it stays
+    within the range of the values, as :func:`_safe_values` and
+    :func:`_clipped_output` ensure.
+    """
+    v, factor = _safe_values(v)
+    with np.errstate(under="ignore"):
+        output = (
+            weights @ v
+        )  # A V: (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
+    return _clipped_output(output, v, factor, visible)
 
 
 def attention_scores(
@@ -108,7 +228,11 @@ def attention_scores(
     ndarray, shape (..., n_q, n_k)
         ``scores[..., i, j] = scale * (q[..., i, :] @ k[..., j, :])``, the
         (scaled) dot product of query ``i`` and key ``j``; finite. The batch
-        dimensions are those of ``q`` and ``k`` broadcast together.
+        dimensions are those of ``q`` and ``k`` broadcast together. float32
+        when ``q`` and ``k`` are float32 or float16, float64 otherwise. The
+        queries are scaled before the product, so the result can differ from
+        ``scale * (q @ k.T)`` by rounding, and a product that overflows only
+        before scaling is no error.
 
     Raises
     ------
@@ -227,10 +351,14 @@ def attention_weights(
     >>> attention_weights(q, k, mask=mask).tolist()
     [[1.0, 0.0], [0.0, 0.0]]
     """
-    scores = attention_scores(q, k, scale=scale)  # (..., n_q, n_k)
-    if mask is None:
-        return softmax(scores, axis=-1)  # softmax(QK^T / sqrt(d_k))
-    return masked_softmax(scores, mask, axis=-1)  # softmax(QK^T / sqrt(d_k) + B)
+    q, k = _validated_qk(q, k)
+    scale = resolve_scale(scale, q.shape[-1])
+    if mask is not None:
+        batch = broadcast_batch(("q", q), ("k", k))
+        mask = check_mask(mask, (*batch, q.shape[-2], k.shape[-2]))
+    weights = _scaled_products(q, k, scale, k.shape)  # S = QK^T / sqrt(d_k)
+    _softmax_rows_in_place(weights, mask)  # A = softmax(S + B), row by row
+    return weights
 
 
 @overload
@@ -287,11 +415,17 @@ def scaled_dot_product_attention(
     -------
     output : ndarray, shape (..., n_q, d_v)
         Row ``i`` is the weighted sum :math:`\sum_j A_{ij} v_j` of the value rows,
-        a convex combination of them (weights non-negative, summing to 1). A
-        fully masked query gets a zero row. The batch dimensions of ``q``,
-        ``k`` and ``v`` broadcast.
+        a convex combination of them (weights non-negative, summing to 1):
+        each component lies between the smallest and the largest value in its
+        column, also in floating point and for values near the dtype's
+        maximum (never ``inf``). A fully masked query gets a zero row. The
+        batch dimensions of ``q``, ``k``, ``v`` and ``mask`` broadcast (a mask
+        may have batch dimensions that only ``v`` has, as the output does).
+        float32 when every input is float32 or float16 (float16 is computed
+        in float32, not rounded back), float64 otherwise.
     weights : ndarray, shape (..., n_q, n_k)
-        Only if ``return_weights``: the weights of :func:`attention_weights`.
+        Only if ``return_weights``: the weights of :func:`attention_weights`
+        (with the batch dimensions of the output).
 
     Raises
     ------
@@ -302,8 +436,9 @@ def scaled_dot_product_attention(
         with those of ``q`` and ``k`` (the message names the arguments and
         gives their shapes).
     TypeError
-        If ``mask`` is not boolean, or ``q``, ``k`` or ``v`` does not hold real
-        numbers.
+        If ``mask`` is not boolean, ``q``, ``k`` or ``v`` does not hold real
+        numbers, or an argument is a numpy masked array (its hidden entries
+        would be used: pass plain arrays and a boolean ``mask``).
 
     Notes
     -----
@@ -329,6 +464,13 @@ def scaled_dot_product_attention(
     weights and hence a zero output, as in current PyTorch's
     ``torch.nn.functional.scaled_dot_product_attention`` (masks.md, section
     "Fully masked rows").
+
+    The computation holds one ``(..., n_q, n_k)`` array: the queries are
+    scaled before the product (:math:`(Q / \sqrt{d_k}) K^\top`, equal to
+    :math:`Q K^\top / \sqrt{d_k}` up to rounding), and the scores become the
+    weights in place (shift by the row maximum, exponentiate, normalise).
+    :func:`~attention_docs.blockwise.blockwise_attention` computes the same
+    output without holding all scores at once.
 
     Examples
     --------
@@ -362,9 +504,11 @@ def scaled_dot_product_attention(
     >>> scaled_dot_product_attention(q, k, v).shape
     (2, 3, 5, 6)
     """
-    q, k, v, _ = _validated_qkv(q, k, v)
-    weights = attention_weights(q, k, mask=mask, scale=scale)  # (..., n_q, n_k)
-    output = weights @ v  # A V: (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
+    q, k, v, batch = _validated_qkv(q, k, v)
+    scale = resolve_scale(scale, q.shape[-1])
+    if mask is not None:
+        mask = check_mask(mask, (*batch, q.shape[-2], k.shape[-2]))
+    output, weights = _attention(q, k, v, batch, scale, mask)
     if return_weights:
         return output, weights
     return output

@@ -19,6 +19,20 @@ by :math:`e^{m - m'}` is the softmax's invariance to a shift of its inputs
 Memory: O(n_q * block_size) for the scores of one block instead of
 O(n_q * n_k).
 
+The function keeps the running output normalised instead, as Algorithm 1 of
+Dao et al. (2022) does: it holds :math:`\vec{o} / \ell` and updates it as
+
+.. math::
+
+    \frac{\vec{o}\,'}{\ell'} = \frac{e^{m - m'} \ell}{\ell'}
+        \cdot \frac{\vec{o}}{\ell}
+        + \sum_{j \in B} \frac{e^{s_j - m'}}{\ell'} \vec{v}_j ,
+
+whose weights sum to 1 after every block. The running output is then always
+a convex combination of value rows, so it cannot overflow even when the
+values are close to the largest floating-point number (the unnormalised
+:math:`\vec{o}` can grow to :math:`\ell` times the largest value).
+
 Sources: the online softmax of Milakov and Gimelshein, 2018, "Online
 normalizer calculation for softmax" (arXiv:1805.02867); attention in blocks
 of keys, Rabe and Staats, 2021, "Self-attention Does Not Need O(n^2) Memory"
@@ -34,7 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validation import FloatArray, check_mask, check_positive_int, resolve_scale
-from .attention import _scaled_products, _validated_qkv
+from .attention import _clipped_output, _safe_values, _scaled_products, _validated_qkv
 
 __all__ = ["blockwise_attention"]
 
@@ -129,21 +143,25 @@ def blockwise_attention(
     dtype = np.result_type(q, k, v)
     m = np.full((*batch, n_q, 1), -np.inf, dtype=dtype)  # running maximum
     ell = np.zeros((*batch, n_q, 1), dtype=dtype)  # running sum of exponentials
-    o = np.zeros((*batch, n_q, d_v), dtype=dtype)  # running unnormalised output
-    for start in range(0, n_k, block_size):
-        k_block = k[..., start : start + block_size, :]
-        v_block = v[..., start : start + block_size, :]
-        s = _scaled_products(q, k_block, scale, k.shape)  # (..., n_q, B)
-        if mask is not None:
-            s = np.where(mask[..., start : start + block_size], s, -np.inf)
-        m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
-        # A query with no visible key so far keeps m = -inf; shift by 0 there,
-        # so that exp(-inf - 0) = 0 and nothing becomes NaN.
-        shift = np.where(np.isfinite(m_new), m_new, 0.0)
-        p = np.exp(s - shift)  # e^{s_j - m'}, 0 where masked
-        correction = np.exp(m - shift)  # e^{m - m'}, 0 before the first key
-        ell = correction * ell + p.sum(axis=-1, keepdims=True)
-        o = correction * o + p @ v_block
-        m = m_new
-    # o / ell, and a zero row where no key was visible (ell = 0).
-    return np.divide(o, ell, out=np.zeros_like(o), where=ell > 0)
+    o = np.zeros((*batch, n_q, d_v), dtype=dtype)  # running output, normalised
+    v_scaled, factor = _safe_values(v)
+    with np.errstate(over="ignore", under="ignore"):  # shifts and exp: no warnings
+        for start in range(0, n_k, block_size):
+            k_block = k[..., start : start + block_size, :]
+            v_block = v_scaled[..., start : start + block_size, :]
+            s = _scaled_products(q, k_block, scale, k.shape)  # (..., n_q, B)
+            if mask is not None:
+                s = np.where(mask[..., start : start + block_size], s, -np.inf)
+            m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
+            # A query with no visible key so far keeps m = -inf; shift by 0
+            # there, so that exp(-inf - 0) = 0 and nothing becomes NaN.
+            shift = np.where(np.isfinite(m_new), m_new, 0.0)
+            p = np.exp(s - shift)  # e^{s_j - m'}, 0 where masked
+            correction = np.exp(m - shift)  # e^{m - m'}, 0 before the first key
+            ell_new = correction * ell + p.sum(axis=-1, keepdims=True)
+            # o' = (e^{m - m'} l o + sum_j e^{s_j - m'} v_j) / l': the weights of
+            # o' sum to 1, so o' stays within the range of the values.
+            safe = np.where(ell_new > 0, ell_new, 1.0)  # l' = 0: nothing seen yet
+            o = (correction * ell / safe) * o + (p / safe) @ v_block
+            m, ell = m_new, ell_new
+    return _clipped_output(o, v_scaled, factor, ell > 0)

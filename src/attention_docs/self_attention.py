@@ -25,10 +25,12 @@ from ._validation import (
     as_float_array,
     as_projection,
     check_finite_product,
+    check_mask,
     check_ndim,
     check_same_size,
+    resolve_scale,
 )
-from .attention import scaled_dot_product_attention
+from .attention import _attention
 
 __all__ = ["project_qkv", "self_attention"]
 
@@ -200,5 +202,12 @@ def self_attention(
     True
     """
     q, k, v = project_qkv(x, w_q, w_k, w_v)  # (..., n, d_k) twice, (..., n, d_v)
+    scale = resolve_scale(scale, q.shape[-1])
+    *batch, n, _ = q.shape
+    if mask is not None:
+        mask = check_mask(mask, (*batch, n, n))
+    # An overflow of the scores names the caller's arguments, not q and k.
+    names = ("(`x` @ `w_q`)", "(`x` @ `w_k`)", np.shape(x), np.shape(x))
     # softmax(Q K^T / sqrt(d_k)) V -> (..., n, d_v)
-    return scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)
+    output, _ = _attention(q, k, v, tuple(batch), scale, mask, names)
+    return output
