@@ -45,7 +45,8 @@ def as_float_array(name: str, x: ArrayLike) -> FloatArray:
     Raises
     ------
     TypeError
-        If ``x`` does not hold real numbers (complex, strings, objects).
+        If ``x`` does not hold real numbers (complex, strings, objects), or is
+        a numpy masked array (see :func:`reject_masked_array`).
     ValueError
         If ``x`` contains NaN or infinite values.
 
@@ -60,6 +61,7 @@ def as_float_array(name: str, x: ArrayLike) -> FloatArray:
     ...
     ValueError: `q` contains NaN or infinite values
     """
+    reject_masked_array(name, x)
     array = np.asarray(x)
     kind = array.dtype.kind
     if kind in "biu":
@@ -74,6 +76,29 @@ def as_float_array(name: str, x: ArrayLike) -> FloatArray:
     if not np.all(np.isfinite(array)):
         raise ValueError(f"`{name}` contains NaN or infinite values")
     return array
+
+
+def reject_masked_array(name: str, x: object) -> None:
+    """Raise TypeError if ``x`` is a numpy masked array.
+
+    ``np.asarray`` drops the mask of a :class:`numpy.ma.MaskedArray` and keeps
+    its hidden data, so a masked array would be computed with values its owner
+    meant to hide, and a masked-array ``mask`` would lose its own mask. The
+    package refuses them rather than guess: pass the data with
+    ``np.ma.getdata`` (or ``.filled(...)``) and say which keys to hide with a
+    boolean ``mask``.
+
+    >>> v = np.ma.masked_array([1.0, 2.0], mask=[False, True])
+    >>> reject_masked_array("v", v)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: `v` is a numpy masked array (its hidden entries would be used): ...
+    """
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(
+            f"`{name}` is a numpy masked array (its hidden entries would be "
+            "used): pass a plain array, and hide keys with a boolean `mask`"
+        )
 
 
 def check_ndim(name: str, x: NDArray[Any], min_ndim: int, layout: str) -> None:
@@ -210,6 +235,7 @@ def check_bool(name: str, mask: ArrayLike) -> BoolArray:
     ...
     TypeError: mask must be boolean (True = may attend), got dtype int64
     """
+    reject_masked_array(name, mask)
     array = np.asarray(mask)
     if array.dtype != np.bool_:
         raise TypeError(

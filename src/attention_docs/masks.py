@@ -16,7 +16,12 @@ import functools
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import BoolArray, check_bool, check_positive_int
+from ._validation import (
+    BoolArray,
+    check_bool,
+    check_positive_int,
+    reject_masked_array,
+)
 
 __all__ = ["causal_mask", "combine_masks", "padding_mask"]
 
@@ -110,7 +115,8 @@ def padding_mask(lengths: ArrayLike, n_k: int) -> BoolArray:
     Raises
     ------
     TypeError
-        If ``lengths`` does not hold integers (floats and bools are refused).
+        If ``lengths`` does not hold integers (floats and bools are refused),
+        or is a numpy masked array.
     ValueError
         If ``lengths`` is not 1-D (the message gives its shape), if an entry is
         outside ``[0, n_k]`` (the message lists the lengths), or if ``n_k`` is
@@ -136,6 +142,7 @@ def padding_mask(lengths: ArrayLike, n_k: int) -> BoolArray:
     [[[1, 1, 1, 0]], [[1, 0, 0, 0]]]
     """
     n_k = check_positive_int("n_k", n_k)
+    reject_masked_array("lengths", lengths)
     lengths = np.asarray(lengths)
     if lengths.size == 0:  # np.asarray([]) is float64; an empty batch is fine
         lengths = lengths.astype(np.intp)

@@ -35,8 +35,10 @@ from ._validation import (
     check_ndim,
     check_positive_int,
     check_same_size,
+    reject_masked_array,
+    resolve_scale,
 )
-from .attention import scaled_dot_product_attention
+from .attention import _attention
 
 __all__ = ["MultiHeadAttention", "merge_heads", "multi_head_attention", "split_heads"]
 
@@ -70,7 +72,10 @@ def split_heads(x: ArrayLike, h: int) -> NDArray[np.generic]:
     ndarray, shape (..., h, n, d_model // h)
         ``out[..., i, t, :]`` is ``x[..., t, i * d_k:(i + 1) * d_k]``: head ``i``
         gets the ``i``-th block of ``d_k = d_model // h`` columns. The dtype is
-        kept. :func:`merge_heads` is its exact inverse.
+        kept. :func:`merge_heads` is its exact inverse. The result is a view
+        of ``x`` whenever numpy can reshape ``x`` without copying (always for
+        a C-contiguous array, such as the result of a matrix product): no data
+        is copied, and writing into the result writes into ``x``.
 
     Raises
     ------
@@ -101,6 +106,7 @@ def split_heads(x: ArrayLike, h: int) -> NDArray[np.generic]:
     >>> heads.tolist()
     [[[0, 1], [4, 5]], [[2, 3], [6, 7]]]
     """
+    reject_masked_array("x", x)
     x = np.asarray(x)
     check_ndim("x", x, 2, "(..., n, d_model)")
     *batch, n, d_model = x.shape
@@ -145,6 +151,7 @@ def merge_heads(x: ArrayLike) -> NDArray[np.generic]:
     >>> merge_heads(split_heads(x, 2)).tolist()
     [[0, 1, 2, 3], [4, 5, 6, 7]]
     """
+    reject_masked_array("x", x)
     x = np.asarray(x)
     check_ndim("x", x, 3, "(..., h, n, d_k)")
     *batch, h, n, d_k = x.shape
@@ -286,9 +293,13 @@ def multi_head_attention(
     q = split_heads(q, h)  # (..., n_q, d_model) -> (..., h, n_q, d_k)
     k = split_heads(k, h)  # (..., n_k, d_model) -> (..., h, n_k, d_k)
     v = split_heads(v, h)  # (..., n_k, d_model) -> (..., h, n_k, d_k)
-    # head_i = Attention(Q W^Q_i, K W^K_i, V W^V_i): all heads in one batched call
-    heads, weights = scaled_dot_product_attention(
-        q, k, v, mask=mask, return_weights=True
+    # head_i = Attention(Q W^Q_i, K W^K_i, V W^V_i): all heads in one batched
+    # call, scaled by 1 / sqrt(d_k); an overflow of the scores names the
+    # caller's arguments, not the head-split arrays.
+    names = ("(`query` @ `w_q`)", "(`key` @ `w_k`)", query.shape, key.shape)
+    scale = resolve_scale(None, d_model // h)
+    heads, weights = _attention(
+        q, k, v, (*batch, h), scale, mask, names
     )  # (..., h, n_q, d_k), (..., h, n_q, n_k)
     # cat = Concat(head_1, ..., head_h)
     cat = merge_heads(heads)  # (..., h, n_q, d_k) -> (..., n_q, d_model)
@@ -298,7 +309,7 @@ def multi_head_attention(
     if not np.all(np.isfinite(out)):
         raise ValueError(
             f"the output Concat(heads) @ `w_o` overflows {out.dtype}: shapes "
-            f"{cat.shape} and {w_o.shape}"
+            f"{(*batch, n_q, d_model)} and {w_o.shape}"
         )
     return out, weights
 
@@ -338,10 +349,18 @@ class MultiHeadAttention:
 
     Notes
     -----
-    Dividing standard normal weights by :math:`\sqrt{d_{model}}` keeps the
-    variance of each projected component near that of the input components
-    (each output is a sum of :math:`d_{model}` terms). Vaswani et al. (2017),
-    Section 3.2.2; the paper uses :math:`d_{model} = 512`, :math:`h = 8`.
+    Vaswani et al. (2017) do not say how they initialise the projections
+    (Section 3.2.2 gives their shapes; the paper uses :math:`d_{model} = 512`,
+    :math:`h = 8`). Here each entry is drawn from a normal distribution with
+    mean 0 and variance :math:`1/d_{model}`. For a square
+    :math:`d_{model} \times d_{model}` matrix that is the variance
+    :math:`2 / (n_{in} + n_{out})` of Glorot and Bengio, 2010, "Understanding
+    the difficulty of training deep feedforward neural networks" (AISTATS
+    2010), Equation 16, which draws from a uniform distribution with that
+    variance; PyTorch's ``torch.nn.MultiheadAttention`` initialises its input
+    projections with that uniform distribution (``xavier_uniform_``). With
+    this variance each projected component, a sum of :math:`d_{model}`
+    products, has about the variance of one input component.
     Calling the layer computes :func:`multi_head_attention`; see the book's
     page "Multi-head attention" (multi-head.md).
 

@@ -9,6 +9,8 @@ Need", arXiv:1706.03762, Section 3.2.1). See the book's page "Softmax"
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -18,7 +20,15 @@ __all__ = ["masked_softmax", "softmax"]
 
 
 def _check_axis(x: FloatArray, axis: int) -> int:
-    """Return ``axis`` as a non-negative index; ValueError if out of range or empty."""
+    """Return ``axis`` as a non-negative index; ValueError if out of range or empty.
+
+    TypeError unless ``axis`` is an integer: ``True`` would silently mean 1,
+    and numpy would read ``None`` as "all axes", which is not a softmax along
+    one axis.
+    """
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"`axis` must be an integer, got {axis!r}")
+    axis = int(axis)
     if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"`axis`={axis} is out of range for `x` with shape {x.shape}")
     axis %= x.ndim
@@ -51,7 +61,9 @@ def softmax(x: ArrayLike, axis: int = -1) -> FloatArray:
         exclude entries), if ``axis`` is out of range, or if ``x`` has no
         entries along ``axis`` (the message gives the shape of ``x``).
     TypeError
-        If ``x`` does not hold real numbers (complex, strings, objects).
+        If ``x`` does not hold real numbers (complex, strings, objects) or is
+        a numpy masked array; if ``axis`` is not an integer (``True``, ``1.5``,
+        ``None`` and strings are refused).
 
     See Also
     --------
@@ -103,10 +115,13 @@ def softmax(x: ArrayLike, axis: int = -1) -> FloatArray:
     """
     x = as_float_array("x", x)
     axis = _check_axis(x, axis)
-    shifted = x - np.max(x, axis=axis, keepdims=True)  # x_j - m  (every entry <= 0)
-    exp = np.exp(shifted)  # e^{x_j - m}, in (0, 1]
-    total = np.sum(exp, axis=axis, keepdims=True)  # sum_p e^{x_p - m}, >= 1
-    return exp / total  # softmax(x)_j = e^{x_j - m} / sum_p e^{x_p - m}
+    # x_j - m may round to -inf (x_j near -1.8e308, m near +1.8e308): then
+    # e^{x_j - m} = 0, the right answer, so overflow and underflow are silent.
+    with np.errstate(over="ignore", under="ignore"):
+        shifted = x - np.max(x, axis=axis, keepdims=True)  # x_j - m  (all <= 0)
+        exp = np.exp(shifted)  # e^{x_j - m}, in [0, 1]
+        total = np.sum(exp, axis=axis, keepdims=True)  # sum_p e^{x_p - m}, >= 1
+        return exp / total  # softmax(x)_j = e^{x_j - m} / sum_p e^{x_p - m}
 
 
 def masked_softmax(x: ArrayLike, mask: ArrayLike, axis: int = -1) -> FloatArray:
@@ -132,7 +147,9 @@ def masked_softmax(x: ArrayLike, mask: ArrayLike, axis: int = -1) -> FloatArray:
     ------
     TypeError
         If ``mask`` is not boolean (0/1 integers are refused, because the
-        polarity would be ambiguous), or if ``x`` does not hold real numbers.
+        polarity would be ambiguous), if ``x`` does not hold real numbers, if
+        ``x`` or ``mask`` is a numpy masked array, or if ``axis`` is not an
+        integer.
     ValueError
         If ``mask`` does not broadcast to ``x.shape`` (the message gives both
         shapes); if ``x`` contains NaN or infinite values (mask a score with
@@ -180,6 +197,7 @@ def masked_softmax(x: ArrayLike, mask: ArrayLike, axis: int = -1) -> FloatArray:
     kept = np.where(mask, x, -np.inf)  # masked scores -> -inf
     row_max = np.max(kept, axis=axis, keepdims=True)  # m over the kept entries
     row_max = np.where(np.isneginf(row_max), 0.0, row_max)  # fully masked row: m = 0
-    exp = np.exp(kept - row_max)  # M_j e^{x_j - m}  (e^{-inf} = 0 exactly)
-    total = np.sum(exp, axis=axis, keepdims=True)  # sum_p M_p e^{x_p - m}
-    return exp / np.where(total > 0.0, total, 1.0)  # 0 / 1 = 0 for a fully masked row
+    with np.errstate(over="ignore", under="ignore"):  # as in softmax
+        exp = np.exp(kept - row_max)  # M_j e^{x_j - m}  (e^{-inf} = 0 exactly)
+        total = np.sum(exp, axis=axis, keepdims=True)  # sum_p M_p e^{x_p - m}
+        return exp / np.where(total > 0.0, total, 1.0)  # 0 / 1 = 0 if fully masked
