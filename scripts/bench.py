@@ -11,9 +11,11 @@ Prints a table and writes it as JSON (default ``bench/results.json``):
   the table shows each edition's heaviest chapter page (most gzip bytes) and
   its notebook pages;
 - wall time of the test suite;
-- scaled dot-product attention against the bare cost of its two matrix
-  products (QK^T and AV) at n = 128, 1024, 4096 with d = 64, and the peak
-  memory of the (n, n) weights.
+- the package: plain (``scaled_dot_product_attention``) and blockwise
+  attention against the bare cost of their two matrix products (QK^T and AV)
+  at n = 128, 1024, 4096 with d = 64, in float64 and float32, without a mask
+  and with a causal one, and the peak memory each allocates as a multiple of
+  one (n, n) array (``--package-only`` prints just this table).
 
 Numbers, not assertions: nothing here fails because something is slow.
 """
@@ -187,39 +189,54 @@ def test_suite_time() -> float:
     return time.perf_counter() - start
 
 
-def attention_cost(sizes=(128, 1024, 4096), d: int = 64) -> list[dict[str, float]]:
-    from attention_docs import scaled_dot_product_attention
+def attention_cost(sizes=(128, 1024, 4096), d: int = 64) -> list[dict]:
+    """Plain and blockwise attention against their two bare matrix products.
 
-    rng = np.random.default_rng(0)
+    For every n, dtype (float64, float32) and mask (none, causal): the best of
+    five timings of ``scaled_dot_product_attention``, ``blockwise_attention``
+    (default block size) and the two products ``q @ k.T`` and ``a @ v`` alone,
+    and the peak memory each function allocates (tracemalloc, which counts
+    numpy's allocations), as a multiple of one (n, n) array of the dtype.
+    """
+    from attention_docs import blockwise_attention, causal_mask
+    from attention_docs import scaled_dot_product_attention as plain
+
     rows = []
     for n in sizes:
-        rows.append(_attention_row(scaled_dot_product_attention, rng, n, d))
+        for dtype in (np.float64, np.float32):
+            rng = np.random.default_rng(0)
+            q, k, v = (rng.standard_normal((n, d)).astype(dtype) for _ in range(3))
+            a = rng.random((n, n)).astype(dtype)
+            number = max(1, int(2e8 // (n * n * d)))
+
+            def best(statement, number=number) -> float:
+                return min(timeit.repeat(statement, number=number, repeat=5)) / number
+
+            matmuls = best(lambda q=q, k=k, a=a, v=v: (q @ k.T, a @ v))
+            one = n * n * np.dtype(dtype).itemsize
+            for mask in (None, causal_mask(n)):
+                row = {
+                    "n": n,
+                    "d": d,
+                    "dtype": np.dtype(dtype).name,
+                    "mask": "none" if mask is None else "causal",
+                    "two_matmuls_ms": round(matmuls * 1e3, 3),
+                }
+                for name, function in (
+                    ("plain", plain),
+                    ("blockwise", blockwise_attention),
+                ):
+                    call = functools.partial(function, q, k, v, mask=mask)
+                    seconds = best(call)
+                    tracemalloc.start()
+                    call()
+                    _, peak = tracemalloc.get_traced_memory()
+                    tracemalloc.stop()
+                    row[f"{name}_ms"] = round(seconds * 1e3, 3)
+                    row[f"{name}_ratio"] = round(seconds / matmuls, 2)
+                    row[f"{name}_peak_nn"] = round(peak / one, 3)
+                rows.append(row)
     return rows
-
-
-def _attention_row(sdpa_function, rng, n: int, d: int) -> dict[str, float]:
-    q, k, v = (rng.standard_normal((n, d)) for _ in range(3))
-    a = rng.random((n, n))
-    number = max(1, int(2e8 // (n * n * d)))
-
-    def best(statement) -> float:
-        return min(timeit.repeat(statement, number=number, repeat=5)) / number
-
-    sdpa = best(lambda: sdpa_function(q, k, v))
-    matmuls = best(lambda: (q @ k.T, a @ v))
-    tracemalloc.start()
-    sdpa_function(q, k, v)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return {
-        "n": n,
-        "d": d,
-        "sdpa_ms": round(sdpa * 1e3, 3),
-        "two_matmuls_ms": round(matmuls * 1e3, 3),
-        "ratio": round(sdpa / matmuls, 2),
-        "weights_mib": round(n * n * 8 / 2**20, 1),
-        "peak_mib": round(peak / 2**20, 1),
-    }
 
 
 def main() -> None:
@@ -228,7 +245,15 @@ def main() -> None:
     parser.add_argument(
         "--skip-tests", action="store_true", help="do not time the test suite"
     )
+    parser.add_argument(
+        "--package-only",
+        action="store_true",
+        help="only the package table (attention against its matrix products)",
+    )
     args = parser.parse_args()
+    if args.package_only:
+        print(attention_table(attention_cost()))
+        return
 
     port = free_port()
     base_url = f"http://127.0.0.1:{port}/"
@@ -278,15 +303,23 @@ def table(results: dict) -> str:
     lines.append("")
     lines.append(f"test suite (s)   {results['test_suite_seconds']}")
     lines.append("")
-    lines.append(
-        f"{'n':>6} {'d':>4} {'sdpa ms':>10} {'2 matmuls ms':>13} {'ratio':>6} "
-        f"{'weights MiB':>12} {'peak MiB':>9}"
-    )
-    for row in results["attention"]:
+    lines.append(attention_table(results["attention"]))
+    return "\n".join(lines)
+
+
+def attention_table(rows: list[dict]) -> str:
+    """The package table: times in ms, ratios to the two products, peaks in n x n."""
+    lines = [
+        f"{'n':>5} {'dtype':>7} {'mask':>6} {'2 matmuls':>10} {'plain':>9} "
+        f"{'ratio':>6} {'peak/nn':>8} {'blockwise':>10} {'ratio':>6} {'peak/nn':>8}"
+    ]
+    for row in rows:
         lines.append(
-            f"{row['n']:>6} {row['d']:>4} {row['sdpa_ms']:>10} "
-            f"{row['two_matmuls_ms']:>13} {row['ratio']:>6} "
-            f"{row['weights_mib']:>12} {row['peak_mib']:>9}"
+            f"{row['n']:>5} {row['dtype']:>7} {row['mask']:>6} "
+            f"{row['two_matmuls_ms']:>10.2f} {row['plain_ms']:>9.2f} "
+            f"{row['plain_ratio']:>6.2f} {row['plain_peak_nn']:>8.3f} "
+            f"{row['blockwise_ms']:>10.2f} {row['blockwise_ratio']:>6.2f} "
+            f"{row['blockwise_peak_nn']:>8.3f}"
         )
     return "\n".join(lines)
 

@@ -146,14 +146,18 @@ def _softmax_rows_in_place(
     rows that had at least one visible key. ``scores`` must already have the
     mask's broadcast shape.
     """
+    keep = True if mask is None else mask  # where the softmax looks
     with np.errstate(over="ignore", under="ignore"):  # exp and shifts: no warnings
-        if mask is not None:
-            np.copyto(scores, -np.inf, where=~mask)  # S + B, B = -inf where masked
-        row_max = scores.max(axis=-1, keepdims=True)  # m_i over the visible keys
+        # m_i, the row maximum over the visible keys; -inf if there is none
+        row_max = np.max(scores, axis=-1, keepdims=True, where=keep, initial=-np.inf)
         visible = row_max > -np.inf  # False for a fully masked row
-        np.copyto(row_max, 0.0, where=~visible)  # there m = 0: e^{-inf - 0} = 0
-        scores -= row_max  # s_ij - m_i <= 0 (overflow to -inf gives e^.. = 0)
-        np.exp(scores, out=scores)  # e^{s_ij - m_i}, in [0, 1]
+        np.copyto(row_max, 0.0, where=~visible)  # there m = 0 (any finite value)
+        scores -= row_max  # s_ij - m_i <= 0 where visible
+        # e^{s_ij - m_i}, in [0, 1], then A_ij = 0 where masked. Masked
+        # entries are not set to -inf first: np.exp(-inf) is a slow path.
+        np.exp(scores, out=scores, where=keep)
+        if mask is not None:
+            np.copyto(scores, 0.0, where=~mask)
         total = scores.sum(axis=-1, keepdims=True)  # >= 1, or 0 if fully masked
         np.copyto(total, 1.0, where=~visible)  # 0 / 1 = 0 for a fully masked row
         scores /= total  # A_ij = e^{s_ij - m_i} / sum_p e^{s_ip - m_i}
