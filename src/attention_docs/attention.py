@@ -250,7 +250,7 @@ def attention_scores(
         as ``inf``).
     TypeError
         If ``q`` or ``k`` does not hold real numbers (complex, strings,
-        objects).
+        objects) or is a numpy masked array.
 
     Notes
     -----
@@ -321,7 +321,8 @@ def attention_weights(
         shapes).
     TypeError
         If ``mask`` is not boolean (0/1 integers or floats are refused: their
-        polarity would be ambiguous), or ``q``/``k`` do not hold real numbers.
+        polarity would be ambiguous), ``q``/``k`` do not hold real numbers, or
+        an argument is a numpy masked array.
 
     Notes
     -----

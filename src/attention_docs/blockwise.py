@@ -102,8 +102,8 @@ def blockwise_attention(
         a mask that does not broadcast to (..., n_q, n_k)); and if
         ``block_size`` is not a positive integer.
     TypeError
-        If ``mask`` is not boolean, or ``q``, ``k`` or ``v`` does not hold real
-        numbers.
+        If ``mask`` is not boolean, ``q``, ``k`` or ``v`` does not hold real
+        numbers, or an argument is a numpy masked array.
 
     Notes
     -----

@@ -67,7 +67,7 @@ def row_times_matrix(x: ArrayLike, a: ArrayLike) -> FloatArray:
         NaN or infinite values; if the product overflows the floating-point
         type.
     TypeError
-        If an input does not hold real numbers.
+        If an input does not hold real numbers or is a numpy masked array.
 
     Notes
     -----
@@ -116,7 +116,7 @@ def weighted_sum_of_rows(x: ArrayLike, a: ArrayLike) -> FloatArray:
         message names the argument and gives the shapes); if an input contains
         NaN or infinite values; if the sum overflows the floating-point type.
     TypeError
-        If an input does not hold real numbers.
+        If an input does not hold real numbers or is a numpy masked array.
 
     Notes
     -----

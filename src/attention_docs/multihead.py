@@ -215,9 +215,12 @@ def multi_head_attention(
         shapes). If ``h`` is not a positive integer dividing ``d_model``. If
         ``mask`` does not broadcast to (..., n_q, n_k). If an input contains NaN
         or infinite values. If a projection, the scores or the output overflow
-        the floating-point type.
+        the floating-point type (the message names the caller's arguments,
+        e.g. ``query`` and ``w_q``, and their shapes, never the arrays split
+        into heads).
     TypeError
-        If ``mask`` is not boolean, or an input does not hold real numbers.
+        If ``mask`` is not boolean, an input does not hold real numbers, or an
+        input is a numpy masked array.
 
     Notes
     -----
@@ -430,7 +433,8 @@ class MultiHeadAttention:
             For every reason of :func:`multi_head_attention` (the messages name
             ``query``, ``key`` and ``value``; the weights are the layer's own).
         TypeError
-            If ``mask`` is not boolean, or an input does not hold real numbers.
+            If ``mask`` is not boolean, an input does not hold real numbers,
+            or an input is a numpy masked array.
         """
         key = query if key is None else key
         value = key if value is None else value

@@ -70,7 +70,7 @@ def project_qkv(
         an input contains NaN or infinite values. If a projection overflows
         the floating-point type (it is never returned as ``inf``).
     TypeError
-        If an input does not hold real numbers.
+        If an input does not hold real numbers or is a numpy masked array.
 
     Notes
     -----
@@ -154,9 +154,11 @@ def self_attention(
         For every reason of :func:`project_qkv` and of
         :func:`~attention_docs.attention.scaled_dot_product_attention`: ``mask``
         does not broadcast to (..., n, n), ``scale`` is not a positive finite
-        number, or the scores overflow the floating-point type.
+        number, or the scores overflow the floating-point type (the message
+        names ``x``, ``w_q`` and ``w_k`` and gives the shape of ``x``).
     TypeError
-        If ``mask`` is not boolean, or an input does not hold real numbers.
+        If ``mask`` is not boolean, an input does not hold real numbers, or an
+        input is a numpy masked array.
 
     Notes
     -----
