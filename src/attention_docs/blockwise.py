@@ -150,13 +150,18 @@ def blockwise_attention(
             k_block = k[..., start : start + block_size, :]
             v_block = v_scaled[..., start : start + block_size, :]
             s = _scaled_products(q, k_block, scale, k.shape)  # (..., n_q, B)
-            if mask is not None:
-                s = np.where(mask[..., start : start + block_size], s, -np.inf)
-            m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
+            keep = True if mask is None else mask[..., start : start + block_size]
+            if mask is not None:  # the mask may have batch dimensions only v has
+                s = np.broadcast_to(s, keep.shape)
+            block_max = np.max(s, axis=-1, keepdims=True, where=keep, initial=-np.inf)
+            m_new = np.maximum(m, block_max)  # over the visible keys only
             # A query with no visible key so far keeps m = -inf; shift by 0
             # there, so that exp(-inf - 0) = 0 and nothing becomes NaN.
             shift = np.where(np.isfinite(m_new), m_new, 0.0)
-            p = np.exp(s - shift)  # e^{s_j - m'}, 0 where masked
+            p = s - shift  # s_j - m'
+            np.exp(p, out=p, where=keep)  # e^{s_j - m'} where visible
+            if mask is not None:  # and 0 where masked (not via exp(-inf): slow)
+                np.copyto(p, 0.0, where=~keep)
             correction = np.exp(m - shift)  # e^{m - m'}, 0 before the first key
             ell_new = correction * ell + p.sum(axis=-1, keepdims=True)
             # o' = (e^{m - m'} l o + sum_j e^{s_j - m'} v_j) / l': the weights of
