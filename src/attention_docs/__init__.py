@@ -17,6 +17,8 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
 - :mod:`~attention_docs.blockwise`: the same attention over blocks of keys,
   with the online softmax, never holding all n_q x n_k scores (Rabe and
   Staats, 2021; Dao et al., 2022, FlashAttention);
+- :mod:`~attention_docs.kvcache`: a cache of keys and values for decoding one
+  token at a time, and the bytes such caches take (kv-cache.md);
 - :mod:`~attention_docs.self_attention`: :math:`Q = X W_Q`, :math:`K = X W_K`,
   :math:`V = X W_V` (query-key-value.md, self-attention.md);
 - :mod:`~attention_docs.multihead`: ``h`` heads, concatenated, projected,
@@ -45,6 +47,7 @@ errors it raises are described in its section "Errors".
 from .attention import attention_scores, attention_weights, scaled_dot_product_attention
 from .blockwise import blockwise_attention
 from .example import RunningExample, running_example
+from .kvcache import KVCache, kv_cache_bytes
 from .linalg import row_times_matrix, weighted_sum_of_rows
 from .masks import causal_mask, combine_masks, padding_mask
 from .multihead import (
@@ -60,6 +63,7 @@ from .softmax import masked_softmax, softmax
 __version__ = "0.1.0"
 
 __all__ = [
+    "KVCache",
     "Key",
     "MultiHeadAttention",
     "Query",
@@ -71,6 +75,7 @@ __all__ = [
     "blockwise_attention",
     "causal_mask",
     "combine_masks",
+    "kv_cache_bytes",
     "masked_softmax",
     "merge_heads",
     "multi_head_attention",

@@ -38,8 +38,10 @@ normalizer calculation for softmax" (arXiv:1805.02867); attention in blocks
 of keys, Rabe and Staats, 2021, "Self-attention Does Not Need O(n^2) Memory"
 (arXiv:2112.05682), and Dao et al., 2022, "FlashAttention: Fast and
 Memory-Efficient Exact Attention with IO-Awareness" (arXiv:2205.14135),
-Algorithm 1. The book computes the same recurrence on its page "Self-attention"
-(self-attention.md, section "Memory").
+Algorithm 1. The book derives the recurrence, the rule that merges two blocks
+and the handling of masks on its page "Blockwise attention"
+(efficient-attention.md, sections "Online softmax", "Merging two blocks",
+"Blockwise computation" and "Masks").
 """
 
 from __future__ import annotations

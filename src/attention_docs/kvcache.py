@@ -1,0 +1,470 @@
+r"""Decoding one token at a time: a cache of keys and values.
+
+A decoder generates a sequence one token at a time; the token generated at
+step :math:`i` becomes the input of step :math:`i + 1` (Vaswani et al., 2017,
+"Attention Is All You Need", arXiv:1706.03762, Section 3: "at each step the
+model is auto-regressive"). In causal self-attention, row :math:`i` of the
+output depends only on the query :math:`\vec{q}_i` and on the keys and values
+of positions :math:`1, \dots, i`:
+
+.. math::
+
+    \vec{z}_i = \sum_{j=1}^{i}
+        \frac{e^{\vec{q}_i \vec{k}_j^\top / \sqrt{d_k}}}
+             {\sum_{l=1}^{i} e^{\vec{q}_i \vec{k}_l^\top / \sqrt{d_k}}}\,
+        \vec{v}_j ,
+
+and appending a token changes none of the earlier keys and values. So each
+step only needs the new token's query, key and value: the keys and values of
+the earlier tokens are kept (cached) instead of recomputed. Attention then
+costs O(n * d) per generated token instead of O(n^2 * d).
+
+- :class:`KVCache` holds the keys and values of one attention layer (any
+  leading batch or head dimensions) and lets the newest queries attend to
+  them, with the causal mask aligned to the bottom right
+  (:func:`~attention_docs.masks.causal_mask`);
+- :func:`kv_cache_bytes` gives the memory such caches take in a whole model,
+  :math:`2 \cdot L \cdot h_{kv} \cdot d_k \cdot n \cdot b`.
+
+See the book's page "KV cache" (kv-cache.md).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+from ._validation import (
+    FloatArray,
+    as_float_array,
+    check_ndim,
+    check_positive_int,
+    check_same_size,
+    resolve_scale,
+)
+from .attention import _attention
+from .masks import causal_mask
+
+__all__ = ["KVCache", "kv_cache_bytes"]
+
+
+def _check_batch_shape(batch_shape: object) -> tuple[int, ...]:
+    """Return ``batch_shape`` as a tuple of ints; ValueError unless all are >= 1."""
+    if isinstance(batch_shape, numbers.Integral) and not isinstance(batch_shape, bool):
+        batch_shape = (batch_shape,)
+    try:
+        dims = tuple(batch_shape)  # type: ignore[arg-type]
+    except TypeError:
+        dims = None
+    if dims is None or not all(
+        isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 1
+        for d in dims
+    ):
+        raise ValueError(
+            f"`batch_shape` must be a tuple of positive integers, got {batch_shape!r}"
+        )
+    return tuple(int(d) for d in dims)
+
+
+def _check_dtype(dtype: DTypeLike) -> np.dtype[Any]:
+    """Return ``dtype`` as float32 or float64; TypeError for anything else."""
+    try:
+        result = np.dtype(dtype)
+    except TypeError:
+        result = None
+    if result is None or result not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise TypeError(f"`dtype` must be float32 or float64, got {dtype!r}")
+    return result
+
+
+class KVCache:
+    r"""The keys and values of the tokens seen so far, for one attention layer.
+
+    A decoder appends the key and value rows of every new token
+    (:meth:`append`) and lets the new token's query attend to all cached
+    rows (:meth:`attend`). The rows are kept in one preallocated buffer per
+    array, which doubles its capacity when it is full: an append of ``t``
+    rows copies ``t`` rows, plus, now and then, the whole cache into a buffer
+    twice as large. Over ``n`` appended rows those copies add up to fewer
+    than ``2 n`` rows, so an append costs O(t) amortised, and the cache is
+    never copied at every step (as ``np.concatenate`` at every step would).
+
+    Parameters
+    ----------
+    d_k : int
+        Width of a key (and of a query), at least 1.
+    d_v : int, optional
+        Width of a value, at least 1; defaults to ``d_k``.
+    batch_shape : tuple of int, optional
+        Leading dimensions of every key and value array, e.g. ``(batch, h)``
+        for ``h`` heads of ``batch`` sequences; default ``()``, one sequence
+        of one head.
+    dtype : {numpy.float64, numpy.float32}, optional
+        Floating-point type of the stored rows (default float64).
+    capacity : int, optional
+        Number of rows to allocate at first (default 16); the buffer grows
+        by doubling when more are appended.
+
+    Attributes
+    ----------
+    keys : ndarray, shape (*batch_shape, n, d_k)
+        The cached keys, a read-only view (no copy).
+    values : ndarray, shape (*batch_shape, n, d_v)
+        The cached values, a read-only view.
+    d_k, d_v, batch_shape, dtype
+        As given to the constructor.
+    capacity : int
+        Number of rows the buffers hold before they grow again.
+
+    Raises
+    ------
+    ValueError
+        If ``d_k``, ``d_v`` or ``capacity`` is not a positive integer, or
+        ``batch_shape`` is not a tuple of positive integers.
+    TypeError
+        If ``dtype`` is not float32 or float64.
+
+    Notes
+    -----
+    Row :math:`i` of causal self-attention,
+
+    .. math::
+
+        \vec{z}_i = \sum_{j \le i} \operatorname{softmax}_j\!\left(
+            \frac{\vec{q}_i \vec{k}_j^\top}{\sqrt{d_k}}\right) \vec{v}_j ,
+
+    needs :math:`\vec{q}_i` and the keys and values of positions
+    :math:`j \le i` only, and :math:`\vec{k}_j = \vec{x}_j W_K`,
+    :math:`\vec{v}_j = \vec{x}_j W_V` do not change when later tokens
+    arrive. Decoding step by step with the cache therefore gives the rows of
+    full causal attention over the sequence (Vaswani et al., 2017,
+    Section 3.2.3 for the causal mask; the bottom-right alignment of
+    :func:`~attention_docs.masks.causal_mask` is the case of ``t`` new
+    queries against ``n`` cached keys). Shazeer, 2019, "Fast Transformer
+    Decoding: One Write-Head is All You Need" (arXiv:1911.02150) describes
+    this incremental decoding and its memory traffic; a cache with fewer
+    heads than the queries (``batch_shape`` with 1 where the queries have
+    ``h`` heads) serves multi-query and grouped-query attention through
+    broadcasting. See the book's page "KV cache" (kv-cache.md, sections
+    "Generating one token at a time" and "The package's KVCache").
+
+    Examples
+    --------
+    Three tokens, one at a time; each new query attends to every cached key:
+
+    >>> rng = np.random.default_rng(0)
+    >>> k = rng.standard_normal((3, 4))
+    >>> v = rng.standard_normal((3, 2))
+    >>> q = rng.standard_normal((3, 4))
+    >>> cache = KVCache(d_k=4, d_v=2)
+    >>> rows = []
+    >>> for i in range(3):
+    ...     cache.append(k[i : i + 1], v[i : i + 1])  # the new token's key and value
+    ...     rows.append(cache.attend(q[i : i + 1]))  # its query: shape (1, 2)
+    >>> len(cache), cache.keys.shape
+    (3, (3, 4))
+
+    The rows equal full causal attention over the three tokens:
+
+    >>> from attention_docs import causal_mask, scaled_dot_product_attention
+    >>> full = scaled_dot_product_attention(q, k, v, mask=causal_mask(3))
+    >>> bool(np.allclose(np.concatenate(rows), full))
+    True
+
+    Several new tokens at once (a prompt) attend with the causal mask:
+
+    >>> cache = KVCache(4, 2)
+    >>> cache.append(k, v)
+    >>> bool(np.allclose(cache.attend(q), full))
+    True
+    """
+
+    def __init__(
+        self,
+        d_k: int,
+        d_v: int | None = None,
+        *,
+        batch_shape: tuple[int, ...] = (),
+        dtype: DTypeLike = np.float64,
+        capacity: int = 16,
+    ) -> None:
+        self._d_k = check_positive_int("d_k", d_k)
+        self._d_v = self._d_k if d_v is None else check_positive_int("d_v", d_v)
+        self._batch_shape = _check_batch_shape(batch_shape)
+        self._dtype = _check_dtype(dtype)
+        capacity = check_positive_int("capacity", capacity)
+        self._k = np.empty((*self._batch_shape, capacity, self._d_k), self._dtype)
+        self._v = np.empty((*self._batch_shape, capacity, self._d_v), self._dtype)
+        self._n = 0
+
+    @property
+    def d_k(self) -> int:
+        """Width of a key."""
+        return self._d_k
+
+    @property
+    def d_v(self) -> int:
+        """Width of a value."""
+        return self._d_v
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        """Leading dimensions of the cached arrays."""
+        return self._batch_shape
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        """Floating-point type of the cached rows."""
+        return self._dtype
+
+    @property
+    def capacity(self) -> int:
+        """Rows the buffers hold before they grow (doubling)."""
+        return self._k.shape[-2]
+
+    def __len__(self) -> int:
+        """Number of cached tokens ``n``."""
+        return self._n
+
+    def __repr__(self) -> str:
+        return (
+            f"KVCache(d_k={self._d_k}, d_v={self._d_v}, "
+            f"batch_shape={self._batch_shape}, dtype={self._dtype.name}, "
+            f"n={self._n})"
+        )
+
+    @property
+    def keys(self) -> FloatArray:
+        """The cached keys, shape (*batch_shape, n, d_k): a read-only view."""
+        view = self._k[..., : self._n, :]
+        view.flags.writeable = False  # the cache's rows never change
+        return view
+
+    @property
+    def values(self) -> FloatArray:
+        """The cached values, shape (*batch_shape, n, d_v): a read-only view."""
+        view = self._v[..., : self._n, :]
+        view.flags.writeable = False
+        return view
+
+    def _checked_rows(self, name: str, x: ArrayLike, width: str, size: int) -> Any:
+        """``x`` as a finite array of shape (*batch_shape, t, size) in the dtype."""
+        x = as_float_array(name, x)
+        check_ndim(name, x, 2, f"(*batch_shape, t, {width})")
+        if x.shape[-1] != size:
+            raise ValueError(
+                f"`{name}` has {width}={x.shape[-1]} but the cache has "
+                f"{width}={size}: shape {x.shape}"
+            )
+        if x.shape[:-2] != self._batch_shape:
+            raise ValueError(
+                f"`{name}` has batch dimensions {x.shape[:-2]} but the cache has "
+                f"batch_shape={self._batch_shape}: shape {x.shape}"
+            )
+        if not np.can_cast(x.dtype, self._dtype, casting="safe"):
+            raise TypeError(
+                f"`{name}` has dtype {x.dtype} but the cache holds {self._dtype}: "
+                f"convert it first, e.g. {name}.astype(np.{self._dtype.name})"
+            )
+        return x
+
+    def append(self, k: ArrayLike, v: ArrayLike) -> None:
+        """Append the keys and values of ``t >= 1`` new tokens.
+
+        Parameters
+        ----------
+        k : array_like, shape (*batch_shape, t, d_k)
+            Keys of the new tokens, in order.
+        v : array_like, shape (*batch_shape, t, d_v)
+            Their values.
+
+        Raises
+        ------
+        ValueError
+            If ``k`` or ``v`` has fewer than 2 dimensions, a last dimension
+            other than the cache's ``d_k`` / ``d_v``, batch dimensions other
+            than ``batch_shape``, a different number of rows than the other,
+            no rows at all, or NaN or infinite values. The message names
+            ``k`` or ``v`` and gives the shapes. Nothing is appended then.
+        TypeError
+            If ``k`` or ``v`` does not hold real numbers, is a numpy masked
+            array, or has a dtype that does not convert to the cache's
+            without loss (float64 rows into a float32 cache).
+        """
+        k = self._checked_rows("k", k, "d_k", self._d_k)
+        v = self._checked_rows("v", v, "d_v", self._d_v)
+        check_same_size("t", ("k", k, -2), ("v", v, -2))
+        t = k.shape[-2]
+        if t == 0:
+            raise ValueError(
+                f"`k` and `v` have t=0 rows: shapes {k.shape} and {v.shape}; "
+                "append at least one token"
+            )
+        if self._n + t > self.capacity:
+            self._grow(self._n + t)
+        self._k[..., self._n : self._n + t, :] = k  # rows n+1, ..., n+t
+        self._v[..., self._n : self._n + t, :] = v
+        self._n += t
+
+    def _grow(self, needed: int) -> None:
+        """Move the rows into buffers of at least twice the capacity."""
+        capacity = max(needed, 2 * self.capacity)
+        for name in ("_k", "_v"):
+            old = getattr(self, name)
+            new = np.empty((*old.shape[:-2], capacity, old.shape[-1]), self._dtype)
+            new[..., : self._n, :] = old[..., : self._n, :]  # the one full copy
+            setattr(self, name, new)
+
+    def attend(self, q: ArrayLike, *, scale: float | None = None) -> FloatArray:
+        r"""Attention of the newest ``t`` tokens' queries to all cached tokens.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., t, d_k)
+            Queries of the last ``t`` cached tokens (``1 <= t <= n``), in
+            order; their keys and values must already be appended. The
+            leading dimensions broadcast with ``batch_shape``: queries with
+            ``h`` heads may attend to a cache with one head (multi-query
+            attention) or with ``g`` heads laid out as ``(g, 1)`` against
+            queries ``(g, h // g)`` (grouped-query attention).
+        scale : float, optional
+            Factor applied to the dot products; default :math:`1/\sqrt{d_k}`.
+
+        Returns
+        -------
+        ndarray, shape (..., t, d_v)
+            Row ``i`` is the output of the token at position
+            :math:`n - t + i` (counting from 1): the weighted sum of the
+            values of positions 1 to :math:`n - t + i`. It equals
+            ``scaled_dot_product_attention(q, cache.keys, cache.values,
+            mask=causal_mask(t, n))``, the bottom-right causal mask; for
+            ``t = 1`` no key is masked. The batch dimensions are those of
+            ``q`` and ``batch_shape`` broadcast together.
+
+        Raises
+        ------
+        ValueError
+            If the cache is empty; if ``q`` has fewer than 2 dimensions, a
+            ``d_k`` other than the cache's, more rows than the cache has
+            tokens, batch dimensions that do not broadcast with
+            ``batch_shape``, or NaN or infinite values (the message gives the
+            shapes); if ``scale`` is not a positive finite number; if the
+            scores overflow.
+        TypeError
+            If ``q`` does not hold real numbers or is a numpy masked array.
+        """
+        if self._n == 0:
+            raise ValueError(
+                "the cache is empty: append the keys and values of at least one "
+                "token before attend()"
+            )
+        q = as_float_array("q", q)
+        check_ndim("q", q, 2, "(..., t, d_k)")
+        keys, values = self.keys, self.values
+        if q.shape[-1] != self._d_k:
+            raise ValueError(
+                f"`q` has d_k={q.shape[-1]} but the cache has d_k={self._d_k}: "
+                f"shapes {q.shape} and {keys.shape}"
+            )
+        t = q.shape[-2]
+        if not 1 <= t <= self._n:
+            raise ValueError(
+                f"`q` has t={t} queries but the cache holds n={self._n} tokens: "
+                f"the queries must be those of the last t cached tokens, "
+                f"1 <= t <= n: shapes {q.shape} and {keys.shape}"
+            )
+        try:
+            batch = np.broadcast_shapes(q.shape[:-2], self._batch_shape)
+        except ValueError:
+            raise ValueError(
+                f"leading (batch) dimensions of `q` do not broadcast with the "
+                f"cache's batch_shape={self._batch_shape}: shapes {q.shape} and "
+                f"{keys.shape}"
+            ) from None
+        scale = resolve_scale(scale, self._d_k)
+        # t = 1: the newest token sees every cached key, no mask needed;
+        # t > 1: M_ij = [j <= i + (n - t)], the bottom-right causal mask
+        mask = None if t == 1 else causal_mask(t, self._n)  # (t, n)
+        names = ("`q`", "`cache.keys`", q.shape, keys.shape)
+        output, _ = _attention(q, keys, values, batch, scale, mask, names)
+        return output  # (..., t, n) @ (..., n, d_v) -> (..., t, d_v)
+
+
+def kv_cache_bytes(
+    n_layers: int,
+    n_kv_heads: int,
+    d_k: int,
+    n_tokens: int,
+    *,
+    bytes_per_value: int = 2,
+    batch: int = 1,
+) -> int:
+    r"""Bytes of the key-value caches of a whole decoder.
+
+    Parameters
+    ----------
+    n_layers : int
+        Number of attention layers :math:`L`, each with its own cache.
+    n_kv_heads : int
+        Heads of keys and values per layer: :math:`h` for multi-head
+        attention, 1 for multi-query attention, the number of groups
+        :math:`g` for grouped-query attention.
+    d_k : int
+        Width of one head's key (and value).
+    n_tokens : int
+        Cached tokens per sequence, :math:`n`.
+    bytes_per_value : int, optional
+        Bytes of one number: 2 for 16-bit floats (the default), 4 for
+        float32, 8 for float64.
+    batch : int, optional
+        Number of sequences decoded together (default 1).
+
+    Returns
+    -------
+    int
+        :math:`2 \cdot L \cdot h_{kv} \cdot d_k \cdot n \cdot b \cdot B`, an
+        exact Python integer (no overflow).
+
+    Raises
+    ------
+    ValueError
+        If an argument is not a positive integer (the message names it).
+
+    Notes
+    -----
+    .. math::
+
+        \text{bytes} = 2 \cdot L \cdot h_{kv} \cdot d_k \cdot n \cdot b
+
+    per sequence: the factor 2 counts keys and values, and every layer
+    caches one key row and one value row of width :math:`d_k` per head and
+    token (the values are assumed as wide as the keys, :math:`d_v = d_k`, as
+    in Vaswani et al., 2017, Section 3.2.2). Multi-query attention (Shazeer,
+    2019) and grouped-query attention (Ainslie et al., 2023, "GQA: Training
+    Generalized Multi-Query Transformer Models from Multi-Head Checkpoints",
+    arXiv:2305.13245) reduce :math:`h_{kv}` from :math:`h` to 1 or
+    :math:`g`. See the book's page "KV cache" (kv-cache.md, sections "The
+    size of the cache" and "Multi-query and grouped-query attention").
+
+    Examples
+    --------
+    The sizes of GPT-3 175B (Brown et al., 2020, "Language Models are
+    Few-Shot Learners", arXiv:2005.14165, Table 2.1: 96 layers, 96 heads of
+    width 128, a context of 2048 tokens), with 16-bit values and every layer
+    caching all tokens: 9 GiB per sequence.
+
+    >>> size = kv_cache_bytes(96, 96, 128, 2048)
+    >>> size, size / 2**30
+    (9663676416, 9.0)
+    """
+    n_layers = check_positive_int("n_layers", n_layers)
+    n_kv_heads = check_positive_int("n_kv_heads", n_kv_heads)
+    d_k = check_positive_int("d_k", d_k)
+    n_tokens = check_positive_int("n_tokens", n_tokens)
+    bytes_per_value = check_positive_int("bytes_per_value", bytes_per_value)
+    batch = check_positive_int("batch", batch)
+    # 2 (K and V) * L * h_kv * d_k * n * b, for each of the B sequences
+    return 2 * n_layers * n_kv_heads * d_k * n_tokens * bytes_per_value * batch
