@@ -516,6 +516,22 @@ SENTENCES = [
         "拿掉權重最大的元素後，判斷往往不變；要找出哪些元素一拿掉就會改變判斷",
         "去掉权重最大的元素后，判断往往不变；要找出哪些元素一去掉就会改变判断",
     ),
+    # efficient-attention: blocks of keys, the union of two blocks, inference
+    ("查詢區塊與鍵區塊的組合中", "查询块与键块的组合中"),
+    ("合併的結果是聯集的摘要", "合并的结果是并集的摘要"),
+    (
+        "把推論（inference）時額外需要的記憶體減少",
+        "把推理（inference）时额外需要的内存减少",
+    ),
+    # kv-cache: a buffer allocated in advance, views, quality, 16-bit numbers
+    ("套件的 `KVCache` 則預先配置一塊陣列", "软件包的 `KVCache` 则预先分配一块数组"),
+    ("是直接看著緩衝區的唯讀的檢視（view）", "是直接看着缓冲区的只读的视图（view）"),
+    (
+        "用 `np.broadcast_to` 不複製、只建立檢視的結果",
+        "用 `np.broadcast_to` 不复制、只创建视图的结果",
+    ),
+    ("生成速度大幅提升，品質只稍微下降。", "生成速度大幅提升，质量只稍微下降。"),
+    ("假設每個數都是 16 位元的浮點數", "假设每个数都是 16 位浮点数"),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
