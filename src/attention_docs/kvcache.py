@@ -87,10 +87,11 @@ class KVCache:
     (:meth:`append`) and lets the new token's query attend to all cached
     rows (:meth:`attend`). The rows are kept in one preallocated buffer per
     array, which doubles its capacity when it is full: an append of ``t``
-    rows copies ``t`` rows, plus, now and then, the whole cache into a buffer
-    twice as large. Over ``n`` appended rows those copies add up to fewer
-    than ``2 n`` rows, so an append costs O(t) amortised, and the cache is
-    never copied at every step (as ``np.concatenate`` at every step would).
+    rows writes ``t`` rows, plus, now and then, copies the whole cache into
+    a buffer at least twice as large. Over ``n`` appended rows those moves
+    add up to fewer than ``2 n`` rows, so an append costs O(t) amortised, and
+    the cache is not copied at every step (as ``np.concatenate`` at every
+    step would).
 
     Parameters
     ----------
@@ -452,9 +453,9 @@ def kv_cache_bytes(
     Examples
     --------
     The sizes of GPT-3 175B (Brown et al., 2020, "Language Models are
-    Few-Shot Learners", arXiv:2005.14165, Table 2.1: 96 layers, 96 heads of
-    width 128, a context of 2048 tokens), with 16-bit values and every layer
-    caching all tokens: 9 GiB per sequence.
+    Few-Shot Learners", arXiv:2005.14165: Table 2.1 gives 96 layers and 96
+    heads of width 128, Section 2.1 a context of 2048 tokens), with 16-bit
+    values and every layer caching all tokens: 9 GiB per sequence.
 
     >>> size = kv_cache_bytes(96, 96, 128, 2048)
     >>> size, size / 2**30

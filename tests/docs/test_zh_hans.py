@@ -525,13 +525,23 @@ SENTENCES = [
     ),
     # kv-cache: a buffer allocated in advance, views, quality, 16-bit numbers
     ("套件的 `KVCache` 則預先配置一塊陣列", "软件包的 `KVCache` 则预先分配一块数组"),
-    ("是直接看著緩衝區的唯讀的檢視（view）", "是直接看着缓冲区的只读的视图（view）"),
+    ("`cache.values` 是唯讀的檢視", "`cache.values` 是只读的视图"),
+    (
+        "而是緩衝區的唯讀檢視（view），不另占記憶體",
+        "而是缓冲区的只读视图（view），不另占内存",
+    ),
     (
         "用 `np.broadcast_to` 不複製、只建立檢視的結果",
         "用 `np.broadcast_to` 不复制、只创建视图的结果",
     ),
     ("生成速度大幅提升，品質只稍微下降。", "生成速度大幅提升，质量只稍微下降。"),
     ("假設每個數都是 16 位元的浮點數", "假设每个数都是 16 位浮点数"),
+    # efficient-attention (review): activation functions, a GPU's SMs
+    ("像活化函數這種逐元素的運算", "像激活函数这种逐元素的运算"),
+    (
+        "108 個串流多處理器（streaming multiprocessor，SM）",
+        "108 个流式多处理器（streaming multiprocessor，SM）",
+    ),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
