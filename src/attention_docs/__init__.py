@@ -14,6 +14,8 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
 - :mod:`~attention_docs.attention`:
   :math:`\operatorname{softmax}(Q K^\top / \sqrt{d_k})\, V`, Vaswani et al.
   (2017), Section 3.2.1, Equation 1 (scaled-dot-product.md);
+- :mod:`~attention_docs.backward`: the gradients of scaled dot-product
+  attention with respect to q, k and v, derived by hand;
 - :mod:`~attention_docs.blockwise`: the same attention over blocks of keys,
   with the online softmax, never holding all n_q x n_k scores (Rabe and
   Staats, 2021; Dao et al., 2022, FlashAttention);
@@ -45,6 +47,7 @@ errors it raises are described in its section "Errors".
 """
 
 from .attention import attention_scores, attention_weights, scaled_dot_product_attention
+from .backward import scaled_dot_product_attention_backward
 from .blockwise import blockwise_attention
 from .example import RunningExample, running_example
 from .kvcache import KVCache, kv_cache_bytes
@@ -84,6 +87,7 @@ __all__ = [
     "row_times_matrix",
     "running_example",
     "scaled_dot_product_attention",
+    "scaled_dot_product_attention_backward",
     "self_attention",
     "softmax",
     "split_heads",
