@@ -16,6 +16,9 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
   (2017), Section 3.2.1, Equation 1 (scaled-dot-product.md);
 - :mod:`~attention_docs.backward`: the gradients of scaled dot-product
   attention with respect to q, k and v, derived by hand;
+- :mod:`~attention_docs.positional`: the sinusoidal positional encoding
+  (Vaswani et al., 2017, Section 3.5) and rotary position embeddings (RoPE,
+  Su et al., 2021);
 - :mod:`~attention_docs.blockwise`: the same attention over blocks of keys,
   with the online softmax, never holding all n_q x n_k scores (Rabe and
   Staats, 2021; Dao et al., 2022, FlashAttention);
@@ -59,6 +62,7 @@ from .multihead import (
     multi_head_attention,
     split_heads,
 )
+from .positional import apply_rope, sinusoidal_positional_encoding
 from .qkv import Key, Query, Value
 from .self_attention import project_qkv, self_attention
 from .softmax import masked_softmax, softmax
@@ -73,6 +77,7 @@ __all__ = [
     "RunningExample",
     "Value",
     "__version__",
+    "apply_rope",
     "attention_scores",
     "attention_weights",
     "blockwise_attention",
@@ -89,6 +94,7 @@ __all__ = [
     "scaled_dot_product_attention",
     "scaled_dot_product_attention_backward",
     "self_attention",
+    "sinusoidal_positional_encoding",
     "softmax",
     "split_heads",
     "weighted_sum_of_rows",

@@ -1,0 +1,192 @@
+r"""Position information: sinusoidal encodings and rotary position embeddings.
+
+Self-attention without positions is permutation-equivariant (the book's page
+"Self-attention", section "Permutation equivariance"), so a Transformer adds
+position information:
+
+- :func:`sinusoidal_positional_encoding`, added to the input embeddings
+  (Vaswani et al., 2017, "Attention Is All You Need", arXiv:1706.03762,
+  Section 3.5):
+
+  .. math::
+
+      PE_{(pos, 2i)} = \sin\!\bigl(pos / 10000^{2i/d_{model}}\bigr), \qquad
+      PE_{(pos, 2i+1)} = \cos\!\bigl(pos / 10000^{2i/d_{model}}\bigr);
+
+- :func:`apply_rope`, a rotation of the queries and keys (Su et al., 2021,
+  "RoFormer: Enhanced Transformer with Rotary Position Embedding",
+  arXiv:2104.09864, Section 3.4): the pair of components :math:`(2i, 2i+1)` of
+  the row at position :math:`m` is rotated by the angle
+  :math:`m \theta_i`, :math:`\theta_i = \text{base}^{-2i/d}`, so that the dot
+  product of a query at :math:`m` and a key at :math:`n` depends on the
+  positions only through :math:`m - n`.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validation import FloatArray, as_float_array, check_ndim, check_positive_int
+
+__all__ = ["apply_rope", "sinusoidal_positional_encoding"]
+
+
+def _check_even(name: str, value: int, where: str) -> None:
+    if value % 2:
+        raise ValueError(
+            f"`{name}`={value}{where} must be even: components come in pairs"
+        )
+
+
+def sinusoidal_positional_encoding(n: int, d_model: int) -> FloatArray:
+    r"""The sinusoidal positional encoding of positions ``0, ..., n - 1``.
+
+    Parameters
+    ----------
+    n : int
+        Number of positions, at least 1.
+    d_model : int
+        Width of the encoding, a positive even number.
+
+    Returns
+    -------
+    ndarray, shape (n, d_model), float64
+        Row ``pos`` is :math:`PE_{pos}`; column ``2i`` holds
+        :math:`\sin(pos\, \omega_i)` and column ``2i + 1`` holds
+        :math:`\cos(pos\, \omega_i)`, :math:`\omega_i = 10000^{-2i/d_{model}}`
+        (the paper's interleaved order).
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``d_model`` is not a positive integer, or ``d_model`` is
+        odd.
+
+    Notes
+    -----
+    Vaswani et al. (2017), Section 3.5. For every offset :math:`k`,
+    :math:`PE_{pos + k}` is a linear function of :math:`PE_{pos}`: each pair
+    :math:`(\sin, \cos)` is rotated by the angle :math:`k\, \omega_i`,
+    whatever :math:`pos` is, which the paper gives as the reason for the
+    choice.
+
+    Examples
+    --------
+    >>> pe = sinusoidal_positional_encoding(3, 4)
+    >>> pe.shape
+    (3, 4)
+    >>> pe[0].tolist()  # sin 0 = 0, cos 0 = 1
+    [0.0, 1.0, 0.0, 1.0]
+    >>> round(float(pe[1, 0]), 6), round(float(pe[1, 2]), 6)  # sin 1, sin 0.01
+    (0.841471, 0.01)
+    """
+    n = check_positive_int("n", n)
+    d_model = check_positive_int("d_model", d_model)
+    _check_even("d_model", d_model, "")
+    positions = np.arange(n, dtype=np.float64)[:, np.newaxis]  # (n, 1)
+    omega = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)  # (d_model / 2,)
+    angles = positions * omega  # pos * omega_i: (n, d_model / 2)
+    pe = np.empty((n, d_model))
+    pe[:, 0::2] = np.sin(angles)  # PE(pos, 2i)
+    pe[:, 1::2] = np.cos(angles)  # PE(pos, 2i + 1)
+    return pe
+
+
+def apply_rope(
+    x: ArrayLike, positions: ArrayLike | None = None, base: float = 10000.0
+) -> FloatArray:
+    r"""Rotate each pair of components of each row by an angle set by its position.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., n, d)
+        Queries or keys, one row per position; ``d`` even.
+    positions : array_like, shape broadcastable to (..., n), optional
+        Position of every row (any real numbers, e.g. the positions of cached
+        tokens); default ``0, 1, ..., n - 1``.
+    base : float, optional
+        :math:`\theta_i = \text{base}^{-2i/d}` (default 10000, as in the
+        paper); a finite number greater than 1.
+
+    Returns
+    -------
+    ndarray, shape of ``x`` broadcast with ``positions``
+        Components :math:`(2i, 2i+1)` of row :math:`m` become
+        :math:`(x_{2i} \cos m\theta_i - x_{2i+1} \sin m\theta_i,\;
+        x_{2i} \sin m\theta_i + x_{2i+1} \cos m\theta_i)`. Every row keeps its
+        norm. float32 stays float32.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` has fewer than 2 dimensions or an odd ``d``; if
+        ``positions`` does not broadcast to ``x.shape[:-1]`` (the message
+        gives both shapes) or is not finite; if ``base`` is not a finite
+        number greater than 1; if ``x`` is not finite.
+    TypeError
+        If ``x`` or ``positions`` does not hold real numbers or is a numpy
+        masked array.
+
+    Notes
+    -----
+    Su et al., 2021, "RoFormer" (arXiv:2104.09864), Equations 34 and 35: the
+    rotation matrix :math:`R_m` is block diagonal with one :math:`2 \times 2`
+    rotation per pair of *adjacent* components :math:`(2i, 2i+1)`, which is
+    the convention used here. Many implementations (GPT-NeoX, and Llama as
+    ported to Hugging Face transformers) pair component :math:`i` with
+    :math:`i + d/2` instead ("rotate half"); the two conventions are the same
+    rotation after a fixed permutation of the components, so they give the
+    same scores only if the weights are permuted accordingly. Because
+    :math:`R_m R_n^\top = R_{m - n}`, the score of a query at :math:`m` and a
+    key at :math:`n` is :math:`q R_m (k R_n)^\top = q R_{m-n} k^\top`
+    (row vectors; :math:`R_m` acting on the right), which depends on the
+    positions only through :math:`m - n`.
+
+    Examples
+    --------
+    >>> q = np.array([[1.0, 0.0]])
+    >>> np.round(apply_rope(q, positions=[1], base=2.0), 6).tolist()  # angle 1
+    [[0.540302, 0.841471]]
+
+    The score of a rotated query and key depends on ``m - n`` only:
+
+    >>> rng = np.random.default_rng(0)
+    >>> q, k = rng.standard_normal((2, 1, 8))
+    >>> def score(m, n):
+    ...     return (apply_rope(q, [m]) @ apply_rope(k, [n]).T).item()
+    >>> bool(np.isclose(score(5, 2), score(13, 10)))
+    True
+    """
+    x = as_float_array("x", x)
+    check_ndim("x", x, 2, "(..., n, d)")
+    d = x.shape[-1]
+    _check_even("d", d, f" (`x` of shape {x.shape})")
+    if isinstance(base, bool) or not isinstance(base, numbers.Real):
+        raise ValueError(f"`base` must be a finite number greater than 1, got {base!r}")
+    if not (math.isfinite(float(base)) and float(base) > 1.0):
+        raise ValueError(f"`base` must be a finite number greater than 1, got {base!r}")
+    if positions is None:
+        positions = np.arange(x.shape[-2], dtype=np.float64)
+    else:
+        positions = as_float_array("positions", positions)
+    try:
+        shape = np.broadcast_shapes(positions.shape, x.shape[:-1])
+    except ValueError:
+        shape = None
+    if shape is None or len(shape) != x.ndim - 1:
+        raise ValueError(
+            f"`positions` of shape {positions.shape} does not broadcast to the "
+            f"rows of `x`, shape {x.shape[:-1]}"
+        )
+    theta = float(base) ** (-np.arange(0, d, 2) / d)  # theta_i: (d / 2,)
+    angles = positions[..., np.newaxis] * theta  # m * theta_i: (..., n, d / 2)
+    cos, sin = np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)
+    even, odd = x[..., 0::2], x[..., 1::2]  # components 2i and 2i + 1
+    out = np.empty(np.broadcast_shapes(x.shape, (*shape, d)), dtype=x.dtype)
+    out[..., 0::2] = even * cos - odd * sin
+    out[..., 1::2] = even * sin + odd * cos
+    return out
