@@ -37,7 +37,7 @@ def article(path: Path):
     return parse(path).select_one("article.md-content__inner")
 
 
-def structure(path: Path) -> dict[str, list[str]]:
+def structure(path: Path) -> dict[str, list[str] | str]:
     """What the conversion must not change on a page."""
     node = article(path)
     # The 404 page is no page of the book: its words come from a template
@@ -48,7 +48,10 @@ def structure(path: Path) -> dict[str, list[str]]:
         "ids": [e["id"] for e in node.find_all(id=True)],
         "links": [a["href"] for a in node.find_all("a", href=True)],
         "images": [img.get("src", "") for img in node.find_all("img")],
-        "code": [pre.get_text() for pre in node.find_all("pre")],
+        # One text, not a list of blocks: a notebook cell's printed output
+        # may reach the page as one block or as several, depending on when
+        # the kernel flushed its stdout while the edition was built.
+        "code": "\n".join(pre.get_text().strip() for pre in node.find_all("pre")),
         "maths": [m.get_text() for m in node.select(".arithmatex")],
     }
 
