@@ -38,6 +38,7 @@ from ._validation import (
     check_same_size,
     resolve_scale,
 )
+from .softmax import _softmax_rows_in_place
 
 __all__ = ["attention_scores", "attention_weights", "scaled_dot_product_attention"]
 
@@ -134,34 +135,6 @@ def _attention(
     visible = _softmax_rows_in_place(weights, mask)
     output = _weighted_values(weights, v, visible)  # A V: (..., n_q, d_v)
     return output, weights
-
-
-def _softmax_rows_in_place(
-    scores: FloatArray, mask: BoolArray | None
-) -> NDArray[np.bool_]:
-    """Turn finite ``scores`` into attention weights in place; return visible rows.
-
-    Masked entries (``mask`` False) get weight exactly 0; a row with no
-    visible key is all zeros. The result marks, with shape (..., n_q, 1), the
-    rows that had at least one visible key. ``scores`` must already have the
-    mask's broadcast shape.
-    """
-    keep = True if mask is None else mask  # where the softmax looks
-    with np.errstate(over="ignore", under="ignore"):  # exp and shifts: no warnings
-        # m_i, the row maximum over the visible keys; -inf if there is none
-        row_max = np.max(scores, axis=-1, keepdims=True, where=keep, initial=-np.inf)
-        visible = row_max > -np.inf  # False for a fully masked row
-        np.copyto(row_max, 0.0, where=~visible)  # there m = 0 (any finite value)
-        scores -= row_max  # s_ij - m_i <= 0 where visible
-        # e^{s_ij - m_i}, in [0, 1], then A_ij = 0 where masked. Masked
-        # entries are not set to -inf first: np.exp(-inf) is a slow path.
-        np.exp(scores, out=scores, where=keep)
-        if mask is not None:
-            np.copyto(scores, 0.0, where=~mask)
-        total = scores.sum(axis=-1, keepdims=True)  # >= 1, or 0 if fully masked
-        np.copyto(total, 1.0, where=~visible)  # 0 / 1 = 0 for a fully masked row
-        scores /= total  # A_ij = e^{s_ij - m_i} / sum_p e^{s_ip - m_i}
-    return visible
 
 
 def _safe_values(v: FloatArray) -> tuple[FloatArray, float]:

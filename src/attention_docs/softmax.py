@@ -12,9 +12,9 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
-from ._validation import FloatArray, as_float_array, check_mask
+from ._validation import BoolArray, FloatArray, as_float_array, check_mask
 
 __all__ = ["masked_softmax", "softmax"]
 
@@ -35,6 +35,45 @@ def _check_axis(x: FloatArray, axis: int) -> int:
     if x.shape[axis] == 0:
         raise ValueError(f"`x` has no entries along axis {axis}: shape {x.shape}")
     return axis
+
+
+def _softmax_rows_in_place(
+    scores: FloatArray, mask: BoolArray | None
+) -> NDArray[np.bool_]:
+    """Softmax of every row (last axis) of finite ``scores``, in place.
+
+    Used by :func:`softmax`, :func:`masked_softmax` and the attention
+    functions, which pass their scores and keep the one array. Masked
+    entries (``mask`` False) get weight exactly 0; a row with no visible key
+    is all zeros. The result marks, with shape (..., n_q, 1), the
+    rows that had at least one visible key. ``scores`` must already have the
+    mask's broadcast shape.
+    """
+    keep = True if mask is None else mask  # where the softmax looks
+    with np.errstate(over="ignore", under="ignore"):  # exp and shifts: no warnings
+        # m_i, the row maximum over the visible keys; -inf if there is none
+        row_max = np.max(scores, axis=-1, keepdims=True, where=keep, initial=-np.inf)
+        visible = row_max > -np.inf  # False for a fully masked row
+        np.copyto(row_max, 0.0, where=~visible)  # there m = 0 (any finite value)
+        scores -= row_max  # s_ij - m_i <= 0 where visible
+        # e^{s_ij - m_i}, in [0, 1], then A_ij = 0 where masked. Masked
+        # entries are not set to -inf first: np.exp(-inf) is a slow path.
+        np.exp(scores, out=scores, where=keep)
+        if mask is not None:
+            np.copyto(scores, 0.0, where=~mask)
+        total = scores.sum(axis=-1, keepdims=True)  # >= 1, or 0 if fully masked
+        np.copyto(total, 1.0, where=~visible)  # 0 / 1 = 0 for a fully masked row
+        scores /= total  # A_ij = e^{s_ij - m_i} / sum_p e^{s_ip - m_i}
+    return visible
+
+
+def _softmax_along(x: FloatArray, mask: BoolArray | None, axis: int) -> FloatArray:
+    """Softmax of a copy of ``x`` along ``axis``: the rows of that axis, in place."""
+    rows = np.moveaxis(x, axis, -1).copy()  # a new array, ``axis`` last
+    if mask is not None:
+        mask = np.moveaxis(mask, axis, -1)
+    _softmax_rows_in_place(rows, mask)
+    return np.moveaxis(rows, -1, axis)
 
 
 def softmax(x: ArrayLike, axis: int = -1) -> FloatArray:
@@ -115,13 +154,7 @@ def softmax(x: ArrayLike, axis: int = -1) -> FloatArray:
     """
     x = as_float_array("x", x)
     axis = _check_axis(x, axis)
-    # x_j - m may round to -inf (x_j near -1.8e308, m near +1.8e308): then
-    # e^{x_j - m} = 0, the right answer, so overflow and underflow are silent.
-    with np.errstate(over="ignore", under="ignore"):
-        shifted = x - np.max(x, axis=axis, keepdims=True)  # x_j - m  (all <= 0)
-        exp = np.exp(shifted)  # e^{x_j - m}, in [0, 1]
-        total = np.sum(exp, axis=axis, keepdims=True)  # sum_p e^{x_p - m}, >= 1
-        return exp / total  # softmax(x)_j = e^{x_j - m} / sum_p e^{x_p - m}
+    return _softmax_along(x, None, axis)
 
 
 def masked_softmax(x: ArrayLike, mask: ArrayLike, axis: int = -1) -> FloatArray:
@@ -194,10 +227,4 @@ def masked_softmax(x: ArrayLike, mask: ArrayLike, axis: int = -1) -> FloatArray:
     x = as_float_array("x", x)
     mask = np.broadcast_to(check_mask(mask, x.shape), x.shape)
     axis = _check_axis(x, axis)
-    kept = np.where(mask, x, -np.inf)  # masked scores -> -inf
-    row_max = np.max(kept, axis=axis, keepdims=True)  # m over the kept entries
-    row_max = np.where(np.isneginf(row_max), 0.0, row_max)  # fully masked row: m = 0
-    with np.errstate(over="ignore", under="ignore"):  # as in softmax
-        exp = np.exp(kept - row_max)  # M_j e^{x_j - m}  (e^{-inf} = 0 exactly)
-        total = np.sum(exp, axis=axis, keepdims=True)  # sum_p M_p e^{x_p - m}
-        return exp / np.where(total > 0.0, total, 1.0)  # 0 / 1 = 0 if fully masked
+    return _softmax_along(x, mask, axis)
