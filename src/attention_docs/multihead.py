@@ -209,8 +209,9 @@ def multi_head_attention(
     ValueError
         If a shape does not fit: ``query``, ``key`` or ``value`` has fewer than
         2 dimensions or a last dimension other than ``d_model`` (that of
-        ``query``); ``key`` and ``value`` have different numbers of rows; the
-        batch dimensions do not broadcast; a weight matrix is not
+        ``query``); ``key`` and ``value`` have different numbers of rows;
+        ``key`` has no rows (n_k = 0: nothing to attend to); the batch
+        dimensions do not broadcast; a weight matrix is not
         ``(d_model, d_model)`` (each message names the arguments and gives both
         shapes). If ``h`` is not a positive integer dividing ``d_model``. If
         ``mask`` does not broadcast to (..., n_q, n_k). If an input contains NaN
@@ -273,6 +274,8 @@ def multi_head_attention(
     check_same_size("n_k", ("key", key, -2), ("value", value, -2))
     batch = broadcast_batch(("query", query), ("key", key), ("value", value))
     d_model, n_q, n_k = query.shape[-1], query.shape[-2], key.shape[-2]
+    if n_k == 0:  # no keys to attend to: an error, as in scaled_dot_product_attention
+        raise ValueError(f"`key` has n_k=0 rows: shape {key.shape}")
     projections = []
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v), ("w_o", w_o)):
         w = as_projection(name, w, "(d_model, d_model)", "query", query)

@@ -152,7 +152,8 @@ def self_attention(
     ------
     ValueError
         For every reason of :func:`project_qkv` and of
-        :func:`~attention_docs.attention.scaled_dot_product_attention`: ``mask``
+        :func:`~attention_docs.attention.scaled_dot_product_attention`: ``x``
+        has no rows (n = 0: no keys), ``mask``
         does not broadcast to (..., n, n), ``scale`` is not a positive finite
         number, or the scores overflow the floating-point type (the message
         names ``x``, ``w_q`` and ``w_k`` and gives the shape of ``x``).
@@ -206,6 +207,8 @@ def self_attention(
     q, k, v = project_qkv(x, w_q, w_k, w_v)  # (..., n, d_k) twice, (..., n, d_v)
     scale = resolve_scale(scale, q.shape[-1])
     *batch, n, _ = q.shape
+    if n == 0:  # no keys to attend to: an error, as in scaled_dot_product_attention
+        raise ValueError(f"`x` has no tokens (n=0): shape {np.shape(x)}")
     if mask is not None:
         mask = check_mask(mask, (*batch, n, n))
     # An overflow of the scores names the caller's arguments, not q and k.

@@ -325,3 +325,18 @@ def test_plain_attention_holds_one_n_by_n_array(dtype) -> None:
         assert out.dtype == dtype
         one = n * n * np.dtype(dtype).itemsize
         assert peak <= 1.5 * one, (kwargs.keys(), peak / one)
+
+
+def test_multi_head_attention_without_keys_is_an_error_naming_key() -> None:
+    """No keys leaves every weight undefined: an error, not numpy's own message."""
+    layer = MultiHeadAttention(4, 2, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"`key` has n_k=0 rows: shape \(0, 4\)"):
+        layer(np.ones((3, 4)), np.ones((0, 4)), np.ones((0, 4)))
+
+
+def test_self_attention_of_no_tokens_is_an_error_naming_x() -> None:
+    w = np.eye(4)
+    with pytest.raises(
+        ValueError, match=r"`x` has no tokens \(n=0\): shape \(2, 0, 4\)"
+    ):
+        self_attention(np.ones((2, 0, 4)), w, w, w)
