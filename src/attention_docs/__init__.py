@@ -15,10 +15,14 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
   :math:`\operatorname{softmax}(Q K^\top / \sqrt{d_k})\, V`, Vaswani et al.
   (2017), Section 3.2.1, Equation 1 (scaled-dot-product.md);
 - :mod:`~attention_docs.backward`: the gradients of scaled dot-product
-  attention with respect to q, k and v, derived by hand;
+  attention with respect to q, k and v, derived by hand (backpropagation.md);
 - :mod:`~attention_docs.positional`: the sinusoidal positional encoding
   (Vaswani et al., 2017, Section 3.5) and rotary position embeddings (RoPE,
-  Su et al., 2021);
+  Su et al., 2021) (positional-encoding.md);
+- :mod:`~attention_docs.training`: one attention head trained on sequence
+  reversal with hand-written gradients and Adam (Kingma and Ba, 2015); its
+  names (``train``, ``forward``, ``Adam`` ...) are imported from the module,
+  ``from attention_docs.training import train`` (training.md);
 - :mod:`~attention_docs.blockwise`: the same attention over blocks of keys,
   with the online softmax, never holding all n_q x n_k scores (Rabe and
   Staats, 2021; Dao et al., 2022, FlashAttention);
@@ -28,6 +32,11 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
   :math:`V = X W_V` (query-key-value.md, self-attention.md);
 - :mod:`~attention_docs.multihead`: ``h`` heads, concatenated, projected,
   Vaswani et al. (2017), Section 3.2.2 (multi-head.md);
+- :mod:`~attention_docs.transformer`: layer normalisation, the position-wise
+  feed-forward network, and the encoder and decoder layers around attention,
+  Vaswani et al. (2017), Sections 3.1 and 3.3 (transformer-block.md);
+- :mod:`~attention_docs.additive`: additive attention, Bahdanau et al.
+  (2015), the alternative the paper compares with (transformer-block.md);
 - :mod:`~attention_docs.qkv`: Query / Key / Value objects (object-view.md);
 - :mod:`~attention_docs.example`: the book's running example, three tokens
   with :math:`d_{\text{model}} = 4`;
@@ -49,6 +58,7 @@ errors it raises are described in its section "Errors".
 [[0.75, 0.25], [0.25, 0.75]]
 """
 
+from .additive import additive_attention
 from .attention import attention_scores, attention_weights, scaled_dot_product_attention
 from .backward import scaled_dot_product_attention_backward
 from .blockwise import blockwise_attention
@@ -66,10 +76,13 @@ from .positional import apply_rope, sinusoidal_positional_encoding
 from .qkv import Key, Query, Value
 from .self_attention import project_qkv, self_attention
 from .softmax import masked_softmax, softmax
+from .transformer import DecoderLayer, EncoderLayer, feed_forward, layer_norm
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DecoderLayer",
+    "EncoderLayer",
     "KVCache",
     "Key",
     "MultiHeadAttention",
@@ -77,13 +90,16 @@ __all__ = [
     "RunningExample",
     "Value",
     "__version__",
+    "additive_attention",
     "apply_rope",
     "attention_scores",
     "attention_weights",
     "blockwise_attention",
     "causal_mask",
     "combine_masks",
+    "feed_forward",
     "kv_cache_bytes",
+    "layer_norm",
     "masked_softmax",
     "merge_heads",
     "multi_head_attention",

@@ -1,8 +1,9 @@
 r"""Gradients of scaled dot-product attention, derived by hand.
 
-For :math:`O = A V` with :math:`A = \operatorname{softmax}(S)` row by row,
+For the output :math:`Z = A V` (the book's name for it) with
+:math:`A = \operatorname{softmax}(S)` row by row,
 :math:`S = Q K^\top / \sqrt{d_k}` (masked scores excluded) and an upstream
-gradient :math:`G = \partial L / \partial O`:
+gradient :math:`G = \partial L / \partial Z`:
 
 .. math::
 
@@ -10,7 +11,7 @@ gradient :math:`G = \partial L / \partial O`:
     dS = A \odot \bigl(dA - \operatorname{rowsum}(dA \odot A)\bigr), \qquad
     dQ = \frac{dS\, K}{\sqrt{d_k}}, \qquad dK = \frac{dS^\top Q}{\sqrt{d_k}} .
 
-The third line is the Jacobian of the softmax,
+The formula for :math:`dS` is the Jacobian of the softmax,
 :math:`\partial A_{ij} / \partial S_{il} = A_{ij} (\delta_{jl} - A_{il})`,
 applied row by row (the book's page "Softmax" (softmax.md, section
 "Derivative")). A masked entry has :math:`A_{ij} = 0`, hence
@@ -19,7 +20,9 @@ row (all-zero weights, zero output) passes no gradient to ``q`` or ``k``.
 Vaswani et al., 2017, "Attention Is All You Need" (arXiv:1706.03762),
 Section 3.2.1, defines the forward formula; the backward formulas are the
 chain rule, in the form Dao et al., 2022, "FlashAttention" (arXiv:2205.14135),
-Appendix B.2, writes them.
+Appendix B.2, writes them. The book's page "Backpropagation"
+(backpropagation.md) derives each of them entry by entry and checks them
+against central finite differences.
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ def scaled_dot_product_attention_backward(
     v : array_like, shape (..., n_k, d_v)
         Values.
     grad_output : array_like, shape (..., n_q, d_v)
-        :math:`G = \partial L / \partial O`, the gradient of the loss with
+        :math:`G = \partial L / \partial Z`, the gradient of the loss with
         respect to the attention output; its shape is the output's (the
         batch dimensions of ``q``, ``k``, ``v`` and ``mask`` broadcast).
     mask : array_like of bool, broadcastable to (..., n_q, n_k), optional
@@ -109,7 +112,7 @@ def scaled_dot_product_attention_backward(
 
     Examples
     --------
-    The gradient of :math:`L = \sum O` (so :math:`G` is all ones), checked
+    The gradient of :math:`L = \sum Z` (so :math:`G` is all ones), checked
     against a central finite difference in one entry of ``q``:
 
     >>> from attention_docs import scaled_dot_product_attention as attention

@@ -15,11 +15,13 @@ position information:
 
 - :func:`apply_rope`, a rotation of the queries and keys (Su et al., 2021,
   "RoFormer: Enhanced Transformer with Rotary Position Embedding",
-  arXiv:2104.09864, Section 3.4): the pair of components :math:`(2i, 2i+1)` of
-  the row at position :math:`m` is rotated by the angle
+  arXiv:2104.09864, Sections 3.2.2 and 3.4.2): the pair of components
+  :math:`(2i, 2i+1)` of the row at position :math:`m` is rotated by the angle
   :math:`m \theta_i`, :math:`\theta_i = \text{base}^{-2i/d}`, so that the dot
   product of a query at :math:`m` and a key at :math:`n` depends on the
   positions only through :math:`m - n`.
+
+See the book's page "Positional encoding" (positional-encoding.md).
 """
 
 from __future__ import annotations
@@ -72,7 +74,9 @@ def sinusoidal_positional_encoding(n: int, d_model: int) -> FloatArray:
     :math:`PE_{pos + k}` is a linear function of :math:`PE_{pos}`: each pair
     :math:`(\sin, \cos)` is rotated by the angle :math:`k\, \omega_i`,
     whatever :math:`pos` is, which the paper gives as the reason for the
-    choice.
+    choice. See the book's page "Positional encoding"
+    (positional-encoding.md, sections "Sinusoidal positional encoding" and
+    "Relative positions and linear maps").
 
     Examples
     --------
@@ -126,25 +130,35 @@ def apply_rope(
         If ``x`` has fewer than 2 dimensions or an odd ``d``; if
         ``positions`` does not broadcast to ``x.shape[:-1]`` (the message
         gives both shapes) or is not finite; if ``base`` is not a finite
-        number greater than 1; if ``x`` is not finite.
+        number greater than 1; if ``x`` is not finite, or so large that a
+        rotated component overflows.
     TypeError
         If ``x`` or ``positions`` does not hold real numbers or is a numpy
         masked array.
 
     Notes
     -----
-    Su et al., 2021, "RoFormer" (arXiv:2104.09864), Equations 34 and 35: the
-    rotation matrix :math:`R_m` is block diagonal with one :math:`2 \times 2`
-    rotation per pair of *adjacent* components :math:`(2i, 2i+1)`, which is
-    the convention used here. Many implementations (GPT-NeoX, and Llama as
-    ported to Hugging Face transformers) pair component :math:`i` with
-    :math:`i + d/2` instead ("rotate half"); the two conventions are the same
-    rotation after a fixed permutation of the components, so they give the
-    same scores only if the weights are permuted accordingly. Because
-    :math:`R_m R_n^\top = R_{m - n}`, the score of a query at :math:`m` and a
+    Su et al., 2021, "RoFormer" (arXiv:2104.09864), Section 3.2.2,
+    Equations 14 and 15: the rotation matrix :math:`R_m` is block diagonal
+    with one :math:`2 \times 2` rotation per pair of *adjacent* components
+    :math:`(2i, 2i+1)`, which is the convention used here (computed
+    component-wise, as in Equation 34 of Section 3.4.2). The paper writes
+    column vectors and multiplies by the matrix on the left; for the rows
+    here, :math:`R_m` is the transpose of the paper's matrix. Meta's
+    original Llama code pairs adjacent components too. Many implementations
+    (GPT-NeoX, and Llama as ported to Hugging Face transformers) pair
+    component :math:`i` with :math:`i + d/2` instead ("rotate half"); the two
+    conventions are the same rotation after a fixed permutation of the
+    components, so they give the same scores only if the weights are
+    permuted accordingly (Hugging Face's conversion of the Llama weights
+    permutes the output components of :math:`W_Q` and :math:`W_K` this way).
+    Because :math:`R_m R_n^\top = R_{m - n}`, the score of a query at :math:`m` and a
     key at :math:`n` is :math:`q R_m (k R_n)^\top = q R_{m-n} k^\top`
     (row vectors; :math:`R_m` acting on the right), which depends on the
-    positions only through :math:`m - n`.
+    positions only through :math:`m - n` (the paper's Equation 16). See the
+    book's page "Positional encoding" (positional-encoding.md, sections
+    "Rotary position embedding (RoPE)" and "RoPE scores and relative
+    positions").
 
     Examples
     --------
@@ -187,6 +201,14 @@ def apply_rope(
     cos, sin = np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)
     even, odd = x[..., 0::2], x[..., 1::2]  # components 2i and 2i + 1
     out = np.empty(np.broadcast_shapes(x.shape, (*shape, d)), dtype=x.dtype)
-    out[..., 0::2] = even * cos - odd * sin
-    out[..., 1::2] = even * sin + odd * cos
+    # A rotation keeps each pair's norm, but a component can still grow by up to
+    # sqrt(2) and overflow near the largest float: report it, never return inf.
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow: reported below
+        out[..., 0::2] = even * cos - odd * sin
+        out[..., 1::2] = even * sin + odd * cos
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            f"rotating `x` overflows {out.dtype}: its entries are too large "
+            f"(largest magnitude {float(np.max(np.abs(x))):.3g})"
+        )
     return out

@@ -102,6 +102,7 @@ def test_rope_positions_broadcast_and_float32_stays() -> None:
         (lambda: apply_rope(np.ones((2, 4)), [0, np.nan]), r"`positions` contains"),
         (lambda: apply_rope(np.ones((2, 4)), base=1.0), r"`base` must be"),
         (lambda: apply_rope(np.ones((2, 4)), base=True), r"`base` must be"),
+        (lambda: apply_rope(np.full((2, 4), 1.7e308)), r"rotating `x` overflows"),
     ],
 )
 def test_bad_arguments_raise(call, message) -> None:
