@@ -348,6 +348,15 @@ def on_files(files: Files, config) -> Files:
     return Files(result)
 
 
+def on_nav(nav, config, files):
+    """The part titles of the navigation (mkdocs.zh-Hant.yml's nav) in Simplified."""
+    for item in nav:
+        if item.is_section:
+            item.title = to_simplified(item.title)
+            on_nav(item.children, config, files)
+    return nav
+
+
 @event_priority(50)  # before the glossary and plot hooks add Simplified text
 def on_page_markdown(markdown, page, config, files):
     return to_simplified(markdown)

@@ -129,6 +129,43 @@ def test_heads_figure_has_one_heat_map_per_head() -> None:
     assert not np.allclose(weights[0], weights[1]), "the heads differ"
 
 
+def test_sinusoidal_encoding_figure_shows_the_encoding() -> None:
+    """The heat map holds PE(pos, 2i) = sin(pos / 10000^(2i/64)), cos at 2i + 1."""
+    ax = figure("sinusoidal_encoding", "ja").axes[0]
+    image = ax.images[0]
+    matrix = np.asarray(image.get_array())
+    assert matrix.shape == (64, 64)
+    assert image.get_clim() == (-1.0, 1.0)  # the whole range of sin and cos
+    assert matrix[0].tolist() == [0.0, 1.0] * 32  # sin 0, cos 0
+    assert matrix[5, 2] == pytest.approx(np.sin(5 / 10000 ** (2 / 64)))
+    assert matrix[63, 63] == pytest.approx(np.cos(63 / 10000 ** (62 / 64)))
+
+
+def test_gradient_saturation_figure_draws_the_table_of_its_example() -> None:
+    """The lines are the medians that saturation.pycon prints (the same draws),
+    and they show what backpropagation.md#saturation says of them."""
+    example = ROOT / "docs_src" / "backpropagation" / "saturation.pycon"
+    number = r"\s+(\d+(?:\.\d+)?)"
+    rows = re.findall(rf"^\s*(\d+){number * 4}$", example.read_text(), re.MULTILINE)
+    table = np.array(rows, dtype=float)  # d_k, |dW_Q| u/s, per query u/s
+    assert table[:, 0].tolist() == [4, 8, 16, 32, 64, 128, 256, 512, 1024]
+    total, query = figure("gradient_saturation", "ja").axes[:2]
+    drawn = {
+        "total": [line.get_ydata() for line in total.lines],  # unscaled, scaled
+        "query": [line.get_ydata() for line in query.lines],
+    }
+    d_k = table[:, 0].tolist()
+    for ax in (total, query):
+        assert [line.get_xdata().tolist() for line in ax.lines] == [d_k, d_k]
+    assert np.round(drawn["total"], 1).tolist() == table[:, 1:3].T.tolist()
+    assert np.round(drawn["query"], 4).tolist() == table[:, 3:5].T.tolist()
+    unscaled_query, scaled_query = drawn["query"]
+    for scaled in (drawn["total"][1], scaled_query):  # flat with the scaling
+        assert scaled.max() / scaled.min() < 1.5
+    assert unscaled_query.max() / unscaled_query[-1] > 1000  # one query: vanishes
+    assert np.all(drawn["total"][0] > 2 * drawn["total"][1])  # the sum: does not
+
+
 # --- the pages ----------------------------------------------------------------
 
 PLOT_IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)]*assets/plots/[^)]*)\)")

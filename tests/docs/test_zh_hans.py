@@ -542,6 +542,17 @@ SENTENCES = [
         "108 個串流多處理器（streaming multiprocessor，SM）",
         "108 个流式多处理器（streaming multiprocessor，SM）",
     ),
+    # positional-encoding
+    (
+        "重新排列查詢的分量，等於重新排列 \\(W_Q\\) 各行的順序",
+        "重新排列查询的分量，等于重新排列 \\(W_Q\\) 各列的顺序",
+    ),
+    ("所以這些週期構成等比數列。", "所以这些周期构成等比数列。"),
+    # backpropagation: the chain rule
+    ("用連鎖律一層一層求出來", "用链式法则一层一层求出来"),
+    # transformer-block
+    ("編碼器由 6 個結構相同的層堆疊而成", "编码器由 6 个结构相同的层堆叠而成"),
+    ("論文的公式中投影沒有偏差項", "论文的公式中投影没有偏置项"),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,

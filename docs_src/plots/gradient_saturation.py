@@ -1,0 +1,93 @@
+"""The gradient reaching W_Q at initialisation as d_k grows, with and without scaling.
+
+Left: the median Frobenius norm of dW_Q = X^T dQ over 50 initialisations.
+Right: the median, over all queries, of one query's share |x_i| |dq_i|.
+The numbers are those of the table that saturation.pycon prints (same draws).
+"""
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter
+
+from attention_docs import scaled_dot_product_attention_backward as backward
+from attention_docs.plotting import to_svg
+
+D_K = (4, 8, 16, 32, 64, 128, 256, 512, 1024)
+
+
+def gradient_sizes() -> dict:
+    """Medians of |dW_Q| and of one query's |x_i| |dq_i|, unscaled and scaled."""
+    rng = np.random.default_rng(0)
+    n, d_model, d_v, trials = 16, 32, 8, 50  # 50 independent initialisations per d_k
+    sizes = {
+        "total": {"unscaled": [], "scaled": []},
+        "query": {"unscaled": [], "scaled": []},
+    }
+    for d_k in D_K:
+        x = rng.standard_normal((trials, n, d_model))  # token rows, variance 1
+        w_q, w_k = rng.standard_normal((2, trials, d_model, d_k)) / np.sqrt(d_model)
+        w_v = rng.standard_normal((trials, d_model, d_v)) / np.sqrt(d_model)
+        g = rng.standard_normal((trials, n, d_v))  # G, random
+        q, k, v = x @ w_q, x @ w_k, x @ w_v  # q and k: components of variance 1
+        for name, scale in (("unscaled", 1.0), ("scaled", 1.0 / np.sqrt(d_k))):
+            dq, _, _ = backward(q, k, v, g, scale=scale)
+            dw_q = np.swapaxes(x, -1, -2) @ dq  # dW_Q = X^T dQ: (trials, d_model, d_k)
+            total = np.linalg.norm(dw_q, axis=(-2, -1))  # one Frobenius norm per trial
+            # query i adds x_i^T dq_i to dW_Q; its Frobenius norm is |x_i| |dq_i|
+            per_query = np.linalg.norm(x, axis=-1) * np.linalg.norm(dq, axis=-1)
+            sizes["total"][name].append(float(np.median(total)))
+            sizes["query"][name].append(float(np.median(per_query)))
+    return sizes
+
+
+def figure(labels: dict) -> Figure:
+    sizes = gradient_sizes()
+    # the theme's colours: the bars' colour for the scaled line, the text's
+    # colour for the unscaled one; line style and marker tell them apart too
+    colours = {
+        "unscaled": mpl.rcParams["text.color"],
+        "scaled": mpl.rcParams["axes.prop_cycle"].by_key()["color"][0],
+    }
+    styles = {"unscaled": ("--", "s"), "scaled": ("-", "o")}
+    fig = Figure(figsize=(7.0, 3.8), layout="constrained")
+    axes = fig.subplots(1, 2)
+    for ax, panel in zip(axes, ("total", "query"), strict=True):
+        for name in ("unscaled", "scaled"):
+            linestyle, marker = styles[name]
+            ax.plot(
+                D_K,
+                sizes[panel][name],
+                linestyle=linestyle,
+                marker=marker,
+                color=colours[name],
+                label=labels[name],
+            )
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(D_K[::2], [str(d) for d in D_K[::2]])
+        # plain numbers (0.01, 1, 100), not matplotlib's 10^k, which is
+        # mathtext; no labels on the minor ticks
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_minor_formatter(NullFormatter())
+        ax.set_title(labels[f"{panel}_title"])
+        ax.set_xlabel(labels["xlabel"])
+        ax.grid(True, which="major", alpha=0.3)
+    axes[0].set_yticks([20, 50, 100, 200])  # the left panel spans one decade only
+    axes[0].set_ylabel(labels["ylabel"])
+    handles, names = axes[1].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncols=2)
+    return fig
+
+
+if __name__ == "__main__":
+    english = {
+        "total_title": "|dW_Q|",
+        "query_title": "one query's share",
+        "xlabel": "d_k",
+        "ylabel": "median size",
+        "unscaled": "unscaled",
+        "scaled": "scaled by 1/sqrt(d_k)",
+    }
+    print(to_svg(figure(english)))

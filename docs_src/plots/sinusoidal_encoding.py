@@ -1,0 +1,29 @@
+"""The sinusoidal positional encoding, 64 positions and d_model = 64, as a heat map."""
+
+from matplotlib.figure import Figure
+
+from attention_docs import sinusoidal_positional_encoding
+from attention_docs.plotting import to_svg
+
+
+def figure(labels: dict) -> Figure:
+    pe = sinusoidal_positional_encoding(64, 64)  # row pos, column 2i (sin) / 2i+1 (cos)
+    fig = Figure(figsize=(6.0, 4.8), layout="constrained")
+    ax = fig.subplots()
+    # plot_heatmap draws attention weights in [0, 1]; the encoding lies in [-1, 1]
+    image = ax.imshow(pe, cmap="viridis", vmin=-1.0, vmax=1.0, interpolation="nearest")
+    ax.set_title(labels["title"])
+    ax.set_xlabel(labels["xlabel"])
+    ax.set_ylabel(labels["ylabel"])
+    fig.colorbar(image, ax=ax).set_label(labels["value"])
+    return fig
+
+
+if __name__ == "__main__":
+    english = {
+        "title": "Sinusoidal positional encoding (n = 64, d_model = 64)",
+        "xlabel": "Component",
+        "ylabel": "Position",
+        "value": "Value",
+    }
+    print(to_svg(figure(english)))
