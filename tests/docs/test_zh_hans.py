@@ -550,6 +550,8 @@ SENTENCES = [
     ("所以這些週期構成等比數列。", "所以这些周期构成等比数列。"),
     # backpropagation: the chain rule
     ("用連鎖律一層一層求出來", "用链式法则一层一层求出来"),
+    # positional-encoding exercises: least squares
+    ("以最小平方法求出使", "以最小二乘法求出使"),
     # transformer-block
     ("編碼器由 6 個結構相同的層堆疊而成", "编码器由 6 个结构相同的层堆叠而成"),
     ("論文的公式中投影沒有偏差項", "论文的公式中投影没有偏置项"),
