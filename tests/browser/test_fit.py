@@ -328,8 +328,10 @@ def test_root_404_page_works_at_any_depth_without_javascript(
     icon = page.evaluate("document.querySelector('link[rel=icon]').href")
     assert page.request.get(icon).headers["content-type"].startswith("image/svg")
     # The page itself comes with status 404, as from a host (the console
-    # reports it without its address); anything else is a problem.
-    problems = [p for p in watch.problems() if missing not in p]
+    # reports it without its address); anything else is a problem. The first
+    # page's favicon may still be loading when the test moves to the missing
+    # address, and Chromium cancels it: that is not a failure of the site.
+    problems = [p for p in problems_but_cancelled(watch) if missing not in p]
     assert problems == [f"console error: {MISSING}"], problems
 
 
