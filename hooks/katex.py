@@ -8,9 +8,7 @@ from ``node_modules``) but no KaTeX script.
 - **Where the formulas are.** ``pymdownx.arithmatex`` (generic mode) wraps a
   page's inline maths ``\\( … \\)`` in ``<span class="arithmatex">`` and its
   display maths ``\\[ … \\]`` or ``\\begin{…} … \\end{…}`` in
-  ``<div class="arithmatex">``. A notebook's Markdown cells, rendered by
-  nbconvert, keep Jupyter's own delimiters ``$ … $`` and ``$$ … $$`` as
-  text; they are typeset the same way.
+  ``<div class="arithmatex">``.
 - **One KaTeX process per build.** ``hooks/katex_server.js`` runs under Node
   with the KaTeX that ``package-lock.json`` pins and answers one formula per
   line. It starts with the first formula and stops after the build (also
@@ -64,16 +62,6 @@ KATEX_DIST = SERVER.parent.parent / "node_modules" / "katex" / "dist"
 ARITHMATEX = re.compile(
     r'<(?P<tag>span|div) class="arithmatex">(?P<tex>.*?)</(?P=tag)>', re.DOTALL
 )
-#: A notebook's rendered Markdown cell (nbconvert's JupyterLab template).
-NOTEBOOK_MARKDOWN = re.compile(
-    r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown[^"]*"[^>]*>)'
-    r"(?P<body>.*?)(?=<div class=\"jp-Cell |\Z)",
-    re.DOTALL,
-)
-#: Jupyter's delimiters in a Markdown cell: $$ … $$ (display), $ … $ (inline).
-DOLLARS = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?P<inline>[^$\n]+?)\$")
-#: Outside tags and code, where a notebook's text is.
-NOTEBOOK_SKIP = re.compile(r"<(pre|code)\b.*?</\1>|<[^>]+>", re.DOTALL)
 #: A formula while the page is indexed: its readable text, and its number in
 #: the page's list of typeset formulas.
 PLACEHOLDER = re.compile(r'<formula-text data-n="(\d+)">[^<]*</formula-text>')
@@ -260,25 +248,6 @@ def _arithmatex(match: re.Match, page, errors: list[str]) -> str:
     return f'<{match["tag"]} class="arithmatex">{placeholder}</{match["tag"]}>'
 
 
-def _notebook_cell(body: str, page, errors: list[str]) -> str:
-    def dollars(match: re.Match) -> str:
-        display = match["display"] is not None
-        tex = html.unescape(match["display"] if display else match["inline"])
-        placeholder = _typeset(tex, display, page, errors)
-        if placeholder is None:
-            return match[0]
-        tag = "div" if display else "span"
-        return f'<{tag} class="arithmatex">{placeholder}</{tag}>'
-
-    pieces, start = [], 0
-    for skip in NOTEBOOK_SKIP.finditer(body):
-        pieces.append(DOLLARS.sub(dollars, body[start : skip.start()]))
-        pieces.append(skip[0])
-        start = skip.end()
-    pieces.append(DOLLARS.sub(dollars, body[start:]))
-    return "".join(pieces)
-
-
 def _timed(event):
     """Count the time an event of this hook takes in KATEX.hook_seconds."""
 
@@ -298,10 +267,6 @@ def on_page_content(html_: str, page, config, files) -> str:
     errors: list[str] = []
     _TYPESET[page.file.src_uri] = []
     html_ = ARITHMATEX.sub(lambda match: _arithmatex(match, page, errors), html_)
-    if page.file.src_uri.endswith(".ipynb"):
-        html_ = NOTEBOOK_MARKDOWN.sub(
-            lambda match: match[1] + _notebook_cell(match["body"], page, errors), html_
-        )
     if errors:
         raise PluginError(
             f"{page.file.src_uri}: KaTeX cannot typeset "

@@ -1,118 +1,654 @@
-"""Notebook pages (mkdocs-jupyter): links into the book, and no other host.
+"""Every chapter page as a Jupyter notebook, in its edition's language.
 
-mkdocs-jupyter (0.26) renders a notebook with nbconvert and puts the HTML into
-the page as it is, past MkDocs' Markdown processing. This hook finishes the
-job for every ``*.ipynb`` page:
+A reader who wants to run a chapter's code in their own Jupyter or Colab
+downloads the chapter's notebook from the top of its page. The notebook is
+made from the page while the book is built, so it never drifts from it:
 
-- **Links to the book's pages.** A Markdown cell writes a link the way a page
-  does, ``[softmax](softmax.md#stability)``, which also works in a notebook
-  opened next to the pages. mkdocs-jupyter leaves it pointing at the ``.md``
-  source (danielfrg/mkdocs-jupyter#157). The hook rewrites it to the page's
-  URL, relative to the notebook's page; a link to a file that is not in the
-  book fails the build, and the anchor is handed to MkDocs, which checks it
-  like any page's link (``validation: anchors``, an error with ``--strict``;
-  tests/site/test_notebook_pages.py checks the built links and anchors too).
-- **No request to another host.** nbconvert's template always adds MathJax
-  (with mkdocs-jupyter's empty ``custom_mathjax_url``, an empty
-  ``<script src="">`` plus its configuration) and a module that imports
-  Mermaid from cdnjs as soon as a cell holds a Mermaid diagram. The notebooks
-  hold no Mermaid, and their maths is typeset while the book is built, like
-  every page's (``hooks/katex.py``). The hook removes both scripts and fails
-  the build if anything else in the notebook's HTML would load from another
-  host.
-  (``include_requirejs`` stays off, the plugin's default, so no require.js.)
-- **Permalinks.** nbconvert marks a heading's permalink ``anchor-link``; the
-  hook gives it Material's ``headerlink`` class, so that it looks like the
-  other pages' and the search index leaves its ``¶`` out of section titles.
-- **Search.** A code cell's prompts (``In [3]:``, ``Out[3]:``), the
-  "Copied!" notice of its copy button and the hidden copy of its code that
-  the button copies are marked ``data-search-exclude``, so that the search
-  index and its snippets hold the notebook's text and code once, without
-  them. Material's parser compares elements by tag name (the first nested
-  closing tag of the same name would end an exclusion), so only elements
-  that hold nothing but text are marked.
+- **Prose** becomes Markdown cells, one per section. Maths keeps its LaTeX
+  (``\\(…\\)`` and ``\\[…\\]`` become ``$…$`` and ``$$…$$``, which Jupyter,
+  JupyterLab and Colab all typeset; a dollar sign of the text is escaped).
+  Links to the book's pages and sections become absolute links to the online
+  book (``site_url``), since the notebook does not sit next to the pages.
+  Admonitions become block quotes, hints ``<details>``, the paper's figures
+  images (the figure's SVG with its light colours, as a data URI).
+- **Examples** (the ``docs_src/`` files a ``pycon`` block includes, the same
+  files the page shows) become code cells: a cell ends at each statement
+  that prints, and the printed output the page shows is stored as the cell's
+  output, so the notebook reads like the page before it runs. An example that
+  shows an exception gets Jupyter's ``raises-exception`` tag, so running the
+  whole notebook goes on past it.
+- **Plots**: the script that draws a plot (``docs_src/plots/<name>.py``)
+  becomes a code cell that ends by drawing the figure with the script's own
+  English labels (the words of the page's figure are the edition's, but a
+  code cell is the same in every edition).
+- **The package's source** that a page shows to be read (``src/…``) stays a
+  code block of a Markdown cell: running it would only redefine the package.
+- **Exercises** stay where they are, and their solutions (``??? success``)
+  move to a last section of their own, so the reader can try first.
+- The first code cell imports the book's package, and installs it from the
+  repository when the repository's address is known (``REPO_URL`` or, on
+  GitHub Actions, the repository being built; see hooks/book.py).
+
+The code cells are the same in every edition (tests/site/test_notebooks.py
+checks that, and executes one edition's notebooks, comparing each printed
+output with the page's). The notebook is written next to the page's
+``index.html`` as ``<page>.ipynb``; the page links it (overrides/main.html),
+and, when the repository is on GitHub, offers to open it in Colab.
 """
 
 from __future__ import annotations
 
+import ast
+import base64
+import doctest
+import hashlib
+import json
 import posixpath
 import re
-from urllib.parse import unquote, urlsplit
+import textwrap
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
 
 from mkdocs.exceptions import PluginError
 
-MATHJAX = re.compile(
-    r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.DOTALL
+ROOT = Path(__file__).resolve().parent.parent
+BOOK_CSS = ROOT / "overrides" / "assets" / "stylesheets" / "book.css"
+
+#: Pages of the nav that are not chapters (tests/docs/test_exercises.py).
+NOT_CHAPTERS = {"index.md", "notation.md", "glossary.md", "references.md", "about.md"}
+
+#: The words a notebook adds to its chapter, in each edition's language.
+WORDS = {
+    "ja": {
+        "intro": (
+            "このノートブックは『{book}』の章「[{title}]({url})」を、"
+            "上から順に実行できる形にしたものです。本文とコード例はページと同じで、"
+            "練習問題の解答は最後にまとめてあります。"
+            "実行する前から、コードのセルの下にはページと同じ出力が表示されています。"
+        ),
+        "install": "最初のセルで、本書のパッケージ `attention_docs` を読み込みます。",
+        "install_repo": (
+            "最初のセルで、本書のパッケージ `attention_docs` を読み込みます。"
+            "まだインストールされていなければ、先にインストールします。"
+        ),
+        "install_local": (
+            "最初のセルで、本書のパッケージ `attention_docs` を読み込みます。"
+            "読み込めないときは、本書のソースコードのフォルダで"
+            ' `pip install ".[plot]"` を実行してください'
+            "（[この本について]({about})）。"
+        ),
+        "download": "ノートブックをダウンロード",
+        "colab": "Colab で開く",
+        "solutions": "練習問題の解答",
+        "solutions_intro": (
+            "上の練習問題の解答です。まず自分で解いてから読んでください。"
+        ),
+    },
+    "zh-Hant": {
+        "intro": (
+            "這份筆記本把《{book}》的「[{title}]({url})」一章，"
+            "整理成可以由上而下依序執行的形式。正文與範例程式碼都和書中的頁面相同，"
+            "練習題的解答則集中放在最後。還沒執行之前，"
+            "每個程式碼儲存格下方就已經列出與頁面相同的輸出。"
+        ),
+        "install": "第一個儲存格會載入本書的套件 `attention_docs`。",
+        "install_repo": (
+            "第一個儲存格會載入本書的套件 `attention_docs`；"
+            "如果還沒有安裝，會先安裝它。"
+        ),
+        "install_local": (
+            "第一個儲存格會載入本書的套件 `attention_docs`。"
+            '如果無法載入，請在本書原始碼的資料夾中執行 `pip install ".[plot]"`'
+            "（[關於本書]({about})）。"
+        ),
+        "download": "下載筆記本",
+        "colab": "在 Colab 中開啟",
+        "solutions": "練習題解答",
+        "solutions_intro": "以下是上面練習題的解答。請先自己試著做，再來看解答。",
+    },
+}
+WORDS["zh-Hans"] = {
+    "intro": (
+        "这份笔记本把《{book}》的“[{title}]({url})”一章，"
+        "整理成可以从上到下依次运行的形式。正文和示例代码都与书中的页面相同，"
+        "练习题的解答则集中放在最后。还没运行之前，"
+        "每个代码单元格下方就已经列出与页面相同的输出。"
+    ),
+    "install": "第一个单元格会导入本书的包 `attention_docs`。",
+    "install_repo": (
+        "第一个单元格会导入本书的包 `attention_docs`；如果还没有安装，会先安装它。"
+    ),
+    "install_local": (
+        "第一个单元格会导入本书的包 `attention_docs`。"
+        '如果无法导入，请在本书源代码的文件夹中运行 `pip install ".[plot]"`'
+        "（[关于本书]({about})）。"
+    ),
+    "download": "下载笔记本",
+    "colab": "在 Colab 中打开",
+    "solutions": "练习题解答",
+    "solutions_intro": "以下是上面练习题的解答。请先自己试着做，再来看解答。",
+}
+
+FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
+ADMONITION = re.compile(
+    r"^(?P<marker>!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)"
+    r'(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*$'
 )
-MERMAID = re.compile(
-    r'<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*?</script>',
-    re.DOTALL,
+SNIPPET = re.compile(r'^[ \t]*-{1,}8<-{1,}[ \t]+"(?P<spec>[^"]+)"[ \t]*$')
+SECTION = "--8<-- [{}:{}]"
+HEADING = re.compile(
+    r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.*?)(?:[ \t]*\{[^}]*\})?[ \t]*$"
 )
-REMOTE = re.compile(
-    r"""<(?:script|link|img|iframe|source|embed|object)\b[^>]*?"""
-    r"""\b(?:src|href|data)\s*=\s*["']?(?:https?:)?//[^"'\s>]*"""
-    r"""|\bimport\s*\(\s*["'](?:https?:)?//[^"']*"""
-    r"""|<script\b[^>]*\bsrc\s*=\s*["']\s*["']"""
-    r"""|url\(\s*["']?(?:https?:)?//[^"')]*|@import\s+["'](?:https?:)?//[^"']*"""
-)
-#: Opening tags of the notebook's text-only elements the search leaves out.
-SEARCH_EXCLUDED = re.compile(
-    r'<(?:div class="jp-(?:In|Out)putPrompt\b|span class="notice"'
-    r'|div class="clipboard-copy-txt")[^>]*(?=>)'
-)
-LINK = re.compile(r"""(<a\b[^>]*?\bhref=")([^"]*)(")""")
-ID = re.compile(r"""\bid="([^"]+)\"""")
+PLOT_IMAGE = re.compile(r"^!\[[^\]]*\]\((?:\.\./)*assets/plots/[^)]*\)[ \t]*$")
+LINK = re.compile(r"(?<!!)\[(?P<text>(?:[^\[\]]|\[[^\]]*\])*)\]\((?P<url>[^)\s]+)\)")
+HTML_HREF = re.compile(r'(\bhref=")([^"]*)(")')
+CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
+INLINE_MATH = re.compile(r"\\\((.+?)\\\)", re.DOTALL)
+DISPLAY_MATH = re.compile(r"\\\[(.+?)\\\]", re.DOTALL)
+MAIN_BLOCK = re.compile(r'^if __name__ == "__main__":\n', re.MULTILINE)
+SHOW_SVG = re.compile(r"^print\(to_svg\((?P<call>figure\(\w+\))\)\)$", re.MULTILINE)
 
 
-def is_notebook(page) -> bool:
-    return page.file.src_uri.endswith(".ipynb")
+def is_chapter(page, config) -> bool:
+    """Whether ``page`` is a chapter: a Markdown page of the nav, not a reference."""
+    uri = page.file.src_uri
+    return uri.endswith(".md") and uri not in NOT_CHAPTERS and page.is_page
 
 
-def _rewrite_links(html: str, page, files) -> str:
-    links_to_anchors = page.links_to_anchors
-    if links_to_anchors is None:
-        links_to_anchors = page.links_to_anchors = {}
+# --- Reading the page's sources ------------------------------------------------
 
-    def rewrite(match: re.Match) -> str:
-        url = match[2]
-        parts = urlsplit(url)
-        if parts.scheme or parts.netloc or not parts.path:
-            return match[0]
-        path = unquote(parts.path)
-        if not path.endswith((".md", ".ipynb")):
-            return match[0]
-        src_uri = posixpath.normpath(
-            posixpath.join(posixpath.dirname(page.file.src_uri), path)
+
+def read_snippet(spec: str) -> str:
+    """The text that ``pymdownx.snippets`` puts in place of ``--8<-- "spec"``."""
+    path, _, section = spec.partition(":")
+    file = ROOT / path
+    if not file.is_file():
+        raise PluginError(f"the snippet {path} does not exist")
+    text = file.read_text(encoding="utf-8")
+    if not section:
+        return text
+    lines = text.splitlines(keepends=True)
+    start = [i for i, s in enumerate(lines) if SECTION.format("start", section) in s]
+    end = [i for i, s in enumerate(lines) if SECTION.format("end", section) in s]
+    if len(start) != 1 or len(end) != 1 or end[0] < start[0]:
+        raise PluginError(f"section {section!r} not found exactly once in {path}")
+    return "".join(lines[start[0] + 1 : end[0]])
+
+
+def expand(lines: list[str]) -> tuple[str, list[str]]:
+    """The block's text with its snippets in place, and the snippets' paths."""
+    paths, out = [], []
+    for line in lines:
+        match = SNIPPET.match(line)
+        if match:
+            paths.append(match["spec"].partition(":")[0])
+            out.append(read_snippet(match["spec"]).rstrip("\n"))
+        else:
+            out.append(line)
+    return "\n".join(out), paths
+
+
+# --- Cells ---------------------------------------------------------------------
+
+
+def _cell_id(kind: str, source: str, index: int) -> str:
+    digest = hashlib.sha1(f"{kind}\0{index}\0{source}".encode()).hexdigest()
+    return digest[:12]
+
+
+def markdown_cell(source: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": source}
+
+
+def code_cell(source: str, outputs: list[dict], tags: list[str] = ()) -> dict:
+    metadata = {"tags": list(tags)} if tags else {}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": metadata,
+        "outputs": outputs,
+        "source": source,
+    }
+
+
+def _prints_or_shows(source: str) -> str:
+    """``"result"`` if the last statement's value is shown, else ``"stream"``."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return "stream"
+    last = tree.body[-1] if tree.body else None
+    if isinstance(last, ast.Expr):
+        call = last.value
+        printing = (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id == "print"
         )
-        target = files.get_file_from_path(src_uri)
-        if target is None:
-            raise PluginError(
-                f"{page.file.src_uri}: the link '{url}' points to '{src_uri}', "
-                "which is not a page of the book"
-            )
-        new = target.url_relative_to(page.file)
-        if parts.fragment:
-            new += "#" + parts.fragment
-            links_to_anchors.setdefault(target, {}).setdefault(parts.fragment, url)
-        return match[1] + new + match[3]
+        if not printing:
+            return "result"
+    return "stream"
 
-    return LINK.sub(rewrite, html)
+
+def pycon_cells(text: str, where: str) -> list[dict]:
+    """An example (a doctest session) as code cells with the outputs it prints.
+
+    A cell holds the statements up to one whose output the example shows, so
+    each output stays under the code that prints it; the statements after
+    the last output make one more cell.
+    """
+    try:
+        examples = doctest.DocTestParser().get_examples(text, where)
+    except ValueError as error:
+        raise PluginError(f"{where}: {error}") from error
+    cells, sources = [], []
+    for example in examples:
+        sources.append(example.source.rstrip("\n"))
+        if not example.want:
+            continue
+        source = "\n".join(sources)
+        sources = []
+        want = example.want.replace("<BLANKLINE>", "")
+        if example.exc_msg is not None:
+            ename, _, evalue = example.exc_msg.strip().partition(": ")
+            ename = ename.rsplit(".", 1)[-1]
+            output = {
+                "output_type": "error",
+                "ename": ename,
+                "evalue": evalue,
+                "traceback": [f"{ename}: {evalue}"],
+            }
+            cells.append(code_cell(source, [output], tags=["raises-exception"]))
+        elif _prints_or_shows(example.source) == "result":
+            output = {
+                "output_type": "execute_result",
+                "execution_count": None,
+                "data": {"text/plain": want.rstrip("\n")},
+                "metadata": {},
+            }
+            cells.append(code_cell(source, [output]))
+        else:
+            output = {"output_type": "stream", "name": "stdout", "text": want}
+            cells.append(code_cell(source, [output]))
+    if sources:
+        cells.append(code_cell("\n".join(sources), []))
+    return cells
+
+
+def plot_cell(script: str, where: str) -> dict:
+    """A plot's script as a cell that draws the figure with its English labels.
+
+    The script ends with ``if __name__ == "__main__":``, a block that prints
+    the figure as SVG with English labels; the cell runs that block's body
+    and shows the figure instead of printing it.
+    """
+    head, found, main = script.partition('if __name__ == "__main__":\n')
+    body = textwrap.dedent(main)
+    shown, count = SHOW_SVG.subn(r"\g<call>", body)
+    if not found or count != 1:
+        raise PluginError(
+            f"{where}: a plot's script must end with an `if __name__ == "
+            '"__main__":` block that prints `to_svg(figure(labels))`'
+        )
+    return code_cell(head.rstrip("\n") + "\n\n" + shown.rstrip("\n"), [])
+
+
+# --- Markdown ------------------------------------------------------------------
+
+
+def _protect_code(text: str, convert) -> str:
+    """Apply ``convert`` to the text outside code spans."""
+    out, last = [], 0
+    for match in CODE_SPAN.finditer(text):
+        out.append(convert(text[last : match.start()]))
+        out.append(match[0])
+        last = match.end()
+    out.append(convert(text[last:]))
+    return "".join(out)
+
+
+class Converter:
+    """Turns one page's Markdown into notebook cells."""
+
+    def __init__(self, page, config, files) -> None:
+        self.page = page
+        self.config = config
+        self.files = files
+        self.language = config.theme["language"]
+        self.words = WORDS[self.language]
+        self.page_url = urljoin(config.site_url, page.url)
+        self.solutions: list[tuple[str, list[dict]]] = []
+        self.exercise = ""  # the heading of the exercise being read
+        self.plots = False
+
+    # Links and maths.
+
+    def absolute(self, url: str) -> str:
+        """A link of the page as an absolute link to the online book."""
+        parts = urlsplit(url)
+        if parts.scheme or parts.netloc or url.startswith("mailto:"):
+            return url
+        if not parts.path:  # a section of this page
+            return self.page_url + url
+        path = parts.path
+        if path.endswith(".md"):
+            src = posixpath.normpath(
+                posixpath.join(posixpath.dirname(self.page.file.src_uri), path)
+            )
+            target = self.files.get_file_from_path(src)
+            if target is None:
+                raise PluginError(
+                    f"{self.page.file.src_uri}: the link '{url}' is not a page"
+                )
+            new = urljoin(self.config.site_url, target.url)
+            return new + ("#" + parts.fragment if parts.fragment else "")
+        return urljoin(self.page_url, url)  # an address relative to the page
+
+    def prose(self, text: str) -> str:
+        def convert(part: str) -> str:
+            part = part.replace("$", r"\$")
+            part = DISPLAY_MATH.sub(lambda m: "$$" + m[1] + "$$", part)
+            part = INLINE_MATH.sub(lambda m: "$" + m[1].strip() + "$", part)
+            part = LINK.sub(lambda m: f"[{m['text']}]({self.absolute(m['url'])})", part)
+            part = HTML_HREF.sub(lambda m: m[1] + self.absolute(m[2]) + m[3], part)
+            return part
+
+        lines = []
+        for line in text.split("\n"):
+            heading = HEADING.match(line)
+            if heading:
+                line = f"{heading['hashes']} {heading['text']}"
+            lines.append(line)
+        return _protect_code("\n".join(lines), convert)
+
+    # Blocks.
+
+    def convert(self, lines: list[str], where: str) -> list[dict]:
+        """Cells of a run of Markdown lines (a page, or an admonition's body)."""
+        cells: list[dict] = []
+        prose: list[str] = []
+
+        def flush() -> None:
+            text = "\n".join(prose).strip("\n")
+            prose.clear()
+            if text.strip():
+                cells.append(markdown_cell(self.prose(text)))
+
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            fence = FENCE.match(line)
+            admonition = ADMONITION.match(line)
+            if fence:
+                end = i + 1
+                while end < len(lines) and lines[end].strip() != fence["fence"]:
+                    end += 1
+                block = lines[i + 1 : end]
+                i = end + 1
+                code = self.code_block(fence["info"], block, where)
+                if code is None:  # shown as text: a shell command, the package's source
+                    text, _ = expand(block)
+                    prose += [fence["fence"] + fence["info"], text, fence["fence"]]
+                else:
+                    flush()
+                    cells += code
+                continue
+            if admonition:
+                end = i + 1
+                while end < len(lines) and (
+                    not lines[end].strip() or lines[end].startswith("    ")
+                ):
+                    end += 1
+                while end > i + 1 and not lines[end - 1].strip():
+                    end -= 1
+                body = [s[4:] for s in lines[i + 1 : end]]
+                i = end
+                flush()
+                cells += self.admonition(admonition, body, where)
+                continue
+            if line.startswith("<figure"):
+                end = i
+                while end < len(lines) and "</figure>" not in lines[end]:
+                    end += 1
+                flush()
+                cells.append(self.figure(lines[i : end + 1], where))
+                i = end + 1
+                continue
+            if PLOT_IMAGE.match(line):  # the plot's cell draws it
+                i += 1
+                continue
+            heading = HEADING.match(line)
+            if heading and line.startswith("#"):
+                flush()  # one Markdown cell per section
+                if len(heading["hashes"]) == 3:
+                    self.exercise = line
+            prose.append(line)
+            i += 1
+        flush()
+        return cells
+
+    def code_block(self, info: str, block: list[str], where: str) -> list[dict] | None:
+        language = info.split()[0] if info.split() else ""
+        text, paths = expand(block)
+        if language == "pycon":
+            return pycon_cells(text, where)
+        if language in ("python", "py"):
+            if paths and all(p.startswith("docs_src/plots/") for p in paths):
+                self.plots = True
+                return [plot_cell(text, where)]
+            if text.lstrip().startswith(">>>"):
+                return pycon_cells(text, where)
+            if paths and all(p.startswith("src/") for p in paths):
+                return None  # the package's own source, shown to be read
+            raise PluginError(f"{where}: a python block the notebook cannot place")
+        return None
+
+    def admonition(self, match: re.Match, body: list[str], where: str) -> list[dict]:
+        kind, title = match["kind"], match["title"] or ""
+        inner = self.convert(body, where)
+        if kind == "success":  # a solution: to the last section
+            self.solutions.append((self.exercise, inner))
+            return []
+        only_prose = all(c["cell_type"] == "markdown" for c in inner)
+        text = "\n\n".join(c["source"] for c in inner)
+        if kind == "tip" and only_prose:
+            return [
+                markdown_cell(
+                    f"<details>\n<summary>{title}</summary>\n\n{text}\n\n</details>"
+                )
+            ]
+        if only_prose:
+            quoted = "\n".join(("> " + s).rstrip() for s in text.split("\n"))
+            head = f"> **{title}**\n>\n" if title else ""
+            return [markdown_cell(head + quoted)]
+        head = [markdown_cell(f"**{title}**")] if title else []
+        return head + inner
+
+    def figure(self, lines: list[str], where: str) -> dict:
+        """A figure of the book (an inline SVG) as an image and its caption."""
+        text, _ = expand(lines)
+        svg = re.search(r"<svg\b.*</svg>", text, re.DOTALL)
+        caption = re.search(r"<figcaption\b[^>]*>(.*?)</figcaption>", text, re.DOTALL)
+        if svg is None or caption is None:
+            raise PluginError(f"{where}: a figure needs an SVG and a caption")
+        data = base64.b64encode(standalone_svg(svg[0]).encode()).decode()
+        title = re.search(r"<title[^>]*>(.*?)</title>", svg[0], re.DOTALL)
+        alt = title[1] if title else ""
+        caption_text = HTML_HREF.sub(
+            lambda m: m[1] + self.absolute(m[2]) + m[3], caption[1].strip()
+        )
+        return markdown_cell(
+            f"![{alt}](data:image/svg+xml;base64,{data})\n\n{caption_text}"
+        )
+
+    # The whole notebook.
+
+    def notebook(self, markdown: str, repo_url: str | None) -> dict:
+        where = self.page.file.src_uri
+        cells = self.convert(markdown.split("\n"), where)
+        if not cells or not cells[0]["source"].startswith("# "):
+            raise PluginError(f"{where}: a chapter begins with its title")
+        title_cell, rest = cells[0], cells[1:]
+        about = urljoin(self.config.site_url, "about/#source-code")
+        title = title_cell["source"].split("\n")[0][2:].strip()
+        intro = self.words["intro"].format(
+            book=self.config.site_name, title=title, url=self.page_url
+        )
+        if repo_url:
+            install = self.words["install_repo"]
+        else:
+            install = self.words["install_local"].format(about=about)
+        lines = ["# The book's package (attention_docs) for the examples below."]
+        if self.plots:
+            lines.append("%matplotlib inline")
+        if repo_url:
+            lines += [
+                "try:",
+                "    import attention_docs",
+                "except ModuleNotFoundError:",
+                f'    %pip install --quiet "attention_docs[plot] @ git+{repo_url}"',
+                "    import attention_docs",
+            ]
+        else:
+            lines.append("import attention_docs")
+        # The title, then what the notebook is, before the chapter's prose.
+        title_lines = title_cell["source"].split("\n")
+        head = [
+            markdown_cell(title_lines[0]),
+            markdown_cell(intro + "\n\n" + install),
+            code_cell("\n".join(lines), []),
+        ]
+        if len(title_lines) > 1 and "\n".join(title_lines[1:]).strip():
+            head.append(markdown_cell("\n".join(title_lines[1:]).strip("\n")))
+        cells = head + rest
+        if self.solutions:
+            cells.append(
+                markdown_cell(
+                    f"## {self.words['solutions']}\n\n{self.words['solutions_intro']}"
+                )
+            )
+            for exercise, inner in self.solutions:
+                cells.append(markdown_cell(self.prose(exercise)))
+                cells += inner
+        for index, cell in enumerate(cells):
+            cell["id"] = _cell_id(cell["cell_type"], cell["source"], index)
+        return {
+            "cells": cells,
+            "metadata": {
+                "kernelspec": {
+                    "display_name": "Python 3",
+                    "language": "python",
+                    "name": "python3",
+                },
+                "language_info": {"name": "python"},
+            },
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+
+
+def standalone_svg(svg: str) -> str:
+    """A figure's SVG that draws alone, in the page's light colours.
+
+    On the page, the figure's colours come from the ``fig2-*`` rules of the
+    book's stylesheet; an image outside the page needs them inside it.
+    """
+    css = BOOK_CSS.read_text(encoding="utf-8")
+    rules = re.findall(r"^\.md-typeset (\.fig2-[\w-]+ \{[^}]*\})", css, re.MULTILINE)
+    colours = re.search(r"^\.md-typeset \.fig2 \{([^}]*)\}", css, re.MULTILINE)
+    if not rules or colours is None:
+        raise PluginError(f"{BOOK_CSS}: the fig2 rules are missing")
+    variables = "\n".join(
+        s for s in colours[1].splitlines() if s.strip().startswith("--")
+    )
+    style = (
+        "svg {\n" + variables + "\n  --md-default-fg-color: rgba(0, 0, 0, 0.87);\n"
+        "  font-family: sans-serif;\n  background: #fff;\n}\n"
+        + "\n".join(r for r in rules if not r.startswith((".fig2-svg ", ".fig2-svg-")))
+    )
+    view_box = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
+    size = f' width="{view_box[1]}" height="{view_box[2]}"' if view_box else ""
+    return re.sub(
+        r"<svg\b([^>]*)>",
+        lambda m: f"<svg{m[1]}{size}><style>{style}</style>",
+        svg,
+        count=1,
+    )
+
+
+# --- Hooks ---------------------------------------------------------------------
+
+
+def colab_url(repo_url: str | None, language: str, name: str) -> str | None:
+    """Colab's address for a notebook of the GitHub repository's notebook branch.
+
+    The Pages workflow publishes the built notebooks to the repository's
+    ``notebooks`` branch, ``<language>/<page>.ipynb``, where Colab opens them.
+    """
+    if not repo_url:
+        return None
+    parts = urlsplit(repo_url)
+    if parts.netloc != "github.com":
+        return None
+    repo = parts.path.strip("/").removesuffix(".git")
+    return (
+        f"https://colab.research.google.com/github/{repo}/blob/notebooks/"
+        f"{language}/{name}"
+    )
+
+
+def on_page_markdown(markdown, page, config, files):
+    if not is_chapter(page, config):
+        return markdown
+    stem = posixpath.splitext(posixpath.basename(page.file.src_uri))[0]
+    name = f"{stem}.ipynb"
+    repo_url = config.repo_url or None
+    notebook = Converter(page, config, files).notebook(markdown, repo_url)
+    page.notebook = {
+        "name": name,
+        "json": json.dumps(notebook, ensure_ascii=False, indent=1) + "\n",
+        "colab": colab_url(repo_url, config.theme["language"], name),
+    }
+    return markdown
+
+
+def _icon(name: str) -> str:
+    import material
+
+    path = Path(material.__file__).parent / "templates" / ".icons" / name
+    return f'<span class="twemoji">{path.read_text(encoding="utf-8").strip()}</span>'
 
 
 def on_page_content(html: str, page, config, files) -> str:
-    if not is_notebook(page):
+    """The links to the notebook, under the chapter's title."""
+    notebook = getattr(page, "notebook", None)
+    if not notebook:
         return html
-    html = MATHJAX.sub("", html)
-    html = MERMAID.sub("", html)
-    remote = [m[0][:200] for m in REMOTE.finditer(html)]
-    if remote:
-        raise PluginError(
-            f"{page.file.src_uri}: the notebook's HTML would load from another "
-            "host:\n  " + "\n  ".join(remote)
+    words = WORDS[config.theme["language"]]
+    name = notebook["name"]
+    links = [
+        f'<a href="{name}" download="{name}" class="md-button" '
+        f'type="application/x-ipynb+json">{_icon("simple/jupyter.svg")}'
+        f"{words['download']}</a>"
+    ]
+    if notebook["colab"]:
+        links.append(
+            f'<a href="{notebook["colab"]}" class="md-button">'
+            f"{_icon('simple/googlecolab.svg')}{words['colab']}</a>"
         )
-    html = html.replace('class="anchor-link"', 'class="headerlink"')
-    html = _rewrite_links(html, page, files)
-    # The search plugin drops the attribute from the page once it is indexed.
-    html = SEARCH_EXCLUDED.sub(r'\g<0> data-search-exclude="true"', html)
-    page.present_anchor_ids = set(ID.findall(html))
-    return html
+    # Left out of the search index, which would otherwise hold the same
+    # words at the top of every chapter.
+    block = '<p class="book-notebook" data-search-exclude>' + " ".join(links) + "</p>"
+    head, found, tail = html.partition("</h1>")
+    if not found:
+        raise PluginError(f"{page.file.src_uri}: a chapter begins with its title")
+    return head + found + "\n" + block + tail
+
+
+def on_post_page(output: str, page, config) -> str:
+    notebook = getattr(page, "notebook", None)
+    if notebook:
+        folder = Path(config.site_dir) / Path(page.file.dest_uri).parent
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / notebook["name"]).write_text(notebook["json"], encoding="utf-8")
+    return output

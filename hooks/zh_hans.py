@@ -34,27 +34,20 @@ conversion, done again on every build. As a MkDocs hook (``mkdocs.zh-Hans.yml``,
 listed before the hooks that add text of their own) it converts
 
 - every page's Markdown (``on_page_markdown``), before the glossary and plot
-  hooks insert their Simplified table and alt texts;
-- the notebooks (``on_files``, before mkdocs-jupyter wraps them): each
-  ``*.ipynb`` is replaced by a copy whose Markdown cells are converted, so the
-  page and the downloadable notebook are Simplified. Code cells and outputs
-  are left as they are (the book's code cells hold no Chinese).
+  hooks insert their Simplified table and alt texts, and before the notebook
+  hook makes the chapter's notebook of it.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
 import opencc
 import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
-from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parent.parent
 OVERRIDES = ROOT / "docs_src" / "zh_hans_overrides.yml"
@@ -299,22 +292,10 @@ def prose(markdown: str, *, hide_table: bool = False) -> str:
     return PLACEHOLDER.sub(" ", text)
 
 
-def notebook_to_simplified(notebook: str) -> str:
-    """A notebook (its JSON text) with every Markdown cell in Simplified."""
-    data = json.loads(notebook)
-    for cell in data["cells"]:
-        if cell["cell_type"] == "markdown":
-            source = cell["source"]
-            text = source if isinstance(source, str) else "".join(source)
-            cell["source"] = to_simplified(text).splitlines(keepends=True)
-    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
-
-
 # --- MkDocs events ------------------------------------------------------------
 
 LANGUAGE = "zh-Hans"
 SOURCE_DOCS = ROOT / "docs" / "zh-Hant"
-_build: dict[str, Path] = {}
 
 
 def on_config(config):
@@ -324,28 +305,6 @@ def on_config(config):
         raise PluginError(f"the {LANGUAGE} book is converted from {SOURCE_DOCS}")
     overrides()  # a broken table fails the build here, not on the first page
     return config
-
-
-@event_priority(50)  # before mkdocs-jupyter (priority 0) turns notebooks into pages
-def on_files(files: Files, config) -> Files:
-    _cleanup()
-    converted = Path(tempfile.mkdtemp(prefix="attention-docs-zh-Hans-"))
-    _build["notebooks"] = converted
-    result = []
-    for file in files:
-        if file.src_uri.endswith(".ipynb") and file.abs_src_path:
-            text = Path(file.abs_src_path).read_text(encoding="utf-8")
-            target = converted / file.src_uri
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(notebook_to_simplified(text), encoding="utf-8")
-            file = File(
-                file.src_uri,
-                src_dir=str(converted),
-                dest_dir=config.site_dir,
-                use_directory_urls=config.use_directory_urls,
-            )
-        result.append(file)
-    return Files(result)
 
 
 def on_nav(nav, config, files):
@@ -360,13 +319,3 @@ def on_nav(nav, config, files):
 @event_priority(50)  # before the glossary and plot hooks add Simplified text
 def on_page_markdown(markdown, page, config, files):
     return to_simplified(markdown)
-
-
-def _cleanup() -> None:
-    folder = _build.pop("notebooks", None)
-    if folder is not None:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def on_shutdown() -> None:
-    _cleanup()

@@ -8,8 +8,7 @@ Prints a table and writes it as JSON (default ``bench/results.json``):
 - for every page of every edition, loaded in headless Chromium with a cold
   cache: bytes transferred (raw and gzip), number of requests, first
   contentful paint, largest contentful paint and cumulative layout shift;
-  the table shows each edition's heaviest chapter page (most gzip bytes) and
-  its notebook pages;
+  the table shows each edition's heaviest chapter page (most gzip bytes);
 - wall time of the test suite;
 - the package: plain (``scaled_dot_product_attention``) and blockwise
   attention against the bare cost of their two matrix products (QK^T and AV)
@@ -128,13 +127,6 @@ def book_pages(site: Path, language: str) -> list[str]:
     )
 
 
-def is_notebook(path: str) -> bool:
-    """Whether a page (``ja/hands-on/``) is a notebook (``docs/ja/hands-on.ipynb``)."""
-    language, _, name = path.strip("/").partition("/")
-    docs = "zh-Hant" if language == "zh-Hans" else language  # converted from it
-    return (ROOT / "docs" / docs / f"{name}.ipynb").is_file()
-
-
 def page_weight(site: Path, base_url: str) -> dict[str, dict]:
     """Each edition's pages, first load, cold cache; the heaviest in full."""
     from playwright.sync_api import sync_playwright
@@ -164,16 +156,8 @@ def page_weight(site: Path, base_url: str) -> dict[str, dict]:
                     }
                 )
                 context.close()
-            notebooks = {row["page"] for row in rows if is_notebook(row["page"])}
-            heaviest = max(
-                (row for row in rows if row["page"] not in notebooks),
-                key=lambda row: row["bytes_gzip"],
-            )
-            results[language] = {
-                "heaviest": heaviest,
-                "notebooks": [row for row in rows if row["page"] in notebooks],
-                "all": rows,
-            }
+            heaviest = max(rows, key=lambda row: row["bytes_gzip"])
+            results[language] = {"heaviest": heaviest, "all": rows}
         browser.close()
     return results
 
@@ -289,12 +273,12 @@ def table(results: dict) -> str:
         )
     lines.append("")
     lines.append(
-        f"{'heaviest page, notebooks':28} {'requests':>8} {'raw KiB':>9} "
+        f"{'heaviest page':28} {'requests':>8} {'raw KiB':>9} "
         f"{'gzip KiB':>9} "
         f"{'FCP ms':>7} {'LCP ms':>7} {'CLS':>7}"
     )
     for edition in results["pages"].values():
-        for row in [edition["heaviest"], *edition["notebooks"]]:
+        for row in [edition["heaviest"]]:
             lines.append(
                 f"{row['page']:28} {row['requests']:>8} "
                 f"{row['bytes_raw'] / 1024:>9.1f} {row['bytes_gzip'] / 1024:>9.1f} "

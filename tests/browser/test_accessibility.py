@@ -97,9 +97,9 @@ def site_path(site: Path, page: Path) -> str:
 def test_no_serious_violation_on_any_page(
     open_page, base_url, site, pages, axe_script, language
 ):
-    """Every page of the language (404 and notebook pages too), light scheme."""
+    """Every page of the language (404 page too), light scheme."""
     paths = [site_path(site, page) for page in pages[language]]
-    assert f"{language}/hands-on/" in paths
+    assert f"{language}/training/" in paths
     page, _ = open_page(paths[0], color_scheme="light")
     tabs = [page] + [page.context.new_page() for _ in range(TABS - 1)]
     problems = []
@@ -155,13 +155,13 @@ def test_no_serious_violation_at_a_phones_width(open_page, axe_script, path):
     [
         "ja/scaled-dot-product/",
         "zh-Hant/object-view/",
-        "zh-Hant/hands-on/",
+        "zh-Hant/training/",
         "zh-Hans/404.html",
     ],
 )
 def test_colours_in_dark_mode(open_page, axe_script, path):
     """The colour rules in the dark scheme too: code, links, buttons (the 404
-    page's filled one), notebook."""
+    page's filled one), a chapter's notebook links."""
     page, _ = open_page(path, color_scheme="dark")
     assert page.evaluate("document.body.dataset.mdColorScheme") == "slate"
     only = {"runOnly": ["color-contrast", "link-in-text-block"]}

@@ -1,8 +1,8 @@
 """Moving between the languages: the selector, and the root page.
 
 - The language selector (the header's translate icon) lands on the same page
-  in another language, from the home page, a page deep in the book and the
-  notebook page; on a fresh load and after moving there with instant
+  in another language, from the home page and two chapters of different
+  parts; on a fresh load and after moving there with instant
   navigation, which replaces the content but not the header; round the
   languages (ja -> zh-Hant -> zh-Hans -> ja), so every language is left and
   reached from every page.
@@ -23,8 +23,8 @@ from .navigation import TIMEOUT, follow, nav_link, path_of, problems_but_cancell
 DIRECTIONS = [("ja", "zh-Hant"), ("zh-Hant", "zh-Hans"), ("zh-Hans", "ja")]
 assert {a for a, _ in DIRECTIONS} == {b for _, b in DIRECTIONS} == set(LANGUAGES)
 
-#: Pages to switch language from: home, a page deep in the book, the notebook.
-PAGES = ["", "scaled-dot-product/", "hands-on/"]
+#: Pages to switch language from: home, and two chapters in different parts.
+PAGES = ["", "scaled-dot-product/", "training/"]
 
 
 def selector_links(page) -> dict[str, str]:
@@ -98,9 +98,9 @@ ROUTE = [
     (["scaled-dot-product/"], "scaled-dot-product/"),
     (["softmax/", "scaled-dot-product/"], "scaled-dot-product/"),
     (["softmax/", "scaled-dot-product/"], "scaled-dot-product/"),
-    (["softmax/", "hands-on/"], "hands-on/"),
-    (["softmax/", "hands-on/"], "hands-on/"),
-    (["softmax/", "hands-on/"], "hands-on/"),
+    (["softmax/", "training/"], "training/"),
+    (["softmax/", "training/"], "training/"),
+    (["softmax/", "training/"], "training/"),
 ]
 assert len(ROUTE) == len(LANGUAGES) * len(PAGES)
 assert {path for _, path in ROUTE} == set(PAGES)

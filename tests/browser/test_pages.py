@@ -98,7 +98,7 @@ def test_every_page_loads_cleanly_with_its_math_rendered(
     open_page, site, base_url, language
 ) -> None:
     paths = book_pages(site, language)
-    assert f"{language}/hands-on/" in paths, "the notebook page is a page"
+    assert f"{language}/training/" in paths
     paths.append(f"{language}/404.html")
     page, watch = open_page(paths[0])
     page.set_default_timeout(TIMEOUT)
@@ -138,7 +138,7 @@ WALK = [
     ("sidebar", "scaled-dot-product/"),
     ("next", "masks/"),
     ("next", "self-attention/"),
-    ("sidebar", "hands-on/"),
+    ("sidebar", "training/"),
     ("sidebar", "notation/"),
     ("next", "linear-algebra/"),
     ("next", "softmax/"),

@@ -27,8 +27,7 @@ of Chinese queries, overrides/assets/javascripts/search-links.js its links):
   title of the section that explains 因果遮罩 / 因果マスク;
 - the glossary, which names every term once, does not push the pages that
   explain a term down, nor fill the top of every list;
-- a notebook's prompts ("In [3]:") and copy notices ("Copied!") are no text
-  to find; result links never end in an empty "?h=";
+- result links never end in an empty "?h=";
 - a snippet never starts a line with closing punctuation (。 ） ，) nor ends
   one with opening punctuation (（ 「).
 """
@@ -37,7 +36,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -106,10 +104,6 @@ SECTIONS = {
     "zh-Hant": {"因果遮罩": "masks/#causal-mask"},
     "zh-Hans": {"因果掩码": "masks/#causal-mask"},
 }
-#: Words of a notebook's code cells (hands-on.ipynb), and words of the
-#: prompts and copy buttons around them, which no result may show.
-NOTEBOOK_WORDS = ["plot_heatmap", "matplotlib", "In", "Out", "Copied"]
-NOTEBOOK_CHROME = re.compile(r"\b(?:In|Out)\s*\[\d*\]:|Copied!")
 #: How many of the first results the glossary may take for a word that is
 #: not one of its terms.
 GLOSSARY_PLACES = 3
@@ -365,30 +359,6 @@ def test_the_glossary_does_not_crowd_the_results(searches, site, language) -> No
         if glossary in pages[:GLOSSARY_PLACES]:
             crowded.append(f"{word}: {pages[:GLOSSARY_PLACES]}")
     assert not crowded, "\n".join(crowded)
-
-
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_notebook_prompts_and_copy_buttons_are_not_found(searches, language) -> None:
-    search = searches[language]
-    shown, notebook = [], 0
-    for word in NOTEBOOK_WORDS:
-        for item in search.results(word):
-            for link in item:
-                notebook += book_path(link["href"], language).startswith("hands-on/")
-                if NOTEBOOK_CHROME.search(link["text"]):
-                    shown.append(f"{word}: {link['href']}: {link['text'][:80]!r}")
-    assert notebook, "the notebook's code is found"
-    assert not shown, "\n".join(shown)
-    # The notebook's "Copied!" button text is not indexed; a chapter whose
-    # prose or examples use the English word "copied" may still be found.
-    copied = [
-        link["href"]
-        for item in search.results("Copied")
-        for link in item
-        if "Copied!" in link["text"]
-        or book_path(link["href"], language).startswith("hands-on/")
-    ]
-    assert not copied, copied
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -1,7 +1,7 @@
 """Every chapter ends with exercises whose solutions are collapsed and executed.
 
 A chapter page is every page of the nav but the home, notation, glossary,
-references and about pages (and the notebook, which is not a Markdown page).
+references and about pages.
 Its last section is ``## 練習問題 { #exercises }`` (ja) or
 ``## 練習題 { #exercises }`` (zh-Hant), with at least three exercises, each a
 ``### N. … { #exercise-… }`` heading followed by a collapsed solution

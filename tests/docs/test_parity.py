@@ -18,7 +18,7 @@ DISPLAY_MATH = re.compile(r"^\s*\\\[")
 
 
 def pages(language: str) -> set[str]:
-    """The pages (Markdown) and notebooks of a language, relative to its folder."""
+    """The pages of a language (and any notebook), relative to its folder."""
     folder = DOCS / language
     paths = [
         p.relative_to(folder) for p in (*folder.rglob("*.md"), *folder.rglob("*.ipynb"))
@@ -59,7 +59,6 @@ def test_every_language_has_the_same_pages() -> None:
         )
 
 
-# Notebooks are compared cell by cell in test_notebooks.py.
 PAIRS = [
     (page, language)
     for page in sorted(pages(REFERENCE))

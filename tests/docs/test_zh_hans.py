@@ -4,7 +4,7 @@
   on a sentence, mostly sentences of the book; rows and columns swap their
   names, other words with 列 or 行 keep them; every 列 and 行 of the book is
   covered by a phrase, so a new sentence cannot slip through unclassified.
-- Prose only: for every zh-Hant page and notebook, the fenced blocks, maths,
+- Prose only: for every zh-Hant page, the fenced blocks, maths,
   inline code, snippet lines, anchors, link URLs and HTML tags of the
   converted page equal the original's, and nothing but Han characters changes.
 - The converted book is Simplified: no character of its prose is changed by
@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 from functools import cache
 from pathlib import Path
@@ -45,23 +44,9 @@ TABLE = zh_hans.load_overrides()
 # --- the book's zh-Hant sources ------------------------------------------------
 
 
-def _notebook_cells(path: Path) -> list[tuple[int, str]]:
-    """The Markdown cells of a notebook, with their index among all cells."""
-    cells = json.loads(path.read_text("utf-8"))["cells"]
-    return [
-        (i, "".join(cell["source"]))
-        for i, cell in enumerate(cells)
-        if cell["cell_type"] == "markdown"
-    ]
-
-
 def markdown_sources() -> dict[str, str]:
-    """Every zh-Hant page, and every Markdown cell of every zh-Hant notebook."""
-    sources = {path.name: path.read_text("utf-8") for path in sorted(DOCS.glob("*.md"))}
-    for path in sorted(DOCS.glob("*.ipynb")):
-        for i, cell in _notebook_cells(path):
-            sources[f"{path.name}#cell{i}"] = cell
-    return sources
+    """Every zh-Hant page."""
+    return {path.name: path.read_text("utf-8") for path in sorted(DOCS.glob("*.md"))}
 
 
 def _strings(value) -> list[str]:

@@ -33,12 +33,9 @@ FORBIDDEN = [
     ("a repository file", r"\bhands-on\b|zh_hans_overrides|glossary\.yml"),
 ]
 
-#: What a reader does not read as prose: code, outputs, formulas, the
-#: notebook's prompts and the headers' permalinks.
-NOT_PROSE = (
-    "pre, code, .highlight, .katex, .arithmatex, script, style, .headerlink, "
-    ".jp-InputArea, .jp-OutputArea, .jp-InputPrompt, .jp-OutputPrompt"
-)
+#: What a reader does not read as prose: code, outputs, formulas and the
+#: headers' permalinks.
+NOT_PROSE = "pre, code, .highlight, .katex, .arithmatex, script, style, .headerlink"
 
 
 def prose(path: Path) -> str:

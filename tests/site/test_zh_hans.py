@@ -48,9 +48,6 @@ def structure(path: Path) -> dict[str, list[str] | str]:
         "ids": [e["id"] for e in node.find_all(id=True)],
         "links": [a["href"] for a in node.find_all("a", href=True)],
         "images": [img.get("src", "") for img in node.find_all("img")],
-        # One text, not a list of blocks: a notebook cell's printed output
-        # may reach the page as one block or as several, depending on when
-        # the kernel flushed its stdout while the edition was built.
         "code": "\n".join(pre.get_text().strip() for pre in node.find_all("pre")),
         "maths": [m.get_text() for m in node.select(".arithmatex")],
     }

@@ -1,0 +1,181 @@
+"""Every chapter's notebook: linked from its page, the same code, and it runs.
+
+The notebooks are made from the pages while the book is built
+(hooks/notebooks.py). Each one holds, under its code cells, the outputs that
+its page shows; those outputs come from the examples under docs_src/, which
+the doctests check. Here the notebooks of one edition are executed in fresh
+kernels, and every printed output is compared with the page's: a notebook
+whose cells were split, ordered or copied wrongly fails, and so does one
+whose code no longer runs. The code cells are the same in every edition, so
+executing one edition is enough; that they are the same is checked too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from ..docs.test_exercises import CHAPTERS
+from .helpers import LANGUAGES, parse
+
+EXECUTED = "ja"  # the edition whose notebooks run; the others have the same code
+RAW_MATH = re.compile(r"\\\(|\\\)|\\\[|\\\]")
+FIGURE = re.compile(r"^figure\(\w+\)$", re.MULTILINE)
+
+
+def stem(chapter: str) -> str:
+    return chapter.removesuffix(".md")
+
+
+def notebook_path(site: Path, language: str, chapter: str) -> Path:
+    return site / language / stem(chapter) / f"{stem(chapter)}.ipynb"
+
+
+def load(site: Path, language: str, chapter: str) -> nbformat.NotebookNode:
+    return nbformat.read(notebook_path(site, language, chapter), as_version=4)
+
+
+def code(notebook) -> list[str]:
+    return [c.source for c in notebook.cells if c.cell_type == "code"]
+
+
+def text_of(outputs) -> tuple[str, set[str]]:
+    """What a cell's outputs say as text, and the kinds of output it has.
+
+    Printed text and a shown value count alike: whether a call prints or
+    returns what the page shows cannot be told from the page.
+    """
+    parts, kinds = [], set()
+    for output in outputs:
+        kind = output.output_type
+        if kind == "stream":
+            kinds.add(f"stream:{output.name}")
+            parts.append(output.text)
+        elif kind == "error":
+            kinds.add(kind)
+            parts.append(f"{output.ename}: {output.evalue}")
+        else:  # execute_result, display_data
+            kinds |= {f"data:{mime}" for mime in output.data}
+            if "image/png" not in output.data and "text/plain" in output.data:
+                parts.append(output.data["text/plain"])
+    return " ".join(" ".join(parts).split()), kinds
+
+
+async def _execute(notebooks: list, workers: int) -> list:
+    limit = asyncio.Semaphore(workers)
+
+    async def run(notebook):
+        async with limit:
+            client = NotebookClient(
+                notebook, timeout=300, kernel_name="python3", allow_errors=False
+            )
+            await client.async_execute()
+            return notebook
+
+    return await asyncio.gather(*(run(nb) for nb in notebooks))
+
+
+@pytest.fixture(scope="session")
+def executed(site: Path) -> dict[str, tuple]:
+    """Each chapter's notebook as built, and as it is after running it."""
+    built = [load(site, EXECUTED, chapter) for chapter in CHAPTERS]
+    ran = asyncio.run(_execute([copy.deepcopy(nb) for nb in built], workers=2))
+    return dict(zip(CHAPTERS, zip(built, ran, strict=True), strict=True))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_links_its_notebook(site: Path, language: str, chapter: str):
+    path = notebook_path(site, language, chapter)
+    assert path.is_file(), f"{language}/{chapter}: no notebook {path.name}"
+    nbformat.validate(nbformat.read(path, as_version=4))
+    soup = parse(site / language / stem(chapter) / "index.html")
+    links = soup.select("p.book-notebook a[download]")
+    assert [a["href"] for a in links] == [path.name]
+    # Right under the chapter's title, and left out of the search index.
+    block = soup.select_one("p.book-notebook")
+    assert block.find_previous_sibling().name == "h1"
+    assert block.has_attr("data-search-exclude")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_only_chapters_have_notebooks(site: Path, language: str):
+    found = {p.parent.name for p in (site / language).rglob("*.ipynb")}
+    assert found == {stem(c) for c in CHAPTERS}
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_code_cells_are_the_same_in_every_edition(site: Path, chapter: str):
+    cells = {lang: code(load(site, lang, chapter)) for lang in LANGUAGES}
+    reference = cells[EXECUTED]
+    assert len(reference) >= 3
+    for language, sources in cells.items():
+        assert sources == reference, f"{language}/{chapter}: other code cells"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_markdown_cells_are_jupyter_markdown(site: Path, language: str, chapter: str):
+    notebook = load(site, language, chapter)
+    markdown = [c.source for c in notebook.cells if c.cell_type == "markdown"]
+    text = "\n".join(markdown)
+    # Jupyter typesets $…$ and $$…$$; \( and \[ would show as brackets.
+    assert not RAW_MATH.search(re.sub(r"`[^`]*`", "", text))
+    assert "--8<--" not in text and "{ #" not in text
+    assert not re.search(r"^(?:!!!|\?\?\?)", text, re.MULTILINE)
+    # Links go to the online book, not to Markdown files beside the notebook.
+    assert not re.search(r"\]\((?!https?://)[^)]*\)", text.replace("](data:", ""))
+    assert markdown[0].startswith("# ")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_exercises_come_with_their_solutions_at_the_end(site: Path, language: str):
+    for chapter in CHAPTERS:
+        notebook = load(site, language, chapter)
+        headings = [
+            line
+            for cell in notebook.cells
+            if cell.cell_type == "markdown"
+            for line in cell.source.split("\n")
+            if line.startswith("## ")
+        ]
+        exercises = [
+            line
+            for cell in notebook.cells
+            if cell.cell_type == "markdown"
+            for line in cell.source.split("\n")
+            if re.match(r"### \d+\. ", line)
+        ]
+        # Each exercise's heading: once in the exercises, once in the solutions.
+        assert len(exercises) >= 6 and len(exercises) % 2 == 0, chapter
+        half = len(exercises) // 2
+        assert exercises[:half] == exercises[half:], chapter
+        assert len(headings) >= 3, chapter
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_notebook_runs_and_prints_what_the_page_prints(executed, chapter: str):
+    built, ran = executed[chapter]
+    first = next(c for c in built.cells if c.cell_type == "code")
+    assert "import attention_docs" in first.source
+    checked = 0
+    for before, after in zip(built.cells, ran.cells, strict=True):
+        if before.cell_type != "code":
+            continue
+        expected, expected_kinds = text_of(before.outputs)
+        actual, kinds = text_of(after.outputs)
+        where = f"{chapter}, cell:\n{before.source}"
+        assert "stream:stderr" not in kinds, f"{where}\nwrote to stderr: {actual}"
+        if FIGURE.search(before.source.rsplit("\n", 1)[-1]):
+            assert "data:image/png" in kinds, f"{where}\ndrew no figure"
+            continue
+        assert actual == expected, where
+        assert ("error" in kinds) == ("error" in expected_kinds), where
+        checked += bool(expected)
+    assert checked >= 3, f"{chapter}: too few outputs to compare"
