@@ -6,7 +6,9 @@
   runs too, with the ``--8<--`` snippet lines that include ``docs_src/`` or
   ``src/`` expanded, exactly as readers see the block. Each block runs in a
   fresh namespace: a reader who copies one block gets code that runs alone.
-  A failure names the page and the line of the block.
+  A failure names the page and the line of the block. A block that is
+  nothing but whole ``docs_src/*.pycon`` files is the same code as those
+  files, which run on their own: it is not run again for each edition.
 """
 
 from __future__ import annotations
@@ -45,6 +47,16 @@ def expand_snippets(source: str) -> str:
     return SNIPPET.sub(lambda match: read_snippet(match["path"]).rstrip("\n"), source)
 
 
+def only_example_files(source: str) -> bool:
+    """Whether a block only includes whole ``docs_src/*.pycon`` files."""
+    lines = [line for line in source.splitlines() if line.strip()]
+    specs = [SNIPPET.match(line) for line in lines]
+    return bool(lines) and all(
+        m and m["path"].startswith("docs_src/") and m["path"].endswith(".pycon")
+        for m in specs
+    )
+
+
 def run_doctest(source: str, name: str) -> str | None:
     test = doctest.DocTestParser().get_doctest(source, {}, name, name, 0)
     report = io.StringIO()
@@ -67,6 +79,8 @@ class BookCodeBlockParser:
         for region in self.lexer(document):
             info = region.lexemes["info"].split()
             if info and info[0] in self.languages:
+                if only_example_files(str(region.lexemes["source"])):
+                    continue
                 region.parsed = (info[0], str(region.lexemes["source"]))
                 region.evaluator = self.evaluate
                 yield region
