@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,3 +49,40 @@ def test_pages_builds_the_site_and_deploys_with_the_official_actions() -> None:
     ):
         assert action in used
     assert any(step.get("run") == "make site" for step in steps("pages.yml"))
+
+
+def test_pages_publishes_the_notebooks_where_colab_links_point(tmp_path) -> None:
+    """The Pages workflow pushes the built notebooks to the notebooks branch."""
+    runs = [step.get("run", "") for step in steps("pages.yml")]
+    assert "scripts/publish_notebooks.sh site" in runs
+    site = tmp_path / "site"
+    for language in ("ja", "zh-Hant"):
+        folder = site / language / "softmax"
+        folder.mkdir(parents=True)
+        (folder / "softmax.ipynb").write_text("{}", encoding="utf-8")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    result = subprocess.run(
+        [str(ROOT / "scripts" / "publish_notebooks.sh"), str(site)],
+        env={**os.environ, "NOTEBOOKS_REMOTE": str(remote)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    files = subprocess.run(
+        ["git", "-C", str(remote), "ls-tree", "-r", "--name-only", "notebooks"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert files == ["ja/softmax.ipynb", "zh-Hant/softmax.ipynb"]
+    # The address a chapter's "Open in Colab" link gives for that file.
+    spec = importlib.util.spec_from_file_location("nb", ROOT / "hooks" / "notebooks.py")
+    notebooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(notebooks)
+    url = notebooks.colab_url("https://github.com/o/r", "ja", "softmax.ipynb")
+    assert url == (
+        "https://colab.research.google.com/github/o/r/blob/notebooks/ja/softmax.ipynb"
+    )
+    assert notebooks.colab_url("https://gitlab.com/o/r", "ja", "softmax.ipynb") is None
