@@ -9,12 +9,13 @@ BIN    := $(VENV)/bin
 PY_STAMP  := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 
-.PHONY: help setup browser serve site test lint bench clean
+.PHONY: help setup browser serve site pdf test lint bench clean
 
 help:
 	@echo "make serve  set up, then serve the Japanese book at http://127.0.0.1:8000 (live reload)"
 	@echo "make test   set up, then run every test (package, examples, pages, built site)"
 	@echo "make site   set up, then build every language into site/"
+	@echo "make pdf    make site, then a PDF of each edition: site/<language>/attention-<language>.pdf"
 	@echo "make bench  set up, then measure build, pages and the package (bench/results.json)"
 	@echo "make lint   ruff over the package, tests and scripts"
 	@echo "make clean  remove site/, the virtual environment and node_modules/"
@@ -41,6 +42,11 @@ serve: setup
 
 site: setup
 	$(BIN)/python scripts/build_site.py site
+
+# A PDF of each edition, printed by Chromium (scripts/build_pdf.py), beside
+# the edition's pages, which link it.
+pdf: site browser
+	$(BIN)/python scripts/build_pdf.py site
 
 test: setup browser
 	$(BIN)/python -m pytest

@@ -16,6 +16,12 @@
   distribution, installed from the npm registry by ``npm ci``, they are added
   to the build as ``assets/katex/``. The maths itself is typeset while the
   book is built (``hooks/katex.py``); no page loads KaTeX's script.
+- Each edition's PDF, ``attention-<language>.pdf`` beside its home page, is
+  made after the build by ``make pdf`` (``scripts/build_pdf.py``). The build
+  lists it among its files, so that the home and about pages' links to it
+  pass ``--strict``, and copies nothing for it. The Simplified edition's
+  pages come from the Traditional ones, whose links name
+  ``attention-zh-Hant.pdf``: they are pointed at its own PDF.
 """
 
 from __future__ import annotations
@@ -30,6 +36,16 @@ ROOT = Path(__file__).resolve().parent.parent
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 KATEX_FILES = ("katex.min.css",)
 DEFAULT_SITE_URL = "http://127.0.0.1:8000/"
+#: An edition's PDF (scripts/build_pdf.py writes it under the same name).
+PDF_NAME = "attention-{}.pdf"
+
+
+class MadeAfterTheBuild(File):
+    """A file of the built site that another command writes there: the build
+    knows its address and copies nothing."""
+
+    def copy_file(self, dirty: bool = False) -> None:
+        pass
 
 
 def _language_folder(config) -> str:
@@ -83,4 +99,18 @@ def on_files(files: Files, config) -> Files:
     for source in sources:
         uri = "assets/katex/" + source.relative_to(KATEX_DIST).as_posix()
         files.append(File.generated(config, uri, abs_src_path=str(source)))
+    pdf = PDF_NAME.format(config.theme["language"])
+    files.append(
+        MadeAfterTheBuild(
+            pdf,
+            src_dir=None,
+            dest_dir=config.site_dir,
+            use_directory_urls=config.use_directory_urls,
+        )
+    )
     return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    source = PDF_NAME.format(Path(config.docs_dir).name)  # zh-Hant for zh-Hans
+    return markdown.replace(source, PDF_NAME.format(config.theme["language"]))

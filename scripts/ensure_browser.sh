@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The browser tests need a Chromium and fonts that draw Japanese and Chinese.
-# Install what is missing from the distribution's packages (Debian: chromium,
-# fonts-noto-cjk); never download a browser of another origin. CHROMIUM names
+# The browser tests need a Chromium and fonts that draw Japanese and Chinese;
+# the PDF tests read the PDFs' text with Poppler's pdftotext. Install what is
+# missing from the distribution's packages (Debian: chromium, fonts-noto-cjk,
+# poppler-utils); never download a browser of another origin. CHROMIUM names
 # an existing Chromium or Chrome to use instead of /usr/bin/chromium.
 set -euo pipefail
 
@@ -17,10 +18,11 @@ fi
 if ! fc-list :lang=ja 2>/dev/null | grep -q . || ! fc-list :lang=zh-tw 2>/dev/null | grep -q .; then
   packages+=(fonts-noto-cjk)
 fi
+command -v pdftotext >/dev/null || packages+=(poppler-utils)
 [ "${#packages[@]}" -eq 0 ] && exit 0
 
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
-echo "installing ${packages[*]} for the browser tests"
+echo "installing ${packages[*]} for the browser and PDF tests"
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null

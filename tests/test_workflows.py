@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,7 +49,11 @@ def test_pages_builds_the_site_and_deploys_with_the_official_actions() -> None:
         "actions/deploy-pages",
     ):
         assert action in used
-    assert any(step.get("run") == "make site" for step in steps("pages.yml"))
+    # `make pdf` builds the site first (its prerequisite), then the PDFs that
+    # the site's home and about pages link.
+    assert any(step.get("run") == "make pdf" for step in steps("pages.yml"))
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^pdf: .*\bsite\b", makefile, re.MULTILINE)
 
 
 def test_pages_publishes_the_notebooks_where_colab_links_point(tmp_path) -> None:

@@ -27,6 +27,10 @@ LANGUAGE = "zh-Hans"
 SOURCE = DERIVED[LANGUAGE]
 
 
+#: A link to the edition's own PDF: attention-zh-Hant.pdf, attention-zh-Hans.pdf.
+OWN_PDF = re.compile(r"attention-zh-Han[st]\.pdf$")
+
+
 @cache
 def html_pages(site: Path, language: str) -> dict[str, Path]:
     folder = site / language
@@ -46,7 +50,11 @@ def structure(path: Path) -> dict[str, list[str] | str]:
         return {}
     return {
         "ids": [e["id"] for e in node.find_all(id=True)],
-        "links": [a["href"] for a in node.find_all("a", href=True)],
+        # Each edition links its own PDF (hooks/book.py; tests/site/test_pdf.py).
+        "links": [
+            OWN_PDF.sub("attention-<edition>.pdf", a["href"])
+            for a in node.find_all("a", href=True)
+        ],
         "images": [img.get("src", "") for img in node.find_all("img")],
         "code": "\n".join(pre.get_text().strip() for pre in node.find_all("pre")),
         "maths": [m.get_text() for m in node.select(".arithmatex")],

@@ -1,0 +1,412 @@
+"""Make a PDF of each edition: ``SITE_DIR/<language>/attention-<language>.pdf``.
+
+Usage: ``python scripts/build_pdf.py [SITE_DIR]`` (default ``site``; ``make pdf``
+builds the site first, then runs this).
+
+Why this route: the PDF is the book as its pages show it, so it is printed
+from those pages by a well-kept print view and a real browser rather than by
+a renderer of our own. Our part is the glue between them.
+
+1. **One print page per edition.** ``mkdocs-print-site-plugin`` combines
+   every page of the edition's navigation, in reading order, into one print
+   page, with a title page (``scripts/pdf/cover.html``) and a table of
+   contents, and turns links between pages into links within it. It runs in
+   a build of its own, the edition's configuration plus the plugin and
+   ``hooks/print_page.py`` (which hands the plugin each page with its maths
+   typeset, opens every ``<details>`` and adds ``scripts/pdf/print.css``:
+   see its docstring), built with ``--strict`` into a temporary folder. The
+   online book never gets the print page.
+2. **Printed by Chromium.** Playwright drives the Chromium the browser tests
+   use (Debian's ``chromium``, or ``CHROMIUM``; never a browser of its own)
+   with the tests' launch flags. It opens the print page from a server on
+   127.0.0.1, in the light palette and without JavaScript, aborts any
+   request to another host (and then fails), waits for the fonts, and
+   prints it as the print stylesheet says: A4, numbered pages. Chromium
+   embeds the fonts it draws with (subsets: KaTeX's, and Noto CJK's as
+   Type 3 fonts, Skia's form for CFF outlines).
+3. **Bookmarks and searchable text** (pypdf): the parts and chapters become
+   the PDF's bookmarks, and each font's map from glyphs to text is mended
+   where Chromium names a radical for an ideograph (``unify_cmap``).
+
+The editions are made side by side, one per core, each in a process of its
+own: about two and a half minutes for the three on two cores.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import logging
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unicodedata
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from build_site import LANGUAGES, BuildError  # noqa: E402
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+#: The browser tests' flags (tests/browser/conftest.py): no network of its own.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+#: The table of contents' title in each edition.
+TOC_TITLES = {"ja": "目次", "zh-Hant": "目錄", "zh-Hans": "目录"}
+
+
+def pdf_name(language: str) -> str:
+    """The file name of an edition's PDF, linked from its home and about pages."""
+    return f"attention-{language}.pdf"
+
+
+# --- 1. The print page -------------------------------------------------------
+
+
+def print_site_options(language: str) -> dict:
+    """mkdocs-print-site-plugin's options for an edition's print page."""
+    return {
+        "add_to_navigation": False,
+        "add_cover_page": True,
+        "cover_page_template": "scripts/pdf/cover.html",
+        "add_table_of_contents": True,
+        "toc_title": TOC_TITLES[language],
+        # The book numbers neither its chapters nor its figures.
+        "enumerate_headings": False,
+        "enumerate_figures": False,
+        # A notebook page has no print view of its own.
+        "exclude": ["*.ipynb"],
+    }
+
+
+def _build_print_view(language: str, out_dir: Path) -> None:
+    """Build an edition with its print page into ``out_dir`` (in this process)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.utils.yaml import yaml_load
+
+    # MkDocs' own log, as `mkdocs build` prints it (and counts its warnings).
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
+    logging.getLogger("mkdocs").addHandler(handler)
+    logging.getLogger("mkdocs").setLevel(logging.INFO)
+    config_file = ROOT / LANGUAGES[language]
+    with config_file.open("rb") as source:
+        raw = yaml_load(source)  # INHERIT resolved: the edition's full lists
+    config = load_config(
+        str(config_file),
+        site_dir=str(out_dir),
+        strict=True,
+        # The plugin must come last, after every plugin that changes pages.
+        plugins=[*raw["plugins"], {"print-site": print_site_options(language)}],
+        hooks=[*raw["hooks"], "hooks/print_page.py"],
+    )
+    config.plugins.on_startup(command="build", dirty=False)
+    try:
+        build(config)
+    finally:
+        config.plugins.on_shutdown()
+
+
+# --- 2. The PDF ----------------------------------------------------------------
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+
+class OtherHostError(Exception):
+    """The print page asked for something from another host."""
+
+
+def print_pdf(browser, url: str, target: Path) -> None:
+    """Print the print page at ``url`` (on 127.0.0.1) to ``target``."""
+    local = urlsplit(url).netloc
+    other_hosts: list[str] = []
+
+    def route(route):
+        if urlsplit(route.request.url).netloc == local:
+            route.continue_()
+        else:
+            other_hosts.append(route.request.url)
+            route.abort()
+
+    # No JavaScript: the print page is complete without it (hooks/print_page.py).
+    context = browser.new_context(color_scheme="light", java_script_enabled=False)
+    try:
+        context.route("**/*", route)
+        page = context.new_page()
+        page.goto(url, wait_until="load")
+        # Every font the page uses (KaTeX's are loaded once text needs them).
+        page.evaluate("document.fonts.ready.then(() => document.fonts.size)")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Page size, margins and numbers come from scripts/pdf/print.css.
+        page.pdf(path=target, prefer_css_page_size=True, print_background=True)
+    finally:
+        context.close()
+    if other_hosts:
+        raise OtherHostError(
+            f"{url} asked another host for:\n  " + "\n  ".join(other_hosts)
+        )
+
+
+# --- 3. Bookmarks and searchable text (pypdf) -----------------------------------
+
+#: Unicode's two blocks of radicals: CJK Radicals Supplement, Kangxi Radicals.
+RADICALS = re.compile("[\u2e80-\u2fdf]")
+#: A ToUnicode CMap's mappings: one code, or a range of codes, to Unicode.
+BFCHAR = re.compile(r"\d+ beginbfchar(.*?)endbfchar", re.DOTALL)
+BFRANGE = re.compile(r"\d+ beginbfrange(.*?)endbfrange", re.DOTALL)
+HEX = re.compile(r"<([0-9A-Fa-f]+)>")
+
+
+@functools.cache
+def radical_equivalents() -> dict[str, str]:
+    """Each radical a CJK font of this machine draws with an ideograph's glyph.
+
+    The fonts come from fontconfig (those that draw radicals); a radical's
+    ideograph is the lowest code point of the CJK blocks that maps to the
+    radical's glyph in the same font (the first font that has one decides).
+    """
+    from fontTools.ttLib import TTCollection, TTFont
+
+    listing = subprocess.run(
+        ["fc-list", "--format=%{file}\n", ":charset=2f00"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    equivalents: dict[str, str] = {}
+    for path in sorted(set(listing.split())):
+        if path.endswith((".ttc", ".otc")):
+            fonts = TTCollection(path, lazy=True).fonts
+        else:
+            fonts = [TTFont(path, lazy=True)]
+        for font in fonts:
+            codes_of: dict[str, list[int]] = {}
+            for code, glyph in font.getBestCmap().items():
+                codes_of.setdefault(glyph, []).append(code)
+            for codes in codes_of.values():
+                ideographs = [
+                    chr(c)
+                    for c in codes
+                    if unicodedata.name(chr(c), "").startswith("CJK UNIFIED")
+                ]
+                for code in codes:
+                    if ideographs and RADICALS.fullmatch(chr(code)):
+                        equivalents.setdefault(chr(code), min(ideographs))
+    return equivalents
+
+
+def unify_radical(character: str) -> str:
+    """The ideograph a radical stands for in running text, or the character."""
+    if not RADICALS.fullmatch(character):
+        return character
+    # A Kangxi radical's compatibility decomposition is its ideograph.
+    decomposed = unicodedata.normalize("NFKC", character)
+    if decomposed != character:
+        return decomposed
+    return radical_equivalents().get(character, character)
+
+
+def unify_cmap(cmap: str) -> str:
+    """A ToUnicode CMap whose radicals are the ideographs they are drawn as.
+
+    Chromium (Skia) maps each glyph it embeds to the lowest code point that
+    the font maps to it. Noto CJK draws 力 and the Kangxi radical ⼒, 页 and
+    the radical ⻚ with one glyph each, so the text of the PDF, as a reader
+    copies or searches it, would hold radicals where the page has ideographs.
+    """
+    mappings: list[tuple[int, str]] = []
+    for block in BFCHAR.findall(cmap):
+        codes = HEX.findall(block)
+        for source, target in zip(codes[::2], codes[1::2], strict=True):
+            mappings.append((int(source, 16), _utf16(target)))
+    for block in BFRANGE.findall(cmap):
+        codes = HEX.findall(block)
+        for low, high, target in zip(codes[::3], codes[1::3], codes[2::3], strict=True):
+            first = _utf16(target)
+            for offset in range(int(high, 16) - int(low, 16) + 1):
+                text = first[:-1] + chr(ord(first[-1]) + offset)
+                mappings.append((int(low, 16) + offset, text))
+    if not any(RADICALS.search(text) for _, text in mappings):
+        return cmap
+    width = len(HEX.search(cmap.split("begincodespacerange")[1])[1])
+    lines = []
+    for source, text in mappings:
+        unified = "".join(map(unify_radical, text)).encode("utf-16-be").hex()
+        lines.append(f"<{source:0{width}X}> <{unified.upper()}>")
+    blocks = "".join(
+        f"{len(chunk)} beginbfchar\n" + "\n".join(chunk) + "\nendbfchar\n"
+        for chunk in (lines[i : i + 100] for i in range(0, len(lines), 100))
+    )
+    head = cmap[: cmap.index("endcodespacerange") + len("endcodespacerange\n")]
+    return head + blocks + cmap[cmap.index("endcmap") :]
+
+
+def _utf16(hex_text: str) -> str:
+    return bytes.fromhex(hex_text).decode("utf-16-be")
+
+
+def finish_pdf(pdf: Path, outline: list[dict]) -> None:
+    """Give ``pdf`` its bookmarks, and text that reads as the page does.
+
+    Bookmarks: Chromium writes a named destination for every element a link
+    of the page points to, as the table of contents does for each part and
+    chapter; each bookmark goes to its destination's page. Text: every
+    font's ToUnicode map is passed through ``unify_cmap``.
+    """
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import NameObject
+
+    # pypdf notes that Chromium's trailer counts fewer objects than it
+    # writes, which readers (and pypdf) take in their stride.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    reader = PdfReader(pdf)
+    pages = {
+        str(name).lstrip("/"): reader.get_destination_page_number(destination)
+        for name, destination in reader.named_destinations.items()
+    }
+    writer = PdfWriter(clone_from=reader)
+
+    def add(entries: list[dict], parent=None) -> None:
+        for entry in entries:
+            if entry["id"] not in pages:
+                raise SystemExit(f"{pdf}: no destination for {entry}")
+            item = writer.add_outline_item(
+                title=entry["title"], page_number=pages[entry["id"]], parent=parent
+            )
+            add(entry["children"], item)
+
+    add(outline)
+    writer.page_mode = NameObject("/UseOutlines")  # open with the bookmarks shown
+
+    done = set()
+    for page in writer.pages:
+        for font in page["/Resources"].get("/Font", {}).values():
+            if font.idnum in done or "/ToUnicode" not in font.get_object():
+                continue
+            done.add(font.idnum)
+            stream = font.get_object()["/ToUnicode"].get_object()
+            cmap = stream.get_data().decode("latin-1")
+            unified = unify_cmap(cmap)
+            if unified != cmap:
+                stream.set_data(unified.encode("latin-1"))
+    writer.write(pdf)
+
+
+def make_pdf(language: str, target: Path) -> None:
+    """Build an edition's print view and print it to ``target`` (in this process)."""
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="attention-docs-print-") as work:
+        start = time.perf_counter()
+        _build_print_view(language, Path(work) / language)
+        built = time.perf_counter()
+        handler = functools.partial(_QuietHandler, directory=work)
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{server.server_address[1]}/{language}/print_page/"
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(
+                    executable_path=CHROMIUM, args=CHROMIUM_ARGS
+                )
+                print_pdf(browser, url, target)
+                browser.close()
+        finally:
+            server.shutdown()
+            server.server_close()
+        outline = Path(work) / language / "print_page" / "outline.json"
+        finish_pdf(target, json.loads(outline.read_text(encoding="utf-8")))
+    print(
+        f"{language}: print view built in {built - start:.1f} s, "
+        f"printed in {time.perf_counter() - built:.1f} s",
+        flush=True,
+    )
+
+
+def build_edition(language: str, site_dir: Path) -> tuple[float, str]:
+    """Make an edition's PDF in a process of its own: (seconds, its log)."""
+    target = site_dir / language / pdf_name(language)
+    command = [sys.executable, __file__, "--edition", language, str(target)]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    start = time.perf_counter()
+    result = subprocess.run(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
+    )
+    if result.returncode:
+        raise BuildError(f"{language} PDF", result.stdout)
+    return time.perf_counter() - start, result.stdout
+
+
+def build(site_dir: Path, languages=None, jobs: int | None = None) -> dict[str, dict]:
+    """Write every edition's PDF into ``site_dir/<language>/``.
+
+    The editions are independent: ``jobs`` of them (default: one per core, at
+    most one per edition) are made at once, each in a process of its own
+    (its print build, its server, its browser). Each one's log is printed in
+    one piece when it is done. Returns, per edition, its PDF's path, the
+    seconds it took and its log, and ``"total"``: the wall time of the whole.
+    """
+    if not Path(CHROMIUM).exists():
+        raise SystemExit(f"no Chromium at {CHROMIUM}: run `make browser`")
+    languages = list(languages or LANGUAGES)
+    site_dir = site_dir.resolve()
+    jobs = jobs or max(1, min(len(languages), os.cpu_count() or 1))
+    start = time.perf_counter()
+    results: dict[str, dict] = {}
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {
+            pool.submit(build_edition, language, site_dir): language
+            for language in languages
+        }
+        for future in as_completed(futures):
+            seconds, log = future.result()  # a BuildError ends the build
+            language = futures[future]
+            print(f"---- {language}: PDF made in {seconds:.1f} s\n{log}", flush=True)
+            results[language] = {
+                "pdf": site_dir / language / pdf_name(language),
+                "seconds": seconds,
+                "log": log,
+            }
+    results["total"] = {"seconds": time.perf_counter() - start}
+    return {language: results[language] for language in [*languages, "total"]}
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--edition"]:
+        try:
+            make_pdf(sys.argv[2], Path(sys.argv[3]))
+        except OtherHostError as error:
+            print(error)
+            raise SystemExit(1) from None
+        raise SystemExit(0)
+    try:
+        times = build(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "site")
+    except BuildError as error:
+        print(error, file=sys.stderr)
+        raise SystemExit(1) from None
+    print(f"PDFs made in {times['total']['seconds']:.1f} s")

@@ -1,0 +1,221 @@
+"""The PDF of each edition, as ``make pdf`` makes it (scripts/build_pdf.py).
+
+The PDFs are made once per session, into a folder of their own, by the same
+script as ``make pdf``; the built site (the ``site`` fixture) tells what they
+must hold: every page of the edition, in reading order, each under its own
+heading. Their text is read with ``pdftotext`` (Poppler; ``make browser``
+installs it), their fonts, links and bookmarks with pypdf.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+
+from .helpers import LANGUAGES, ROOT, parse
+
+#: Unicode's radicals, which no page of the book uses (build_pdf.unify_cmap).
+RADICALS = re.compile("[\u2e80-\u2fdf]")
+#: TeX that KaTeX would have typeset: its delimiters and a few commands.
+RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\frac|\\mathbf|\\sqrt")
+
+
+def pdf_name(language: str) -> str:
+    return f"attention-{language}.pdf"
+
+
+@pytest.fixture(scope="session")
+def pdfs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Every edition's PDF, made by ``scripts/build_pdf.py``."""
+    out = tmp_path_factory.mktemp("pdf")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_pdf.py"), str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, f"make pdf failed:\n{result.stderr[-5000:]}"
+    return {language: out / language / pdf_name(language) for language in LANGUAGES}
+
+
+@pytest.fixture(scope="session")
+def texts(pdfs: dict[str, Path]) -> dict[str, list[str]]:
+    """Each PDF's text, page by page (pdftotext ends every page with a form feed)."""
+    if shutil.which("pdftotext") is None:
+        pytest.fail("no pdftotext: run `make browser`, which installs poppler-utils")
+    return {
+        language: subprocess.run(
+            ["pdftotext", "-enc", "UTF-8", str(pdf), "-"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split("\f")[:-1]
+        for language, pdf in pdfs.items()
+    }
+
+
+def reading_order(site: Path, language: str) -> list[Path]:
+    """The edition's pages in reading order: from the home page, rel="next"."""
+    pages, path = [], site / language / "index.html"
+    while True:
+        pages.append(path)
+        following = parse(path).find("link", rel="next")
+        if following is None:
+            return pages
+        target = urljoin(path.relative_to(site).as_posix(), following["href"])
+        path = site / urlsplit(target).path
+        if path.suffix != ".html":
+            path = path / "index.html"
+
+
+def heading(page: Path) -> str:
+    """A built page's title as its <h1> shows it (without the permalink)."""
+    h1 = parse(page).select_one("article h1")
+    return "".join(h1.find_all(string=True, recursive=False)).strip()
+
+
+def squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
+def first_line(page_text: str) -> str:
+    return next((line for line in page_text.splitlines() if line.strip()), "")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_home_and_about_pages_link_the_pdf(site: Path, language) -> None:
+    """Both pages link the file that ``make pdf`` writes for their edition."""
+    for page in ("index.html", "about/index.html"):
+        links = [
+            urlsplit(urljoin(f"/{language}/{page}", a["href"])).path
+            for a in parse(site / language / page).select("article a[href]")
+            if a["href"].endswith(".pdf")
+        ]
+        assert links == [f"/{language}/{pdf_name(language)}"], (page, links)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_page_starts_a_page_of_the_pdf_in_reading_order(
+    site: Path, texts, language
+) -> None:
+    pages = texts[language]
+    assert first_line(pages[0]).strip() == heading(site / language / "index.html")
+    found, start = [], 1  # after the title page
+    for page in reading_order(site, language):
+        title = squeeze(heading(page))
+        number = next(
+            (
+                n
+                for n in range(start, len(pages))
+                if squeeze(first_line(pages[n])) == title
+            ),
+            None,
+        )
+        assert number is not None, f"{language}: no page starts with {title!r}"
+        found.append(number)
+        start = number + 1
+    assert len(found) >= 20
+    assert len(pages) > 2 * len(found)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_bookmarks_lead_to_the_chapters(site: Path, pdfs, texts, language) -> None:
+    from pypdf import PdfReader
+
+    reader = PdfReader(pdfs[language])
+
+    def leaves(items) -> list[int]:
+        pages = []
+        for position, item in enumerate(items):
+            if isinstance(item, list):
+                pages += leaves(item)
+            elif position + 1 == len(items) or not isinstance(
+                items[position + 1], list
+            ):
+                pages.append(reader.get_destination_page_number(item))
+        return pages
+
+    chapters = leaves(reader.outline)
+    titles = [squeeze(heading(page)) for page in reading_order(site, language)]
+    assert [squeeze(first_line(texts[language][n])) for n in chapters] == titles
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_maths_is_typeset(texts, language) -> None:
+    text = "".join(texts[language])
+    assert not RAW_TEX.findall(text)
+    assert "√" in text and "⊤" in text  # \sqrt{d_k} and K^\top, as typeset
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_page_but_the_title_page_is_numbered(texts, language) -> None:
+    pages = texts[language]
+    assert str(1) not in [line.strip() for line in pages[0].splitlines()]
+    unnumbered = [
+        number
+        for number, text in enumerate(pages[1:], start=2)
+        if str(number) not in [line.strip() for line in text.splitlines()]
+    ]
+    assert not unnumbered
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_text_reads_as_the_pages_do(texts, language) -> None:
+    """Copied or searched, the text holds ideographs, never the radicals that
+    share their glyphs; the Simplified book's text is Simplified."""
+    text = "".join(texts[language])
+    assert not RADICALS.findall(text)
+    if language == "zh-Hans":
+        assert "注意力机制" in text and "機制" not in text
+    if language == "zh-Hant":
+        assert "注意力機制" in text
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_font_is_embedded(pdfs, language) -> None:
+    """Chromium embeds the fonts it draws with: TrueType ones (KaTeX's, DejaVu)
+    as font files, the CFF outlines of Noto CJK as Type 3 fonts, whose glyphs
+    are drawings in the PDF itself."""
+    from pypdf import PdfReader
+
+    fonts = {}
+    for page in PdfReader(pdfs[language]).pages:
+        for font in page["/Resources"].get("/Font", {}).values():
+            fonts[font.idnum] = font.get_object()
+    assert fonts
+    missing = []
+    for font in fonts.values():
+        if font["/Subtype"] == "/Type3":
+            embedded = len(font["/CharProcs"]) > 0
+        else:
+            descendant = font.get("/DescendantFonts", [font])[0].get_object()
+            descriptor = descendant["/FontDescriptor"].get_object()
+            embedded = any(
+                key in descriptor for key in ("/FontFile", "/FontFile2", "/FontFile3")
+            )
+        if not embedded or "/ToUnicode" not in font:
+            missing.append(font.get("/BaseFont", font["/Subtype"]))
+    assert not missing
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_links_lead_into_the_book_or_to_the_web(pdfs, language) -> None:
+    """No link points at the server the PDF was printed from."""
+    from pypdf import PdfReader
+
+    uris = [
+        str(annotation.get_object()["/A"]["/URI"])
+        for page in PdfReader(pdfs[language]).pages
+        for annotation in page.get("/Annots") or []
+        if "/URI" in annotation.get_object().get("/A", {})
+    ]
+    assert uris
+    assert [u for u in uris if urlsplit(u).scheme not in ("http", "https")] == []
+    assert [u for u in uris if urlsplit(u).hostname in ("127.0.0.1", "localhost")] == []
