@@ -638,7 +638,10 @@ def on_page_content(html: str, page, config, files) -> str:
         )
     # Left out of the search index, which would otherwise hold the same
     # words at the top of every chapter.
-    block = '<p class="book-notebook" data-search-exclude>' + " ".join(links) + "</p>"
+    # A <div>, not a paragraph: the chapter's first paragraph stays its prose.
+    block = (
+        '<div class="book-notebook" data-search-exclude>' + " ".join(links) + "</div>"
+    )
     head, found, tail = html.partition("</h1>")
     if not found:
         raise PluginError(f"{page.file.src_uri}: a chapter begins with its title")

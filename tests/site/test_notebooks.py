@@ -96,10 +96,10 @@ def test_chapter_links_its_notebook(site: Path, language: str, chapter: str):
     assert path.is_file(), f"{language}/{chapter}: no notebook {path.name}"
     nbformat.validate(nbformat.read(path, as_version=4))
     soup = parse(site / language / stem(chapter) / "index.html")
-    links = soup.select("p.book-notebook a[download]")
+    links = soup.select("div.book-notebook a[download]")
     assert [a["href"] for a in links] == [path.name]
     # Right under the chapter's title, and left out of the search index.
-    block = soup.select_one("p.book-notebook")
+    block = soup.select_one("div.book-notebook")
     assert block.find_previous_sibling().name == "h1"
     assert block.has_attr("data-search-exclude")
 
