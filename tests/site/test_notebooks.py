@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -85,7 +86,11 @@ async def _execute(notebooks: list, workers: int) -> list:
 def executed(site: Path) -> dict[str, tuple]:
     """Each chapter's notebook as built, and as it is after running it."""
     built = [load(site, EXECUTED, chapter) for chapter in CHAPTERS]
-    ran = asyncio.run(_execute([copy.deepcopy(nb) for nb in built], workers=2))
+    # In a thread of its own: the browser tests' Playwright (sync API) keeps
+    # an event loop running in this one for the whole session.
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        copies = [copy.deepcopy(nb) for nb in built]
+        ran = thread.submit(asyncio.run, _execute(copies, workers=2)).result()
     return dict(zip(CHAPTERS, zip(built, ran, strict=True), strict=True))
 
 
