@@ -46,21 +46,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from build_site import LANGUAGES  # noqa: E402
+from build_site import CHROMIUM, CHROMIUM_ARGS, LANGUAGES  # noqa: E402
 from build_site import build as build_site  # noqa: E402
 
 #: hooks/katex.py's summary line in a build's log.
 MATH_LOG = re.compile(r"KaTeX typeset (\d+) formulas .* maths took ([\d.]+) s")
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def free_port() -> int:

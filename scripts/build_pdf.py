@@ -53,19 +53,8 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from build_site import LANGUAGES, BuildError  # noqa: E402
+from build_site import CHROMIUM, CHROMIUM_ARGS, LANGUAGES, BuildError  # noqa: E402
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-#: The browser tests' flags (tests/browser/conftest.py): no network of its own.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 #: The table of contents' title in each edition.
 TOC_TITLES = {"ja": "目次", "zh-Hant": "目錄", "zh-Hans": "目录"}
 

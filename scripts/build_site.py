@@ -33,6 +33,21 @@ LANGUAGES = {
 }
 
 
+#: The Chromium that prints the PDFs, measures the pages and runs the browser
+#: tests (Debian's, or ``CHROMIUM``), and its flags: no network of its own
+#: (scripts/build_pdf.py, scripts/bench.py, tests/browser/conftest.py).
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
 def build_edition(language: str, site_dir: Path) -> tuple[float, str]:
     """Build one edition into ``site_dir/<language>``: (seconds, its log)."""
     command = [

@@ -8,7 +8,6 @@ aborted and recorded, so a test can fail on it and nothing reaches the network.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,18 +15,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from ..site.helpers import LOCAL_HOST, ROOT
+from ..site.helpers import LOCAL_HOST, ROOT, build_site
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+CHROMIUM = build_site.CHROMIUM
+CHROMIUM_ARGS = build_site.CHROMIUM_ARGS
 #: Screenshots and other files a person may want to look at after a run.
 ARTIFACTS = ROOT / "test-artifacts"
 
