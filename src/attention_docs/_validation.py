@@ -330,3 +330,52 @@ def resolve_scale(scale: object, d_k: int) -> float:
     if not (math.isfinite(value) and value > 0.0):
         raise ValueError(f"`scale` must be a positive finite number, got {scale!r}")
     return value
+
+
+def validated_qk(q: ArrayLike, k: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Convert and check queries ``q`` and keys ``k``; return them as float arrays.
+
+    ``q (..., n_q, d_k)`` and ``k (..., n_k, d_k)``: at least 2 dimensions
+    each, the same ``d_k > 0``, ``n_k > 0`` and batch dimensions that
+    broadcast.
+
+    >>> q, k = validated_qk([[1, 0]], [[0.5, 1.0], [2.0, 0.0]])
+    >>> q.dtype, k.shape
+    (dtype('float64'), (2, 2))
+    >>> validated_qk(np.ones((2, 4)), np.ones((5, 3)))
+    Traceback (most recent call last):
+    ...
+    ValueError: `q` has d_k=4 but `k` has d_k=3: shapes (2, 4) and (5, 3)
+    """
+    q = as_float_array("q", q)
+    k = as_float_array("k", k)
+    check_ndim("q", q, 2, "(..., n_q, d_k)")
+    check_ndim("k", k, 2, "(..., n_k, d_k)")
+    check_same_size("d_k", ("q", q, -1), ("k", k, -1))
+    if q.shape[-1] == 0:
+        raise ValueError(f"`q` and `k` have d_k=0: shapes {q.shape} and {k.shape}")
+    if k.shape[-2] == 0:
+        raise ValueError(f"`k` has n_k=0 keys: shape {k.shape}")
+    broadcast_batch(("q", q), ("k", k))
+    return q, k
+
+
+def validated_qkv(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike
+) -> tuple[FloatArray, FloatArray, FloatArray, tuple[int, ...]]:
+    """Convert and check ``q``, ``k`` and ``v``; return them and the batch shape.
+
+    As :func:`validated_qk`, and values ``v (..., n_k, d_v)`` with as many
+    rows as ``k``; the batch shape is that of all three broadcast together.
+
+    >>> q, k, v, batch = validated_qkv(np.ones((2, 3, 4)), np.ones((5, 4)),
+    ...                                np.ones((5, 6)))
+    >>> batch
+    (2,)
+    """
+    q, k = validated_qk(q, k)
+    v = as_float_array("v", v)
+    check_ndim("v", v, 2, "(..., n_k, d_v)")
+    check_same_size("n_k", ("k", k, -2), ("v", v, -2))
+    batch = broadcast_batch(("q", q), ("k", k), ("v", v))
+    return q, k, v, batch

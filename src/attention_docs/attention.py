@@ -31,43 +31,15 @@ from numpy.typing import ArrayLike, NDArray
 from ._validation import (
     BoolArray,
     FloatArray,
-    as_float_array,
     broadcast_batch,
     check_mask,
-    check_ndim,
-    check_same_size,
     resolve_scale,
+    validated_qk,
+    validated_qkv,
 )
 from .softmax import _softmax_rows_in_place
 
 __all__ = ["attention_scores", "attention_weights", "scaled_dot_product_attention"]
-
-
-def _validated_qk(q: ArrayLike, k: ArrayLike) -> tuple[FloatArray, FloatArray]:
-    """Convert and check ``q`` and ``k``; return them as float arrays."""
-    q = as_float_array("q", q)
-    k = as_float_array("k", k)
-    check_ndim("q", q, 2, "(..., n_q, d_k)")
-    check_ndim("k", k, 2, "(..., n_k, d_k)")
-    check_same_size("d_k", ("q", q, -1), ("k", k, -1))
-    if q.shape[-1] == 0:
-        raise ValueError(f"`q` and `k` have d_k=0: shapes {q.shape} and {k.shape}")
-    if k.shape[-2] == 0:
-        raise ValueError(f"`k` has n_k=0 keys: shape {k.shape}")
-    broadcast_batch(("q", q), ("k", k))
-    return q, k
-
-
-def _validated_qkv(
-    q: ArrayLike, k: ArrayLike, v: ArrayLike
-) -> tuple[FloatArray, FloatArray, FloatArray, tuple[int, ...]]:
-    """Convert and check ``q``, ``k`` and ``v``; return them and the batch shape."""
-    q, k = _validated_qk(q, k)
-    v = as_float_array("v", v)
-    check_ndim("v", v, 2, "(..., n_k, d_v)")
-    check_same_size("n_k", ("k", k, -2), ("v", v, -2))
-    batch = broadcast_batch(("q", q), ("k", k), ("v", v))
-    return q, k, v, batch
 
 
 def _scaled_products(
@@ -255,7 +227,7 @@ def attention_scores(
     >>> attention_scores([[1.0, 1.0, 1.0, 1.0]], [[1.0, 2.0, 3.0, 4.0]]).tolist()
     [[5.0]]
     """
-    q, k = _validated_qk(q, k)
+    q, k = validated_qk(q, k)
     scale = resolve_scale(scale, q.shape[-1])
     return _scaled_products(q, k, scale, k.shape)
 
@@ -329,7 +301,7 @@ def attention_weights(
     >>> attention_weights(q, k, mask=mask).tolist()
     [[1.0, 0.0], [0.0, 0.0]]
     """
-    q, k = _validated_qk(q, k)
+    q, k = validated_qk(q, k)
     scale = resolve_scale(scale, q.shape[-1])
     if mask is not None:
         batch = broadcast_batch(("q", q), ("k", k))
@@ -482,7 +454,7 @@ def scaled_dot_product_attention(
     >>> scaled_dot_product_attention(q, k, v).shape
     (2, 3, 5, 6)
     """
-    q, k, v, batch = _validated_qkv(q, k, v)
+    q, k, v, batch = validated_qkv(q, k, v)
     scale = resolve_scale(scale, q.shape[-1])
     if mask is not None:
         mask = check_mask(mask, (*batch, q.shape[-2], k.shape[-2]))

@@ -30,8 +30,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import FloatArray, as_float_array, check_mask, resolve_scale
-from .attention import _attention, _validated_qkv
+from ._validation import (
+    FloatArray,
+    as_float_array,
+    check_mask,
+    resolve_scale,
+    validated_qkv,
+)
+from .attention import _attention
 
 __all__ = ["scaled_dot_product_attention_backward"]
 
@@ -139,7 +145,7 @@ def scaled_dot_product_attention_backward(
     >>> bool(np.allclose(dv[:, 0], a.sum(axis=0)))
     True
     """
-    q, k, v, batch = _validated_qkv(q, k, v)
+    q, k, v, batch = validated_qkv(q, k, v)
     scale = resolve_scale(scale, q.shape[-1])
     n_q, n_k = q.shape[-2], k.shape[-2]
     if mask is not None:

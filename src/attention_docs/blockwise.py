@@ -49,8 +49,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import FloatArray, check_mask, check_positive_int, resolve_scale
-from .attention import _clipped_output, _safe_values, _scaled_products, _validated_qkv
+from ._validation import (
+    FloatArray,
+    check_mask,
+    check_positive_int,
+    resolve_scale,
+    validated_qkv,
+)
+from .attention import _clipped_output, _safe_values, _scaled_products
 
 __all__ = ["blockwise_attention"]
 
@@ -134,7 +140,7 @@ def blockwise_attention(
     >>> blockwise_attention(q, k, v, mask=mask, block_size=2)[0].tolist()
     [0.0, 0.0, 0.0]
     """
-    q, k, v, batch = _validated_qkv(q, k, v)
+    q, k, v, batch = validated_qkv(q, k, v)
     block_size = check_positive_int("block_size", block_size)
     scale = resolve_scale(scale, q.shape[-1])
     n_q, n_k, d_v = q.shape[-2], k.shape[-2], v.shape[-1]
