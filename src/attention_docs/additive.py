@@ -35,6 +35,7 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._kernels import softmax_rows, weighted_values
 from ._validation import (
     FloatArray,
     as_float_array,
@@ -45,8 +46,6 @@ from ._validation import (
     check_ndim,
     check_same_size,
 )
-from .attention import _weighted_values
-from .softmax import _softmax_rows_in_place
 
 __all__ = ["additive_attention"]
 
@@ -216,13 +215,8 @@ def additive_attention(
             f"the scores tanh(`q` @ `w_q` + `k` @ `w_k`) @ `w_a` overflow "
             f"{scores.dtype}: `w_a` of shape {w_a.shape}"
         )
-    if mask is not None:
-        shape = np.broadcast_shapes(scores.shape, mask.shape)
-        if shape != scores.shape:  # the mask has batch dimensions only v has
-            scores = np.broadcast_to(scores, shape).copy()
-    weights = scores  # the scores become the weights in place
-    visible = _softmax_rows_in_place(weights, mask)  # A = softmax(S), masked A_ij = 0
-    output = _weighted_values(weights, v, visible)  # A V: (..., n_q, d_v)
+    weights, visible = softmax_rows(scores, mask)  # A = softmax(S), in S's array
+    output = weighted_values(weights, v, visible)  # A V: (..., n_q, d_v)
     if return_weights:
         return output, weights
     return output

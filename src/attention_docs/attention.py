@@ -19,17 +19,24 @@ output ``(..., n_q, d_v)``; leading ``...`` are batch dimensions and broadcast
 (the book's page "Symbols and shapes" (notation.md, section "Shapes")).
 The book derives the formula step by step on its page "Scaled dot-product
 attention" (scaled-dot-product.md).
+
+The formula itself is :func:`attention_kernel`, a few lines that check
+nothing; the public functions below check their arguments first.
+Multi-head attention, self-attention, the KV cache and the backward pass call
+the same kernel after checks of their own. The numerical care (one
+finiteness check of the scores, a softmax in place, outputs that stay within
+the values' range) lives in the package's private module ``_kernels``.
 """
 
 from __future__ import annotations
 
 from typing import Literal, overload
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+import numpy as np  # noqa: F401 (the docstrings' examples use np)
+from numpy.typing import ArrayLike
 
+from ._kernels import ScoresOverflow, scaled_products, softmax_rows, weighted_values
 from ._validation import (
-    BoolArray,
     FloatArray,
     broadcast_batch,
     check_mask,
@@ -37,124 +44,31 @@ from ._validation import (
     validated_qk,
     validated_qkv,
 )
-from .softmax import _softmax_rows_in_place
 
 __all__ = ["attention_scores", "attention_weights", "scaled_dot_product_attention"]
 
 
-def _scaled_products(
-    q: FloatArray,
-    k: FloatArray,
-    scale: float,
-    k_shape: tuple[int, ...],
-    names: tuple[str, str, tuple[int, ...]] | None = None,
-) -> FloatArray:
-    """``(q * scale) @ k^T``, a new array; ValueError if it overflows.
+# -- the computation, as the book can show it ------------------------------------
 
-    The queries are scaled, not the product: that is ``n_q * d_k``
-    multiplications instead of ``n_q * n_k``, no second ``(n_q, n_k)`` array,
-    and no overflow reported when only the unscaled product would overflow.
-    When ``q * scale`` itself overflows (a ``scale`` above 1), the product is
-    scaled instead.
 
-    The error message names ``q`` and ``k`` and gives the shape of ``q`` and
-    ``k_shape`` (``k`` may be a block of the caller's keys). Callers whose
-    ``q`` and ``k`` are not the arrays their own caller passed give
-    ``names = (q_name, k_name, q_shape)`` instead, e.g. multi-head attention's
-    ``("(`query` @ `w_q`)", "(`key` @ `w_k`)", query.shape)`` with
-    ``k_shape = key.shape``.
+# --8<-- [start:attention]
+def attention_kernel(q, k, v, scale, mask):
+    """softmax(Q K^T * scale + B) V and the weights A; checks nothing.
+
+    q (..., n_q, d_k), k (..., n_k, d_k), v (..., n_k, d_v): checked float
+    arrays; scale: usually 1 / sqrt(d_k); mask: bool, broadcastable to
+    (..., n_q, n_k), or None (B = 0 where True, -inf where False).
     """
-    k_t = np.swapaxes(k, -1, -2)  # (..., n_k, d_k) -> (..., d_k, n_k)
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        q_scaled = q * scale  # Q / sqrt(d_k): (..., n_q, d_k)
-        if np.all(np.isfinite(q_scaled)):
-            scores = q_scaled @ k_t  # S = (Q / sqrt(d_k)) K^T: (..., n_q, n_k)
-        else:
-            scores = q @ k_t  # Q K^T, then scaled in place
-            scores *= scale
-    if not np.all(np.isfinite(scores)):  # the one finiteness check of S
-        q_name, k_name, q_shape = names or ("`q`", "`k`", q.shape)
-        raise ValueError(
-            f"the scores {q_name} @ {k_name}^T * scale overflow {scores.dtype}: "
-            f"shapes {q_shape} and {k_shape}, scale={scale!r}"
-        )
-    return scores
-
-
-def _attention(
-    q: FloatArray,
-    k: FloatArray,
-    v: FloatArray,
-    batch: tuple[int, ...],
-    scale: float,
-    mask: BoolArray | None,
-    names: tuple[str, str, tuple[int, ...], tuple[int, ...]] | None = None,
-) -> tuple[FloatArray, FloatArray]:
-    """Output and weights of validated arguments; ``mask`` already checked.
-
-    Holds one ``(..., n_q, n_k)`` array: the scores become the weights in
-    place. ``names = (q_name, k_name, q_shape, k_shape)`` describe ``q`` and
-    ``k`` in an overflow message, as in :func:`_scaled_products`.
-    """
-    q_name, k_name, q_shape, k_shape = names or ("`q`", "`k`", q.shape, k.shape)
-    # S = Q K^T / sqrt(d_k): (..., n_q, n_k), the only array of that size
-    weights = _scaled_products(q, k, scale, k_shape, (q_name, k_name, q_shape))
-    if mask is not None:
-        shape = np.broadcast_shapes(weights.shape, mask.shape)
-        if shape != weights.shape:  # the mask has batch dimensions only v has
-            weights = np.broadcast_to(weights, shape).copy()
-    # A = softmax(S + B), row by row, in place: masked A_ij = 0
-    visible = _softmax_rows_in_place(weights, mask)
-    output = _weighted_values(weights, v, visible)  # A V: (..., n_q, d_v)
+    scores = scaled_products(q, k, scale)  # S = (Q * scale) K^T: (..., n_q, n_k)
+    weights, visible = softmax_rows(scores, mask)  # A = softmax(S + B), in S's array
+    output = weighted_values(weights, v, visible)  # A V: (..., n_q, d_v)
     return output, weights
 
 
-def _safe_values(v: FloatArray) -> tuple[FloatArray, float]:
-    """``v`` and 1, or ``v / 4`` and 4 for values near the dtype's maximum.
-
-    A convex combination of the value rows, computed in floating point, can
-    exceed the largest value by a few units in the last place, and its
-    partial sums can overflow when the values are within a factor 4 of the
-    dtype's maximum. Dividing by 4 is exact (a power of two) and leaves room.
-    """
-    if np.abs(v).max() > np.finfo(v.dtype).max / 4:
-        return v / 4.0, 4.0
-    return v, 1.0
+# --8<-- [end:attention]
 
 
-def _clipped_output(
-    output: FloatArray, v: FloatArray, factor: float, visible: NDArray[np.bool_]
-) -> FloatArray:
-    """Clip ``output`` (in place) to its columns' range in ``v``, times ``factor``.
-
-    Every component of a convex combination of the rows of ``v`` lies between
-    that column's minimum and maximum; rounding may step a few units in the
-    last place outside, and this puts it back. Rows that are not ``visible``
-    (fully masked, with shape (..., n_q, 1)) stay zero.
-    """
-    low = v.min(axis=-2, keepdims=True)  # (..., 1, d_v): smallest value per column
-    high = v.max(axis=-2, keepdims=True)  # largest value per column
-    np.clip(output, low, high, out=output, where=visible)
-    if factor != 1.0:
-        output *= factor  # back from v / 4: exact, and at most max|v|
-    return output
-
-
-def _weighted_values(
-    weights: FloatArray, v: FloatArray, visible: NDArray[np.bool_]
-) -> FloatArray:
-    """``weights @ v`` (rows of ``weights`` sum to 1 or are 0), never ``inf``.
-
-    Each output row is a convex combination of the rows of ``v``, so it stays
-    within the range of the values, as :func:`_safe_values` and
-    :func:`_clipped_output` ensure.
-    """
-    v, factor = _safe_values(v)
-    with np.errstate(under="ignore"):
-        output = (
-            weights @ v
-        )  # A V: (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
-    return _clipped_output(output, v, factor, visible)
+# -- the checked public functions -------------------------------------------------
 
 
 def attention_scores(
@@ -229,7 +143,10 @@ def attention_scores(
     """
     q, k = validated_qk(q, k)
     scale = resolve_scale(scale, q.shape[-1])
-    return _scaled_products(q, k, scale, k.shape)
+    try:
+        return scaled_products(q, k, scale)  # S = QK^T / sqrt(d_k): (..., n_q, n_k)
+    except ScoresOverflow as overflow:
+        raise ValueError(overflow.describe("`q`", "`k`", q.shape, k.shape)) from None
 
 
 def attention_weights(
@@ -306,8 +223,11 @@ def attention_weights(
     if mask is not None:
         batch = broadcast_batch(("q", q), ("k", k))
         mask = check_mask(mask, (*batch, q.shape[-2], k.shape[-2]))
-    weights = _scaled_products(q, k, scale, k.shape)  # S = QK^T / sqrt(d_k)
-    _softmax_rows_in_place(weights, mask)  # A = softmax(S + B), row by row
+    try:
+        scores = scaled_products(q, k, scale)  # S = QK^T / sqrt(d_k)
+    except ScoresOverflow as overflow:
+        raise ValueError(overflow.describe("`q`", "`k`", q.shape, k.shape)) from None
+    weights, _ = softmax_rows(scores, mask)  # A = softmax(S + B), row by row
     return weights
 
 
@@ -458,7 +378,10 @@ def scaled_dot_product_attention(
     scale = resolve_scale(scale, q.shape[-1])
     if mask is not None:
         mask = check_mask(mask, (*batch, q.shape[-2], k.shape[-2]))
-    output, weights = _attention(q, k, v, batch, scale, mask)
+    try:
+        output, weights = attention_kernel(q, k, v, scale, mask)
+    except ScoresOverflow as overflow:
+        raise ValueError(overflow.describe("`q`", "`k`", q.shape, k.shape)) from None
     if return_weights:
         return output, weights
     return output

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._kernels import ScoresOverflow
 from ._validation import (
     FloatArray,
     as_float_array,
@@ -37,7 +38,7 @@ from ._validation import (
     resolve_scale,
     validated_qkv,
 )
-from .attention import _attention
+from .attention import attention_kernel
 
 __all__ = ["scaled_dot_product_attention_backward"]
 
@@ -150,7 +151,10 @@ def scaled_dot_product_attention_backward(
     n_q, n_k = q.shape[-2], k.shape[-2]
     if mask is not None:
         mask = check_mask(mask, (*batch, n_q, n_k))
-    output, a = _attention(q, k, v, batch, scale, mask)  # A: (..., n_q, n_k)
+    try:
+        output, a = attention_kernel(q, k, v, scale, mask)  # A: (..., n_q, n_k)
+    except ScoresOverflow as overflow:
+        raise ValueError(overflow.describe("`q`", "`k`", q.shape, k.shape)) from None
     g = as_float_array("grad_output", grad_output)
     if g.shape != output.shape:
         raise ValueError(

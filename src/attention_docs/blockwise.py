@@ -49,6 +49,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._kernels import ScoresOverflow, clipped_output, safe_values, scaled_products
 from ._validation import (
     FloatArray,
     check_mask,
@@ -56,7 +57,6 @@ from ._validation import (
     resolve_scale,
     validated_qkv,
 )
-from .attention import _clipped_output, _safe_values, _scaled_products
 
 __all__ = ["blockwise_attention"]
 
@@ -152,12 +152,16 @@ def blockwise_attention(
     m = np.full((*batch, n_q, 1), -np.inf, dtype=dtype)  # running maximum
     ell = np.zeros((*batch, n_q, 1), dtype=dtype)  # running sum of exponentials
     o = np.zeros((*batch, n_q, d_v), dtype=dtype)  # running output, normalised
-    v_scaled, factor = _safe_values(v)
+    v_scaled, factor = safe_values(v)
     with np.errstate(over="ignore", under="ignore"):  # shifts and exp: no warnings
         for start in range(0, n_k, block_size):
             k_block = k[..., start : start + block_size, :]
             v_block = v_scaled[..., start : start + block_size, :]
-            s = _scaled_products(q, k_block, scale, k.shape)  # (..., n_q, B)
+            try:
+                s = scaled_products(q, k_block, scale)  # (..., n_q, B)
+            except ScoresOverflow as overflow:
+                message = overflow.describe("`q`", "`k`", q.shape, k.shape)
+                raise ValueError(message) from None
             keep = True if mask is None else mask[..., start : start + block_size]
             if mask is not None:  # the mask may have batch dimensions only v has
                 s = np.broadcast_to(s, keep.shape)
@@ -177,4 +181,4 @@ def blockwise_attention(
             safe = np.where(ell_new > 0, ell_new, 1.0)  # l' = 0: nothing seen yet
             o = (correction * ell / safe) * o + (p / safe) @ v_block
             m, ell = m_new, ell_new
-    return _clipped_output(o, v_scaled, factor, ell > 0)
+    return clipped_output(o, v_scaled, factor, ell > 0)

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
+from ._kernels import ScoresOverflow
 from ._validation import (
     FloatArray,
     as_float_array,
@@ -45,7 +46,7 @@ from ._validation import (
     check_same_size,
     resolve_scale,
 )
-from .attention import _attention
+from .attention import attention_kernel
 from .masks import causal_mask
 
 __all__ = ["KVCache", "kv_cache_bytes"]
@@ -378,7 +379,7 @@ class KVCache:
                 f"1 <= t <= n: shapes {q.shape} and {keys.shape}"
             )
         try:
-            batch = np.broadcast_shapes(q.shape[:-2], self._batch_shape)
+            np.broadcast_shapes(q.shape[:-2], self._batch_shape)
         except ValueError:
             raise ValueError(
                 f"leading (batch) dimensions of `q` do not broadcast with the "
@@ -389,8 +390,11 @@ class KVCache:
         # t = 1: the newest token sees every cached key, no mask needed;
         # t > 1: M_ij = [j <= i + (n - t)], the bottom-right causal mask
         mask = None if t == 1 else causal_mask(t, self._n)  # (t, n)
-        names = ("`q`", "`cache.keys`", q.shape, keys.shape)
-        output, _ = _attention(q, keys, values, batch, scale, mask, names)
+        try:
+            output, _ = attention_kernel(q, keys, values, scale, mask)
+        except ScoresOverflow as overflow:
+            message = overflow.describe("`q`", "`cache.keys`", q.shape, keys.shape)
+            raise ValueError(message) from None
         return output  # (..., t, n) @ (..., n, d_v) -> (..., t, d_v)
 
 

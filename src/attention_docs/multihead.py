@@ -25,6 +25,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ._kernels import ScoresOverflow
 from ._validation import (
     FloatArray,
     as_float_array,
@@ -38,7 +39,7 @@ from ._validation import (
     reject_masked_array,
     resolve_scale,
 )
-from .attention import _attention
+from .attention import attention_kernel
 
 __all__ = ["MultiHeadAttention", "merge_heads", "multi_head_attention", "split_heads"]
 
@@ -300,13 +301,14 @@ def multi_head_attention(
     k = split_heads(k, h)  # (..., n_k, d_model) -> (..., h, n_k, d_k)
     v = split_heads(v, h)  # (..., n_k, d_model) -> (..., h, n_k, d_k)
     # head_i = Attention(Q W^Q_i, K W^K_i, V W^V_i): all heads in one batched
-    # call, scaled by 1 / sqrt(d_k); an overflow of the scores names the
-    # caller's arguments, not the head-split arrays.
-    names = ("(`query` @ `w_q`)", "(`key` @ `w_k`)", query.shape, key.shape)
+    # call, scaled by 1 / sqrt(d_k) -> (..., h, n_q, d_k), (..., h, n_q, n_k)
     scale = resolve_scale(None, d_model // h)
-    heads, weights = _attention(
-        q, k, v, (*batch, h), scale, mask, names
-    )  # (..., h, n_q, d_k), (..., h, n_q, n_k)
+    try:
+        heads, weights = attention_kernel(q, k, v, scale, mask)
+    except ScoresOverflow as overflow:  # name the caller's arguments, not q and k
+        q_name, k_name = "(`query` @ `w_q`)", "(`key` @ `w_k`)"
+        message = overflow.describe(q_name, k_name, query.shape, key.shape)
+        raise ValueError(message) from None
     # cat = Concat(head_1, ..., head_h)
     cat = merge_heads(heads)  # (..., h, n_q, d_k) -> (..., n_q, d_model)
     # MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._kernels import ScoresOverflow
 from ._validation import (
     FloatArray,
     as_float_array,
@@ -30,7 +31,7 @@ from ._validation import (
     check_same_size,
     resolve_scale,
 )
-from .attention import _attention
+from .attention import attention_kernel
 
 __all__ = ["project_qkv", "self_attention"]
 
@@ -211,8 +212,10 @@ def self_attention(
         raise ValueError(f"`x` has no tokens (n=0): shape {np.shape(x)}")
     if mask is not None:
         mask = check_mask(mask, (*batch, n, n))
-    # An overflow of the scores names the caller's arguments, not q and k.
-    names = ("(`x` @ `w_q`)", "(`x` @ `w_k`)", np.shape(x), np.shape(x))
-    # softmax(Q K^T / sqrt(d_k)) V -> (..., n, d_v)
-    output, _ = _attention(q, k, v, tuple(batch), scale, mask, names)
+    try:  # softmax(Q K^T / sqrt(d_k)) V -> (..., n, d_v)
+        output, _ = attention_kernel(q, k, v, scale, mask)
+    except ScoresOverflow as overflow:  # name the caller's arguments, not q and k
+        x_shape = np.shape(x)
+        message = overflow.describe("(`x` @ `w_q`)", "(`x` @ `w_k`)", x_shape, x_shape)
+        raise ValueError(message) from None
     return output

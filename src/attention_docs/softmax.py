@@ -12,8 +12,9 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from ._kernels import softmax_rows
 from ._validation import BoolArray, FloatArray, as_float_array, check_mask
 
 __all__ = ["masked_softmax", "softmax"]
@@ -37,42 +38,12 @@ def _check_axis(x: FloatArray, axis: int) -> int:
     return axis
 
 
-def _softmax_rows_in_place(
-    scores: FloatArray, mask: BoolArray | None
-) -> NDArray[np.bool_]:
-    """Softmax of every row (last axis) of finite ``scores``, in place.
-
-    Used by :func:`softmax`, :func:`masked_softmax` and the attention
-    functions, which pass their scores and keep the one array. Masked
-    entries (``mask`` False) get weight exactly 0; a row with no visible key
-    is all zeros. The result marks, with shape (..., n_q, 1), the
-    rows that had at least one visible key. ``scores`` must already have the
-    mask's broadcast shape.
-    """
-    keep = True if mask is None else mask  # where the softmax looks
-    with np.errstate(over="ignore", under="ignore"):  # exp and shifts: no warnings
-        # m_i, the row maximum over the visible keys; -inf if there is none
-        row_max = np.max(scores, axis=-1, keepdims=True, where=keep, initial=-np.inf)
-        visible = row_max > -np.inf  # False for a fully masked row
-        np.copyto(row_max, 0.0, where=~visible)  # there m = 0 (any finite value)
-        scores -= row_max  # s_ij - m_i <= 0 where visible
-        # e^{s_ij - m_i}, in [0, 1], then A_ij = 0 where masked. Masked
-        # entries are not set to -inf first: np.exp(-inf) is a slow path.
-        np.exp(scores, out=scores, where=keep)
-        if mask is not None:
-            np.copyto(scores, 0.0, where=~mask)
-        total = scores.sum(axis=-1, keepdims=True)  # >= 1, or 0 if fully masked
-        np.copyto(total, 1.0, where=~visible)  # 0 / 1 = 0 for a fully masked row
-        scores /= total  # A_ij = e^{s_ij - m_i} / sum_p e^{s_ip - m_i}
-    return visible
-
-
 def _softmax_along(x: FloatArray, mask: BoolArray | None, axis: int) -> FloatArray:
     """Softmax of a copy of ``x`` along ``axis``: the rows of that axis, in place."""
     rows = np.moveaxis(x, axis, -1).copy()  # a new array, ``axis`` last
     if mask is not None:
         mask = np.moveaxis(mask, axis, -1)
-    _softmax_rows_in_place(rows, mask)
+    rows, _ = softmax_rows(rows, mask)  # in place: the same array
     return np.moveaxis(rows, -1, axis)
 
 
