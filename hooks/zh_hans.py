@@ -49,6 +49,8 @@ import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
+from attention_book import snippets
+
 ROOT = Path(__file__).resolve().parent.parent
 OVERRIDES = ROOT / "docs_src" / "zh_hans_overrides.yml"
 OPENCC_CONFIG = "tw2sp"  # Taiwan standard -> mainland, with Taiwan phrases
@@ -66,8 +68,6 @@ PLACEHOLDER = re.compile(f"([{SPAN}{KEEP}{DONE}])(\\d+){END}")
 
 FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:-{3}|\.{3})[ \t]*(?:\n|\Z)", re.S)
 FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-SNIPPET_BLOCK = re.compile(r"^[ \t]*;*-+8<-+[ \t]*$")  # a block of file names
-SNIPPET_LINE = re.compile(r"^[ \t]*;*-+8<-+[ \t]+\S")  # --8<-- "file"
 
 _NO_BLANK_LINE = r"(?:(?!\n[ \t]*\n).)"
 INLINE = re.compile(
@@ -255,12 +255,12 @@ def _hide_blocks(markdown: str, protected: _Protected) -> str:
             while end < len(lines) and not closing.match(lines[end].rstrip("\r\n")):
                 end += 1
             block = lines[i : end + 1]  # an unclosed fence runs to the end
-        elif SNIPPET_BLOCK.match(line):
+        elif snippets.BLOCK_MARKER.match(line):  # a block of file names
             end = i + 1
-            while end < len(lines) and not SNIPPET_BLOCK.match(lines[end]):
+            while end < len(lines) and not snippets.BLOCK_MARKER.match(lines[end]):
                 end += 1
             block = lines[i : end + 1] if end < len(lines) else [line]
-        elif SNIPPET_LINE.match(line):
+        elif snippets.INCLUDE.match(line):  # --8<-- "file", escaped or not
             block = [line]
         else:
             prose.append(line)

@@ -23,6 +23,8 @@ import opencc
 import pytest
 import yaml
 
+from attention_book import snippets
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "zh-Hant"
 GLOSSARY = ROOT / "docs_src" / "glossary.yml"
@@ -647,7 +649,6 @@ FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 INLINE_MATH = re.compile(r"\\\((?:(?!\\\)).)*\\\)", re.S)
 DISPLAY_MATH = re.compile(r"\\\[(?:(?!\\\]).)*\\\]", re.S)
 INLINE_CODE = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
-SNIPPET = re.compile(r"^[ \t]*-+8<-+.*$", re.M)
 ATTRIBUTES = re.compile(r"\{:?[ \t]*[#.][^}\n]*\}")
 LINK_URL = re.compile(r"\]\(([^)\s]*)")
 HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][^>]*>", re.S)
@@ -675,6 +676,15 @@ def fenced_blocks(markdown: str) -> tuple[list[str], str]:
     return blocks, "".join(rest)
 
 
+def snippet_lines(markdown: str) -> list[str]:
+    """The lines that include files: ``--8<-- "file"``, and block markers."""
+    return [
+        line
+        for line in markdown.splitlines()
+        if snippets.INCLUDE.match(line) or snippets.BLOCK_MARKER.match(line)
+    ]
+
+
 def markup(markdown: str) -> dict[str, list[str]]:
     """What must pass through: every kind, in the order of the page."""
     blocks, rest = fenced_blocks(markdown)
@@ -683,7 +693,7 @@ def markup(markdown: str) -> dict[str, list[str]]:
         "display maths": DISPLAY_MATH.findall(rest),
         "inline maths": INLINE_MATH.findall(rest),
         "inline code": [m[0] for m in INLINE_CODE.finditer(rest)],
-        "snippet lines": SNIPPET.findall(markdown),
+        "snippet lines": snippet_lines(markdown),
         "anchors and attribute lists": ATTRIBUTES.findall(rest),
         "link URLs": LINK_URL.findall(rest),
         "HTML tags and comments": HTML_TAG.findall(rest),
