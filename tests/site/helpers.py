@@ -10,19 +10,16 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
+from attention_book import editions
+from attention_book import site as build_site  # noqa: F401 (scripts/build_site.py's code)
+
 ROOT = Path(__file__).resolve().parents[2]
 
-_spec = importlib.util.spec_from_file_location(
-    "build_site", ROOT / "scripts" / "build_site.py"
-)
-build_site = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(build_site)
-
 #: language folder -> MkDocs configuration, as ``make site`` builds them.
-LANGUAGES: dict[str, str] = build_site.LANGUAGES
+LANGUAGES: dict[str, str] = editions.LANGUAGES
 
 #: A book with no sources of its own -> the language it is converted from.
-DERIVED = {"zh-Hans": "zh-Hant"}
+DERIVED = editions.DERIVED
 
 
 def load_hook(name: str):
