@@ -8,6 +8,7 @@ and reads the repository's files: ``ROOT`` is that checkout.
 
 - ``snippets``: the ``--8<--`` includes of the pages, read as
   ``pymdownx.snippets`` reads them.
+- ``zh_hans``: the conversion of the Traditional Chinese book to Simplified.
 - ``editions``: the editions and their MkDocs configurations.
 - ``site``: the build of every edition into one site (``make site``).
 - ``browser``: the Chromium that prints the PDFs and runs the browser tests.

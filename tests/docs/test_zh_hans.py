@@ -1,4 +1,6 @@
-"""The Simplified Chinese book, converted from the Traditional one (hooks/zh_hans.py).
+"""The Simplified Chinese book, converted from the Traditional one.
+
+The conversion is attention_book.zh_hans (hooks/zh_hans.py runs it).
 
 - The override table (docs_src/zh_hans_overrides.yml): every phrase is checked
   on a sentence, mostly sentences of the book; rows and columns swap their
@@ -14,7 +16,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from functools import cache
 from pathlib import Path
@@ -23,7 +24,7 @@ import opencc
 import pytest
 import yaml
 
-from attention_book import snippets
+from attention_book import snippets, zh_hans
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "zh-Hant"
@@ -31,15 +32,6 @@ GLOSSARY = ROOT / "docs_src" / "glossary.yml"
 LABELS = ROOT / "docs_src" / "plots" / "labels.yml"
 
 
-def _load_hook():
-    path = ROOT / "hooks" / "zh_hans.py"
-    spec = importlib.util.spec_from_file_location("_hook_zh_hans", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-zh_hans = _load_hook()
 TABLE = zh_hans.load_overrides()
 
 
