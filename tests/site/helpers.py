@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
+import importlib
 import re
 import socket
 from pathlib import Path
@@ -23,13 +23,8 @@ DERIVED = editions.DERIVED
 
 
 def load_hook(name: str):
-    """``hooks/<name>.py`` as a module (hooks are not a package)."""
-    spec = importlib.util.spec_from_file_location(
-        f"_hook_{name}", ROOT / "hooks" / f"{name}.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """``hooks/<name>.py``: the module ``hooks.<name>``, imported once."""
+    return importlib.import_module(f"hooks.{name}")
 
 
 def traditional_characters(text: str) -> list[str]:
