@@ -2,14 +2,20 @@
 
 Only ``docs/zh-Hant/`` is written by hand; the zh-Hans book is that book
 converted on every build by ``attention_book.zh_hans`` (whose docstring says
-how: the book's phrase table, then OpenCC, on prose only). As a MkDocs hook
-(``mkdocs.zh-Hans.yml``, listed before the hooks that add text of their own)
-it converts
+how: the book's phrase table, then OpenCC, on prose only).
+
+The hook is in every edition's list (``mkdocs.yml``'s ``hooks:``, which the
+other editions inherit), right after ``hooks/book.py``, and does nothing but
+in the converted edition: the one whose ``theme.language`` is ``zh-Hans``
+(``mkdocs.zh-Hans.yml``). There it converts
 
 - the part titles of the navigation, ``mkdocs.zh-Hant.yml``'s (``on_nav``);
 - every page's Markdown (``on_page_markdown``), before the glossary and plot
   hooks insert their Simplified table and alt texts, and before the notebook
-  hook makes the chapter's notebook of it.
+  hook makes the chapter's notebook of it;
+
+and checks (``on_config``) that the edition's pages are ``docs/zh-Hant/`` and
+that the phrase table is sound, so a broken table fails the build at once.
 """
 
 from __future__ import annotations
@@ -20,15 +26,22 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
 from attention_book import ROOT
+from attention_book.editions import DERIVED
 from attention_book.zh_hans import overrides, to_simplified
 
+#: The converted edition's theme.language, and the edition it converts.
 LANGUAGE = "zh-Hans"
-SOURCE_DOCS = ROOT / "docs" / "zh-Hant"
+SOURCE_DOCS = ROOT / "docs" / DERIVED[LANGUAGE]
+
+
+def converts(config) -> bool:
+    """Whether the edition being built is the one this hook converts."""
+    return config.theme["language"] == LANGUAGE
 
 
 def on_config(config):
-    if config.theme["language"] != LANGUAGE:
-        raise PluginError(f"hooks/zh_hans.py belongs to the {LANGUAGE} build only")
+    if not converts(config):
+        return config
     if Path(config.docs_dir).resolve() != SOURCE_DOCS:
         raise PluginError(f"the {LANGUAGE} book is converted from {SOURCE_DOCS}")
     overrides()  # a broken table fails the build here, not on the first page
@@ -37,13 +50,18 @@ def on_config(config):
 
 def on_nav(nav, config, files):
     """The part titles of the navigation (mkdocs.zh-Hant.yml's nav) in Simplified."""
-    for item in nav:
+    if converts(config):
+        _convert_titles(nav)
+    return nav
+
+
+def _convert_titles(items) -> None:
+    for item in items:
         if item.is_section:
             item.title = to_simplified(item.title)
-            on_nav(item.children, config, files)
-    return nav
+            _convert_titles(item.children)
 
 
 @event_priority(50)  # before the glossary and plot hooks add Simplified text
 def on_page_markdown(markdown, page, config, files):
-    return to_simplified(markdown)
+    return to_simplified(markdown) if converts(config) else markdown
