@@ -3,8 +3,9 @@
 - Every ``docs_src/**/*.pycon`` example runs as a doctest, its printed output
   checked.
 - Every fenced ``pycon`` or ``python`` block of every page ``docs/**/*.md``
-  runs too, with the ``--8<--`` snippet lines that include ``docs_src/`` or
-  ``src/`` expanded, exactly as readers see the block. Each block runs in a
+  runs too, with its ``--8<--`` includes (of ``docs_src/`` or ``src/``)
+  expanded as ``pymdownx.snippets`` expands them (``attention_book.snippets``),
+  exactly as readers see the block. Each block runs in a
   fresh namespace: a reader who copies one block gets code that runs alone.
   A failure names the page and the line of the block. A block that is
   nothing but whole ``docs_src/*.pycon`` files is the same code as those
@@ -15,45 +16,27 @@ from __future__ import annotations
 
 import doctest
 import io
-import re
-from pathlib import Path
 
 from sybil import Example, Sybil
 from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 from sybil.parsers.rest import DocTestParser
 
-ROOT = Path(__file__).resolve().parent
-SNIPPET = re.compile(r'^[ \t]*-{1,}8<-{1,}[ \t]+"(?P<path>[^"]+)"[ \t]*$', re.MULTILINE)
-SECTION = "--8<-- [{}:{}]"
-
-
-def read_snippet(spec: str) -> str:
-    """The text that ``pymdownx.snippets`` puts in place of ``--8<-- "spec"``."""
-    path, _, section = spec.partition(":")
-    text = (ROOT / path).read_text(encoding="utf-8")
-    if not section:
-        return text
-    lines = text.splitlines(keepends=True)
-    start = [
-        i for i, line in enumerate(lines) if SECTION.format("start", section) in line
-    ]
-    end = [i for i, line in enumerate(lines) if SECTION.format("end", section) in line]
-    if len(start) != 1 or len(end) != 1 or end[0] < start[0]:
-        raise ValueError(f"section {section!r} not found exactly once in {path}")
-    return "".join(lines[start[0] + 1 : end[0]])
-
-
-def expand_snippets(source: str) -> str:
-    return SNIPPET.sub(lambda match: read_snippet(match["path"]).rstrip("\n"), source)
+from attention_book import snippets
 
 
 def only_example_files(source: str) -> bool:
     """Whether a block only includes whole ``docs_src/*.pycon`` files."""
     lines = [line for line in source.splitlines() if line.strip()]
-    specs = [SNIPPET.match(line) for line in lines]
-    return bool(lines) and all(
-        m and m["path"].startswith("docs_src/") and m["path"].endswith(".pycon")
-        for m in specs
+    found = snippets.includes(source)
+    return (
+        bool(lines)
+        and len(found) == len(lines)
+        and all(
+            include.section is None
+            and include.path.startswith("docs_src/")
+            and include.path.endswith(".pycon")
+            for include in found
+        )
     )
 
 
@@ -88,7 +71,7 @@ class BookCodeBlockParser:
     @staticmethod
     def evaluate(example: Example) -> str | None:
         language, source = example.parsed
-        code = expand_snippets(source)
+        code = snippets.expand(source)
         name = f"{example.path}:{example.line}"
         if language == "pycon" or code.lstrip().startswith(">>>"):
             return run_doctest(code, name)

@@ -6,25 +6,25 @@
 - The Chinese search index keeps the glossary's terms whole: jieba learns them
   as words, so that 線性變換 or 注意力權重 is one token that a search finds.
 - The Simplified Chinese book (zh-Hans) has no column of its own in the
-  table: its terms are the Traditional ones converted by ``hooks/zh_hans.py``,
-  the conversion that makes the rest of its pages.
+  table: its terms are the Traditional ones converted by
+  ``attention_book.zh_hans``, the conversion that makes the rest of its pages.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
-import sys
 from pathlib import Path
 
 import yaml
 from mkdocs.exceptions import PluginError
 
+from attention_book.editions import DERIVED
+from attention_book.zh_hans import to_simplified, to_simplified_text
+
 ROOT = Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "docs_src" / "glossary.yml"
 MARKER = "<!-- glossary-table -->"
 LANGUAGES = ("ja", "zh-Hant")  # the languages of glossary.yml
-DERIVED = {"zh-Hans": "zh-Hant"}  # a book converted from another's sources
 HEADERS = {
     "ja": ("日本語", "英語", "中国語（繁体字）", "説明している節"),
     "zh-Hant": ("繁體中文", "英文", "日文", "說明章節"),
@@ -68,12 +68,7 @@ def converters(language: str):
     """(text, markdown) converters from the glossary's language to ``language``."""
     if language not in DERIVED:
         return (lambda text: text), (lambda markdown: markdown)
-    sys.path.insert(0, str(Path(__file__).parent))
-    try:
-        zh_hans = importlib.import_module("zh_hans")
-    finally:
-        sys.path.pop(0)
-    return zh_hans.to_simplified_text, zh_hans.to_simplified
+    return to_simplified_text, to_simplified
 
 
 def glossary_table(language: str, docs_dir: Path) -> str:

@@ -325,13 +325,24 @@ def _cut_fonts(config) -> None:
         cut_font(fonts / name, _CHARACTERS | ASCII)
 
 
-def on_post_build(config) -> None:
-    if _FONTS_USED:
-        _cut_fonts(config)
+def reset() -> None:
+    """Forget the pages' formulas and fonts and stop KaTeX, as a new build needs.
+
+    At the end of every build (``mkdocs serve`` builds again with the same
+    module), and after a test that used the hook's events.
+    """
+    _TYPESET.clear()
+    _FONTS.clear()
     _CHARACTERS.clear()
     _FONTS_USED.clear()
     KATEX.close()
 
 
+def on_post_build(config) -> None:
+    if _FONTS_USED:
+        _cut_fonts(config)
+    reset()
+
+
 def on_build_error(error) -> None:
-    KATEX.close()
+    reset()

@@ -51,6 +51,8 @@ from urllib.parse import urljoin, urlsplit
 
 from mkdocs.exceptions import PluginError
 
+from attention_book import snippets
+
 ROOT = Path(__file__).resolve().parent.parent
 BOOK_CSS = ROOT / "overrides" / "assets" / "stylesheets" / "book.css"
 
@@ -134,8 +136,6 @@ ADMONITION = re.compile(
     r"^(?P<marker>!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)"
     r'(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*$'
 )
-SNIPPET = re.compile(r'^[ \t]*-{1,}8<-{1,}[ \t]+"(?P<spec>[^"]+)"[ \t]*$')
-SECTION = "--8<-- [{}:{}]"
 HEADING = re.compile(
     r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.*?)(?:[ \t]*\{[^}]*\})?[ \t]*$"
 )
@@ -158,34 +158,15 @@ def is_chapter(page, config) -> bool:
 # --- Reading the page's sources ------------------------------------------------
 
 
-def read_snippet(spec: str) -> str:
-    """The text that ``pymdownx.snippets`` puts in place of ``--8<-- "spec"``."""
-    path, _, section = spec.partition(":")
-    file = ROOT / path
-    if not file.is_file():
-        raise PluginError(f"the snippet {path} does not exist")
-    text = file.read_text(encoding="utf-8")
-    if not section:
-        return text
-    lines = text.splitlines(keepends=True)
-    start = [i for i, s in enumerate(lines) if SECTION.format("start", section) in s]
-    end = [i for i, s in enumerate(lines) if SECTION.format("end", section) in s]
-    if len(start) != 1 or len(end) != 1 or end[0] < start[0]:
-        raise PluginError(f"section {section!r} not found exactly once in {path}")
-    return "".join(lines[start[0] + 1 : end[0]])
-
-
 def expand(lines: list[str]) -> tuple[str, list[str]]:
-    """The block's text with its snippets in place, and the snippets' paths."""
-    paths, out = [], []
-    for line in lines:
-        match = SNIPPET.match(line)
-        if match:
-            paths.append(match["spec"].partition(":")[0])
-            out.append(read_snippet(match["spec"]).rstrip("\n"))
-        else:
-            out.append(line)
-    return "\n".join(out), paths
+    """The block's text with its includes in place, as ``pymdownx.snippets``
+    puts them, but for its blank lines at the end, and the included paths."""
+    text = "\n".join(lines)
+    try:
+        expanded = snippets.expand(text).rstrip("\n")
+        return expanded, [include.path for include in snippets.includes(text)]
+    except snippets.SnippetError as error:
+        raise PluginError(str(error)) from error
 
 
 # --- Cells ---------------------------------------------------------------------

@@ -17,7 +17,7 @@
   hook fills it in from ``labels.yml``, so every language's words about a plot
   live in one file.
 - The Simplified Chinese book (zh-Hans) uses the Traditional labels converted
-  by ``hooks/zh_hans.py``, like the rest of its pages.
+  by ``attention_book.zh_hans``, like the rest of its pages.
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ from pathlib import Path
 import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
+
+from attention_book.editions import DERIVED
+from attention_book.zh_hans import to_simplified_text
 
 ROOT = Path(__file__).resolve().parent.parent
 PLOTS = ROOT / "docs_src" / "plots"
@@ -73,9 +76,6 @@ def load_labels() -> dict:
     return labels
 
 
-DERIVED = {"zh-Hans": "zh-Hant"}  # a book converted from another's words
-
-
 def _convert(value, convert):
     if isinstance(value, str):
         return convert(value)
@@ -86,13 +86,10 @@ def _convert(value, convert):
 
 def labels_for(labels: dict, name: str, language: str) -> dict:
     if language in DERIVED:
-        sys.path.insert(0, str(Path(__file__).parent))
-        try:
-            convert = importlib.import_module("zh_hans").to_simplified_text
-        finally:
-            sys.path.pop(0)
         entry = labels_for(labels, name, DERIVED[language])
-        return {key: _convert(value, convert) for key, value in entry.items()}
+        return {
+            key: _convert(value, to_simplified_text) for key, value in entry.items()
+        }
     entry = labels[name].get(language) if isinstance(labels[name], dict) else None
     if not isinstance(entry, dict) or not entry.get("alt"):
         raise PluginError(

@@ -43,11 +43,10 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from build_site import CHROMIUM, CHROMIUM_ARGS, LANGUAGES  # noqa: E402
-from build_site import build as build_site  # noqa: E402
+from attention_book import ROOT
+from attention_book.browser import CHROMIUM, CHROMIUM_ARGS
+from attention_book.editions import LANGUAGES
+from attention_book.site import build as build_site
 
 #: hooks/katex.py's summary line in a build's log.
 MATH_LOG = re.compile(r"KaTeX typeset (\d+) formulas .* maths took ([\d.]+) s")

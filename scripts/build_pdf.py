@@ -50,10 +50,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from build_site import CHROMIUM, CHROMIUM_ARGS, LANGUAGES, BuildError  # noqa: E402
+from attention_book import ROOT
+from attention_book.browser import CHROMIUM, CHROMIUM_ARGS
+from attention_book.editions import LANGUAGES
+from attention_book.site import BuildError
 
 #: The table of contents' title in each edition.
 TOC_TITLES = {"ja": "目次", "zh-Hant": "目錄", "zh-Hans": "目录"}

@@ -2,151 +2,19 @@
 
 Usage: ``python scripts/build_site.py [SITE_DIR]`` (default ``site``).
 
-Each language is its own MkDocs build (its own search index, ``<html lang>``
-and ``theme.language``) in ``SITE_DIR/<language>/``; the pages of
-``site-root/`` go to ``SITE_DIR/``: ``index.html``, which sends readers to
-their language or lets them choose, and ``404.html``, the page a host such as
-GitHub Pages shows for any address the site does not have.
-Every build runs with ``--strict``: a broken link, anchor or snippet fails.
-The editions build side by side, one per core.
+Each language is its own MkDocs build in ``SITE_DIR/<language>/``, and the
+pages of ``site-root/`` go to ``SITE_DIR/``; every build runs with
+``--strict``, the editions side by side, one per core. The code is
+``attention_book.site`` (``scripts/bench.py`` times it too).
 """
 
 from __future__ import annotations
 
-import html
-import os
-import shutil
-import subprocess
 import sys
-import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-
-#: language folder -> MkDocs configuration; the first is the default language.
-LANGUAGES = {
-    "ja": "mkdocs.yml",
-    "zh-Hant": "mkdocs.zh-Hant.yml",
-    "zh-Hans": "mkdocs.zh-Hans.yml",  # converted from zh-Hant (hooks/zh_hans.py)
-}
-
-
-#: The Chromium that prints the PDFs, measures the pages and runs the browser
-#: tests (Debian's, or ``CHROMIUM``), and its flags: no network of its own
-#: (scripts/build_pdf.py, scripts/bench.py, tests/browser/conftest.py).
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def build_edition(language: str, site_dir: Path) -> tuple[float, str]:
-    """Build one edition into ``site_dir/<language>``: (seconds, its log)."""
-    command = [
-        sys.executable,
-        "-m",
-        "mkdocs",
-        "build",
-        "--strict",
-        "--config-file",
-        LANGUAGES[language],
-        "--site-dir",
-        str(site_dir / language),
-    ]
-    # Material prints a banner about MkDocs 2.0 on every build; the book
-    # pins MkDocs 1.x, so keep the build log to what matters.
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    start = time.perf_counter()
-    result = subprocess.run(
-        command,
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        check=False,
-    )
-    seconds = time.perf_counter() - start
-    if result.returncode:
-        raise BuildError(language, result.stdout)
-    return seconds, result.stdout
-
-
-class BuildError(Exception):
-    """An edition's build failed; its log says why."""
-
-    def __init__(self, language: str, log: str) -> None:
-        super().__init__(f"the {language} edition failed to build:\n{log}")
-        self.language, self.log = language, log
-
-
-def build(site_dir: Path, jobs: int | None = None) -> dict[str, dict]:
-    """Build every edition, side by side on as many cores as there are.
-
-    The editions are independent MkDocs builds, so ``jobs`` of them (default:
-    one per core, at most one per edition) run at once. Each edition's log
-    is printed in one piece when it is done. Returns, per edition, its build
-    time and log, and ``"total"``: the wall time of the whole site.
-    """
-    site_dir = site_dir.resolve()
-    if site_dir.exists():
-        shutil.rmtree(site_dir)
-    site_dir.mkdir(parents=True)
-    jobs = jobs or max(1, min(len(LANGUAGES), os.cpu_count() or 1))
-    start = time.perf_counter()
-    editions: dict[str, dict] = {}
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {
-            pool.submit(build_edition, language, site_dir): language
-            for language in LANGUAGES
-        }
-        for future in as_completed(futures):
-            seconds, log = future.result()  # a BuildError ends the build
-            language = futures[future]
-            print(f"---- {language}: built in {seconds:.1f} s\n{log}", flush=True)
-            editions[language] = {"seconds": seconds, "log": log}
-    copy_root_pages(site_dir, os.environ.get("SITE_URL", "/"))
-    editions["total"] = {"seconds": time.perf_counter() - start, "log": ""}
-    return {language: editions[language] for language in [*LANGUAGES, "total"]}
-
-
-#: The root 404 page's <base> as written in site-root/404.html.
-ROOT_404_BASE = '<base href="/">'
-
-
-def root_path(site_url: str) -> str:
-    """The path of ``site_url``: ``/``, or ``/attention_docs/`` for a project site
-    on GitHub Pages (``https://user.github.io/attention_docs/``)."""
-    return urlsplit(site_url).path.rstrip("/") + "/"
-
-
-def copy_root_pages(site_dir: Path, site_url: str) -> None:
-    """Copy ``site-root/`` to the site's root.
-
-    A host serves the root 404 page at any depth, where relative links would
-    point nowhere: its links are relative to its ``<base>``, set here to the
-    root of the address the site is built for (``SITE_URL``, the address the
-    editions' own links are built for too).
-    """
-    for source in sorted((ROOT / "site-root").iterdir()):
-        target = site_dir / source.name
-        if source.name != "404.html":
-            shutil.copy2(source, target)
-            continue
-        page = source.read_text(encoding="utf-8")
-        if page.count(ROOT_404_BASE) != 1:
-            raise SystemExit(f"{source} must hold {ROOT_404_BASE} once")
-        base = f'<base href="{html.escape(root_path(site_url))}">'
-        target.write_text(page.replace(ROOT_404_BASE, base), encoding="utf-8")
-
+from attention_book import ROOT
+from attention_book.site import BuildError, build
 
 if __name__ == "__main__":
     try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -10,6 +9,8 @@ import sys
 from pathlib import Path
 
 import yaml
+
+from hooks import notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -83,9 +84,6 @@ def test_pages_publishes_the_notebooks_where_colab_links_point(tmp_path) -> None
     ).stdout.split()
     assert files == ["ja/softmax.ipynb", "zh-Hant/softmax.ipynb"]
     # The address a chapter's "Open in Colab" link gives for that file.
-    spec = importlib.util.spec_from_file_location("nb", ROOT / "hooks" / "notebooks.py")
-    notebooks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(notebooks)
     url = notebooks.colab_url("https://github.com/o/r", "ja", "softmax.ipynb")
     assert url == (
         "https://colab.research.google.com/github/o/r/blob/notebooks/ja/softmax.ipynb"

@@ -15,10 +15,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from ..site.helpers import LOCAL_HOST, ROOT, build_site
+from attention_book.browser import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = build_site.CHROMIUM
-CHROMIUM_ARGS = build_site.CHROMIUM_ARGS
+from ..site.helpers import LOCAL_HOST, ROOT
+
 #: Screenshots and other files a person may want to look at after a run.
 ARTIFACTS = ROOT / "test-artifacts"
 

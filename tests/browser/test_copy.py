@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from ..copying import copied_text, paste_into_prompt, shown_exceptions
 from ..site.helpers import ROOT, parse
-from ..site.test_copy_paste import copied_text, paste_into_prompt, shown_exceptions
 
 COPY_BUTTON = "button.md-code__button[data-md-type='copy']"
 CLIPBOARD = {"permissions": ["clipboard-read", "clipboard-write"]}

@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from attention_book import snippets
+
 from .test_nav import flatten, nav
-from .test_pages import ANCHOR, HEADING, INCLUDE
+from .test_pages import ANCHOR, HEADING
 
 ROOT = Path(__file__).resolve().parents[2]
 NOT_CHAPTERS = {"index.md", "notation.md", "glossary.md", "references.md", "about.md"}
@@ -80,7 +82,7 @@ def test_every_exercise_has_a_collapsed_solution_with_an_executed_example(
         for kind in kinds[:-1]:
             assert kind == HINT[language], f"{page} {title}: {kind}"
         solution = exercise[exercise.index(SOLUTION) :]
-        examples = [m["path"] for m in INCLUDE.finditer(solution)]
+        examples = [include.path for include in snippets.includes(solution)]
         assert examples, f"{page} {title}: the solution runs no example"
         for path in examples:
             assert path.startswith("docs_src/") and path.endswith(".pycon"), path

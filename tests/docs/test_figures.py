@@ -17,7 +17,9 @@ import markdown
 import pytest
 from bs4 import BeautifulSoup
 
-from .test_pages import ANCHOR, HEADING, INCLUDE, prose_lines
+from attention_book import snippets
+
+from .test_pages import ANCHOR, HEADING, prose_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -194,16 +196,16 @@ def test_every_block_colour_has_a_dark_mode_colour() -> None:
 def test_each_language_shows_the_figure_in_its_section(figure, language) -> None:
     svg, page, _ = FIGURES[figure]
     text = section(DOCS / language / page, figure)
-    includes = [m["path"] for m in INCLUDE.finditer(text)]
+    includes = [include.path for include in snippets.includes(text)]
     assert svg in includes, f"{language}/{page}#{figure} does not include {svg}"
     block = re.search(
-        r'^<figure class="fig2">\n--8<-- "(?P<svg>[^"]+)"\n'
+        r'^<figure class="fig2">\n(?P<include>.+)\n'
         r'<figcaption id="(?P<id>[\w-]+)">(?P<caption>.+)</figcaption>\n</figure>$',
         text,
         re.MULTILINE,
     )
     assert block, f"{language}/{page}#{figure}: raw <figure> block"
-    assert block["svg"] == svg
+    assert snippets.includes(block["include"]) == [snippets.Include(svg)]
     assert block["id"] == f"{figure}-caption"
     caption = BeautifulSoup(block["caption"], "html.parser")
     assert [a["href"] for a in caption.find_all("a")] == [REFERENCE]

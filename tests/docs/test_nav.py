@@ -1,15 +1,24 @@
-"""The editions' navigations: the same pages in the same parts, each in its language.
+"""The editions' navigations and hooks.
 
 mkdocs.yml (the Japanese edition) and mkdocs.zh-Hant.yml each write the nav
 out, because a part's title is words of the edition; the Simplified edition
-inherits the Traditional nav and converts its titles (hooks/zh_hans.py).
+inherits the Traditional nav and converts its titles (hooks/zh_hans.py). The
+hooks are the same in every edition: mkdocs.yml lists them, and the others
+inherit the list.
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
+from types import SimpleNamespace
 
+import pytest
 import yaml
+from mkdocs.config import load_config
+from mkdocs.config.defaults import MkDocsConfig
+
+from attention_book.editions import DERIVED, LANGUAGES
 
 from .test_parity import pages
 
@@ -67,3 +76,44 @@ def test_every_page_is_in_the_nav_once() -> None:
     listed = flatten(nav("mkdocs.yml"))
     assert len(listed) == len(set(listed))
     assert set(listed) == pages("ja") == pages("zh-Hant")
+
+
+# --- hooks ----------------------------------------------------------------------
+
+
+@functools.cache
+def loaded(name: str) -> MkDocsConfig:
+    """An edition's configuration as MkDocs loads it (INHERIT resolved)."""
+    return load_config(config_file=str(ROOT / name))
+
+
+def test_every_edition_has_the_same_hooks_in_the_same_order() -> None:
+    hooks = {language: list(loaded(name).hooks) for language, name in LANGUAGES.items()}
+    assert hooks["ja"][:2] == ["hooks/book.py", "hooks/zh_hans.py"]
+    assert all(names == hooks["ja"] for names in hooks.values()), hooks
+
+
+def test_only_mkdocs_yml_lists_the_hooks() -> None:
+    """INHERIT replaces a list: an edition with a list of its own would lose
+    whatever hook is added to mkdocs.yml."""
+    assert "hooks" in config("mkdocs.yml")
+    assert [name for name in LANGUAGES.values() if "hooks" in config(name)] == [
+        "mkdocs.yml"
+    ]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_zh_hans_hook_converts_the_converted_edition_only(language) -> None:
+    config = loaded(LANGUAGES[language])
+    hook = config.hooks["hooks/zh_hans.py"]  # as MkDocs loaded it
+    converted = language in DERIVED
+    assert hook.converts(config) == converted
+    assert hook.on_config(config) is config
+    page = "# 注意力機制 { #attention }\n\n列向量的程式碼。\n"
+    markdown = hook.on_page_markdown(page, page=None, config=config, files=None)
+    assert (markdown != page) == converted, markdown
+    part = SimpleNamespace(is_section=True, title="學習與位置", children=[])
+    nav = [part, SimpleNamespace(is_section=False, title="程式碼")]
+    assert hook.on_nav(nav, config=config, files=None) is nav
+    assert (part.title != "學習與位置") == converted, part.title
+    assert nav[1].title == "程式碼"

@@ -11,9 +11,7 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.exceptions import PluginError
 
-from ..site.helpers import load_hook
-
-notebooks = load_hook("notebooks")
+from hooks import notebooks
 
 SITE = "https://example.org/book/ja/"
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from attention_book import snippets
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
@@ -14,7 +16,6 @@ EXAMPLES = sorted((ROOT / "docs_src").rglob("*.pycon"))
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 HEADING = re.compile(r"^(#{1,6})\s+(?P<text>.*?)\s*$")
 ANCHOR = re.compile(r"\{\s*#(?P<id>[a-z0-9]+(?:-[a-z0-9]+)*)\s*\}$")
-INCLUDE = re.compile(r'^\s*-+8<-+\s+"(?P<path>[^":]+)(?::[^"]+)?"\s*$', re.MULTILINE)
 
 
 def prose_lines(path: Path):
@@ -79,9 +80,9 @@ def test_no_unfinished_text(page: Path) -> None:
 
 def test_every_example_is_shown_in_the_book() -> None:
     included = {
-        match["path"]
+        include.path
         for page in PAGES
-        for match in INCLUDE.finditer(page.read_text(encoding="utf-8"))
+        for include in snippets.includes(page.read_text(encoding="utf-8"))
     }
     unused = [
         e.relative_to(ROOT).as_posix()

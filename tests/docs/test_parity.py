@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from .test_pages import ANCHOR, HEADING, INCLUDE, prose_lines
+from attention_book import snippets
+
+from .test_pages import ANCHOR, HEADING, prose_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -36,7 +38,7 @@ def anchors(path: Path) -> list[str]:
 
 
 def includes(path: Path) -> list[str]:
-    return [m.group(0).strip() for m in INCLUDE.finditer(path.read_text("utf-8"))]
+    return [include.spec for include in snippets.includes(path.read_text("utf-8"))]
 
 
 def display_formulas(path: Path) -> int:

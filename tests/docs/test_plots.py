@@ -20,6 +20,7 @@ from mkdocs.exceptions import PluginError
 
 from attention_docs import causal_mask
 from attention_docs.plotting import theme, to_svg
+from hooks import plots
 
 ROOT = Path(__file__).resolve().parents[2]
 PLOTS = ROOT / "docs_src" / "plots"
@@ -214,11 +215,7 @@ def test_plot_images_leave_their_alt_text_to_labels_yml(language: str) -> None:
 
 @pytest.fixture(scope="module")
 def hook():
-    path = ROOT / "hooks" / "plots.py"
-    spec = importlib.util.spec_from_file_location("_hook_plots", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return plots
 
 
 def page_markdown(hook, markdown: str, language: str) -> str:

@@ -9,9 +9,8 @@ import material
 import pytest
 from mkdocs.exceptions import PluginError
 
-from ..site.helpers import load_hook
+from hooks import search as hook
 
-hook = load_hook("search")
 WORKERS = Path(material.__file__).parent / "templates/assets/javascripts/workers"
 
 

@@ -1,4 +1,6 @@
-"""The Simplified Chinese book, converted from the Traditional one (hooks/zh_hans.py).
+"""The Simplified Chinese book, converted from the Traditional one.
+
+The conversion is attention_book.zh_hans (hooks/zh_hans.py runs it).
 
 - The override table (docs_src/zh_hans_overrides.yml): every phrase is checked
   on a sentence, mostly sentences of the book; rows and columns swap their
@@ -14,7 +16,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from functools import cache
 from pathlib import Path
@@ -23,21 +24,14 @@ import opencc
 import pytest
 import yaml
 
+from attention_book import snippets, zh_hans
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "zh-Hant"
 GLOSSARY = ROOT / "docs_src" / "glossary.yml"
 LABELS = ROOT / "docs_src" / "plots" / "labels.yml"
 
 
-def _load_hook():
-    path = ROOT / "hooks" / "zh_hans.py"
-    spec = importlib.util.spec_from_file_location("_hook_zh_hans", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-zh_hans = _load_hook()
 TABLE = zh_hans.load_overrides()
 
 
@@ -647,7 +641,6 @@ FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 INLINE_MATH = re.compile(r"\\\((?:(?!\\\)).)*\\\)", re.S)
 DISPLAY_MATH = re.compile(r"\\\[(?:(?!\\\]).)*\\\]", re.S)
 INLINE_CODE = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
-SNIPPET = re.compile(r"^[ \t]*-+8<-+.*$", re.M)
 ATTRIBUTES = re.compile(r"\{:?[ \t]*[#.][^}\n]*\}")
 LINK_URL = re.compile(r"\]\(([^)\s]*)")
 HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][^>]*>", re.S)
@@ -675,6 +668,15 @@ def fenced_blocks(markdown: str) -> tuple[list[str], str]:
     return blocks, "".join(rest)
 
 
+def snippet_lines(markdown: str) -> list[str]:
+    """The lines that include files: ``--8<-- "file"``, and block markers."""
+    return [
+        line
+        for line in markdown.splitlines()
+        if snippets.INCLUDE.match(line) or snippets.BLOCK_MARKER.match(line)
+    ]
+
+
 def markup(markdown: str) -> dict[str, list[str]]:
     """What must pass through: every kind, in the order of the page."""
     blocks, rest = fenced_blocks(markdown)
@@ -683,7 +685,7 @@ def markup(markdown: str) -> dict[str, list[str]]:
         "display maths": DISPLAY_MATH.findall(rest),
         "inline maths": INLINE_MATH.findall(rest),
         "inline code": [m[0] for m in INLINE_CODE.finditer(rest)],
-        "snippet lines": SNIPPET.findall(markdown),
+        "snippet lines": snippet_lines(markdown),
         "anchors and attribute lists": ATTRIBUTES.findall(rest),
         "link URLs": LINK_URL.findall(rest),
         "HTML tags and comments": HTML_TAG.findall(rest),

@@ -3,36 +3,28 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
+import importlib
 import re
 import socket
 from pathlib import Path
 
 from bs4 import BeautifulSoup
 
+from attention_book import editions
+from attention_book import site as build_site  # noqa: F401 (scripts/build_site.py's code)
+
 ROOT = Path(__file__).resolve().parents[2]
 
-_spec = importlib.util.spec_from_file_location(
-    "build_site", ROOT / "scripts" / "build_site.py"
-)
-build_site = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(build_site)
-
 #: language folder -> MkDocs configuration, as ``make site`` builds them.
-LANGUAGES: dict[str, str] = build_site.LANGUAGES
+LANGUAGES: dict[str, str] = editions.LANGUAGES
 
 #: A book with no sources of its own -> the language it is converted from.
-DERIVED = {"zh-Hans": "zh-Hant"}
+DERIVED = editions.DERIVED
 
 
 def load_hook(name: str):
-    """``hooks/<name>.py`` as a module (hooks are not a package)."""
-    spec = importlib.util.spec_from_file_location(
-        f"_hook_{name}", ROOT / "hooks" / f"{name}.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """``hooks/<name>.py``: the module ``hooks.<name>``, imported once."""
+    return importlib.import_module(f"hooks.{name}")
 
 
 def traditional_characters(text: str) -> list[str]:

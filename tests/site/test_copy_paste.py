@@ -7,23 +7,28 @@ line must end every compound statement (``with``, ``for``, ``def``,
 early. So every distinct copy of every edition is run both ways here.
 
 What the button copies is worked out from the built HTML with Material's own
-rule (``copied_text``); ``tests/browser/test_copy.py`` checks that rule
-against the real clipboard in Chromium.
+rule (``copied_text``, tests/copying.py); ``tests/browser/test_copy.py``
+checks that rule against the real clipboard in Chromium.
 """
 
 from __future__ import annotations
 
-import code
-import contextlib
-import io
 import re
-import sys
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup, NavigableString, SoupStrainer, Tag
+from bs4 import BeautifulSoup, SoupStrainer, Tag
+
+from ..copying import (
+    copied_text,
+    describe,
+    language_of,
+    paste_into_prompt,
+    run_as_script,
+    shown_exceptions,
+    shown_output,
+)
 
 #: Material gives every ``pre > code`` of a page's content a copy button
 #: (components/content/_/index.ts: ``pre:not(.mermaid) > code``).
@@ -35,73 +40,6 @@ PRE_CODE = re.compile(r"<pre\b[^>]*>(?:(?!</pre>).)*?<code\b", re.DOTALL)
 #: Languages whose copies are Python, and those that are not and are skipped.
 PYTHON = {"pycon", "python"}
 NOT_PYTHON = {"sh"}  # shell commands (about.md, index.md): nothing to run
-PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
-TRACEBACK = "Traceback (most recent call last):"
-EXCEPTION_LINE = re.compile(r"^(?P<name>[A-Za-z_][\w.]*)(:|$)")
-
-
-# -- what the copy button copies ---------------------------------------------
-
-
-def _classes(element: Tag) -> list[str]:
-    return element.get("class") or []
-
-
-def _hidden_while_copying(element: Tag, pycon: bool) -> bool:
-    """Whether ``element`` is ``display: none`` under ``[data-md-copying]``.
-
-    These are the rules of book.css ("The copy button copies ..."), which
-    hide prompts and output; Material's own rule under that attribute hides
-    code annotations (``.md-annotation``), which the book does not use.
-    """
-    if "gp" in _classes(element) or "md-annotation" in _classes(element):
-        return True
-    if not (element.get("id") or "").startswith("__span-"):
-        return False
-    children = [child for child in element.children if isinstance(child, Tag)]
-    if any("go" in _classes(child) for child in children):
-        return True
-    return (
-        pycon
-        and not any("gp" in _classes(child) for child in children)
-        and any(child.name != "a" for child in children)
-    )
-
-
-def _visible_text(element: Tag, pycon: bool) -> str:
-    parts = []
-    for child in element.children:
-        if isinstance(child, NavigableString):
-            parts.append(str(child))
-        elif not _hidden_while_copying(child, pycon):
-            parts.append(_visible_text(child, pycon))
-    return "".join(parts)
-
-
-def language_of(code_element: Tag) -> str:
-    """``pycon``, ``python``, ``sh`` ... from pymdownx.highlight's class."""
-    block = code_element.find_parent(class_="highlight")
-    if block is None:  # not highlighted: no language to go by
-        return ""
-    names = [
-        name.removeprefix("language-")
-        for name in _classes(block)
-        if name.startswith("language-")
-    ]
-    assert len(names) == 1, f"no single language class: {_classes(block)}"
-    return names[0]
-
-
-def copied_text(code_element: Tag) -> str:
-    """What Material's copy button puts on the clipboard for ``code_element``.
-
-    Material (integrations/clipboard/index.ts, ``extract``) sets
-    ``[data-md-copying]`` on the ``<code>``, takes its ``innerText`` and
-    trims the end. In a ``<pre>`` the innerText is the text of every element
-    that is not hidden, whitespace and newlines kept.
-    """
-    pycon = language_of(code_element) == "pycon"
-    return _visible_text(code_element, pycon).rstrip()
 
 
 # -- running it ----------------------------------------------------------------
@@ -144,86 +82,6 @@ def copyable_blocks(site: Path, pages: dict[str, list[Path]]) -> dict[str, Block
                     Block(where, language_of(element), element.get_text(), copied),
                 )
     return blocks
-
-
-def shown_exceptions(displayed: str) -> list[str]:
-    """The exception of each traceback a ``>>>`` example shows, in order."""
-    lines = displayed.splitlines()
-    names = []
-    for start, line in enumerate(lines):
-        if line == TRACEBACK:
-            names.append(
-                next(
-                    match["name"]
-                    for after in lines[start + 1 :]
-                    if (match := EXCEPTION_LINE.match(after))
-                )
-            )
-    return names
-
-
-def shown_output(displayed: str) -> list[str]:
-    """The output lines a ``>>>`` example shows, tracebacks and blanks left out."""
-    output, in_traceback = [], False
-    for line in displayed.splitlines():
-        if line == TRACEBACK:
-            in_traceback = True
-        elif in_traceback:
-            in_traceback = not EXCEPTION_LINE.match(line)
-        elif not PROMPT.match(line) and line.strip() not in ("", "<BLANKLINE>"):
-            output.append(line.rstrip())
-    return output
-
-
-class Console(code.InteractiveConsole):
-    """Python's interactive prompt, recording errors instead of printing them."""
-
-    def __init__(self) -> None:
-        # The namespace of `python`'s own prompt, where __name__ is __main__.
-        super().__init__(locals={"__name__": "__main__"})
-        self.errors: list[BaseException] = []
-
-    def showsyntaxerror(self, *args, **kwargs) -> None:
-        self.errors.append(sys.exc_info()[1])
-
-    def showtraceback(self) -> None:
-        self.errors.append(sys.exc_info()[1])
-
-
-@dataclass
-class Run:
-    errors: list[BaseException]
-    stdout: str
-
-
-def paste_into_prompt(copied: str) -> Run:
-    """Paste ``copied`` into the prompt line by line, then press Enter once."""
-    console = Console()
-    stdout = io.StringIO()
-    with warnings.catch_warnings(), contextlib.redirect_stdout(stdout):
-        warnings.simplefilter("error")  # a warning is an error, as in the tests
-        for line in [*copied.split("\n"), ""]:
-            console.push(line)
-    if console.buffer:  # a statement still waiting for more lines
-        console.errors.append(SyntaxError(f"unfinished input: {console.buffer}"))
-    return Run(console.errors, stdout.getvalue())
-
-
-def run_as_script(copied: str) -> Run:
-    """Run ``copied`` as ``python script.py`` would, in a fresh namespace."""
-    stdout = io.StringIO()
-    errors: list[BaseException] = []
-    with warnings.catch_warnings(), contextlib.redirect_stdout(stdout):
-        warnings.simplefilter("error")
-        try:
-            exec(compile(copied, "<copied>", "exec"), {"__name__": "__main__"})
-        except Exception as error:  # the script stops at its first exception
-            errors.append(error)
-    return Run(errors, stdout.getvalue())
-
-
-def describe(errors: list[BaseException]) -> list[str]:
-    return [f"{type(error).__name__}: {error}" for error in errors]
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,10 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 import yaml
 
+from attention_book.zh_hans import to_simplified_text
 from attention_docs.plotting import THEMES
 
-from .helpers import DERIVED, LANGUAGES, ROOT, load_hook, parse, traditional_characters
+from .helpers import DERIVED, LANGUAGES, ROOT, parse, traditional_characters
 
 PLOTS = ROOT / "docs_src" / "plots"
 LABELS = yaml.safe_load((PLOTS / "labels.yml").read_text(encoding="utf-8"))
@@ -31,7 +32,7 @@ def labels(name: str, language: str) -> dict:
     """labels.yml's entry; for zh-Hans, the zh-Hant one converted."""
     if language not in DERIVED:
         return LABELS[name][language]
-    convert = load_hook("zh_hans").to_simplified_text
+    convert = to_simplified_text
     return {
         key: [convert(v) for v in value] if isinstance(value, list) else convert(value)
         for key, value in LABELS[name][DERIVED[language]].items()

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import LANGUAGES, load_hook
+from hooks import notebooks as notebooks_hook
+from hooks import search as search_hook
 
-search_hook = load_hook("search")
-notebooks_hook = load_hook("notebooks")
+from .helpers import LANGUAGES
+
 MATERIAL_WORKER = re.compile(r"search\.[0-9a-f]+\.min\.js")
 
 

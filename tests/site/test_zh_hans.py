@@ -21,7 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import DERIVED, load_hook, parse, parse_fresh, traditional_characters
+from hooks import glossary
+
+from .helpers import DERIVED, parse, parse_fresh, traditional_characters
 
 LANGUAGE = "zh-Hans"
 SOURCE = DERIVED[LANGUAGE]
@@ -109,7 +111,7 @@ def test_no_traditional_character_is_left_in_the_search_index(site: Path) -> Non
     text = "\n".join(doc["title"] + "\n" + doc["text"] for doc in index["docs"])
     text = text.replace("\u200b", "")  # jieba's word boundaries
     # The glossary names every term in Japanese too (the index keeps no lang).
-    japanese = [entry["ja"] for entry in load_hook("glossary").load_glossary()]
+    japanese = [entry["ja"] for entry in glossary.load_glossary()]
     for term in sorted(japanese, key=len, reverse=True):
         text = text.replace(term, "")
     assert traditional_characters(text) == []
