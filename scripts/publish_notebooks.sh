@@ -5,9 +5,14 @@
 # (hooks/notebooks.py). Colab opens notebooks from GitHub, not from the site.
 #
 # Usage: scripts/publish_notebooks.sh SITE_DIR   (on GitHub Actions, after the build)
+# SITE_DIR is the built site, or any folder laid out like it:
+# SITE_DIR/<language>/<page>/<page>.ipynb (the Pages workflow's notebooks artifact).
+# It needs nothing but bash, git and the core utilities.
 # The branch holds only the latest notebooks: one commit, pushed with --force.
-# NOTEBOOKS_REMOTE names another remote to push to (tests/test_workflows.py).
+# NOTEBOOKS_REMOTE names another remote to push to (tests/test_workflows.py);
+# BOOK_COMMIT names the commit the notebooks were built from (default GITHUB_SHA).
 set -euo pipefail
+shopt -s nullglob
 
 site="${1:?usage: $0 SITE_DIR}"
 remote="${NOTEBOOKS_REMOTE:-}"
@@ -36,6 +41,6 @@ git init -q -b notebooks
 git add .
 git -c user.name="github-actions[bot]" \
   -c user.email="41898282+github-actions[bot]@users.noreply.github.com" \
-  commit -q -m "The chapters' notebooks, built from ${GITHUB_SHA:-the book}"
+  commit -q -m "The chapters' notebooks, built from ${BOOK_COMMIT:-${GITHUB_SHA:-the book}}"
 git push -q --force "$remote" notebooks
 echo "published $count notebooks to the notebooks branch"
