@@ -9,11 +9,12 @@ BIN    := $(VENV)/bin
 PY_STAMP  := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 
-.PHONY: help setup browser serve site pdf test lint bench clean
+.PHONY: help setup browser serve site pdf test quick lint bench clean
 
 help:
 	@echo "make serve  set up, then serve the Japanese book at http://127.0.0.1:8000 (live reload)"
 	@echo "make test   set up, then run every test (package, examples, pages, built site)"
+	@echo "make quick  the quick tier while working: package, examples, pages' sources"
 	@echo "make site   set up, then build every language into site/"
 	@echo "make pdf    make site, then a PDF of each edition: site/<language>/attention-<language>.pdf"
 	@echo "make bench  set up, then measure build, pages and the package (bench/results.json)"
@@ -48,8 +49,17 @@ site: setup
 pdf: site browser
 	$(BIN)/python scripts/build_pdf.py site
 
+# Every test, on every core (pytest-xdist): the workers share one site
+# build; the tests that share a browser sweep or a costly fixture run in one
+# worker (--dist loadscope, xdist_group marks).
+PYTEST_WORKERS ?= auto
+
 test: setup browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope
+
+# The loop to run while working: no site build, no browser (under a minute).
+quick: setup
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope -m "not site and not browser"
 
 bench: setup browser
 	$(BIN)/python scripts/bench.py

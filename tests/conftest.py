@@ -1,36 +1,110 @@
-"""Fixtures shared by the site and browser tests: one strict build, one server."""
+"""Fixtures shared by the site and browser tests: one strict build, one server.
+
+A run builds the site once, whatever the number of processes running its
+tests: pytest-xdist's workers share the build through a file lock, and the
+first process of the run (pytest itself, or xdist's controller) serves it on
+the port it bound at start (``tests/site/helpers.py``) until the run ends.
+Only a run that selects a site or browser test builds anything.
+
+``BOOK_SITE=folder`` names a site already built (``make pdf``'s ``site``),
+whose PDFs the PDF tests then check instead of making their own: the Pages
+workflow tests the very PDFs it deploys. Such a site is built for its own
+address, so only ``tests/site/test_pdf.py`` is meant to run against it.
+"""
 
 from __future__ import annotations
 
 import functools
 import http.server
 import os
+import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
-from .site.helpers import BASE_URL, LANGUAGES, ROOT, SITE_PORT
+from .site.helpers import BASE_URL, LANGUAGES, LISTENER, ROOT, SITE_DIR
+
+TESTS = Path(__file__).resolve().parent
+#: Markers given by folder: ``-m "not site and not browser"`` is the quick
+#: tier (the package, the examples and the pages' sources; no site build).
+FOLDER_MARKERS = {"site": "site", "browser": "browser"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(item.path)
+        if TESTS in path.parents:
+            folder = path.relative_to(TESTS).parts[0]
+            if folder in FOLDER_MARKERS:
+                item.add_marker(FOLDER_MARKERS[folder])
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's first process serves the (future) site on its bound port."""
+    if LISTENER is None or hasattr(config, "_book_server"):
+        return
+    handler = functools.partial(_QuietHandler, directory=str(SITE_DIR / "site"))
+    server = http.server.ThreadingHTTPServer(
+        LISTENER.getsockname(), handler, bind_and_activate=False
+    )
+    server.socket.close()
+    server.socket = LISTENER
+    server.server_activate()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    config._book_server = server
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    server = getattr(config, "_book_server", None)
+    if server is not None:
+        server.shutdown()
+        server.server_close()
+        shutil.rmtree(SITE_DIR, ignore_errors=True)
+
+
+def build_once() -> Path:
+    """The run's site, built by whichever process needs it first.
+
+    A failed build is recorded, so that the other processes report the same
+    log instead of building again.
+    """
+    site_dir = SITE_DIR / "site"
+    done, failed = SITE_DIR / "built", SITE_DIR / "failed"
+    with FileLock(SITE_DIR / "build.lock"):
+        if not done.exists() and not failed.exists():
+            result = subprocess.run(
+                [sys.executable, str(ROOT / "scripts" / "build_site.py"), site_dir],
+                cwd=ROOT,
+                env={**os.environ, "SITE_URL": BASE_URL},
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if result.returncode:
+                failed.write_text(result.stdout + result.stderr, encoding="utf-8")
+            else:
+                done.write_text(result.stdout, encoding="utf-8")
+    if failed.exists():
+        log = failed.read_text(encoding="utf-8")
+        pytest.fail(f"site build failed:\n{log[-5000:]}", pytrace=False)
+    return site_dir
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Build the whole site with ``scripts/build_site.py`` (``--strict``)."""
-    site_dir = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "SITE_URL": BASE_URL}
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "build_site.py"), str(site_dir)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, f"site build failed:\n{result.stderr[-5000:]}"
-    return site_dir
+def site() -> Path:
+    """The whole site, built once per run by ``scripts/build_site.py`` (strict)."""
+    if "BOOK_SITE" in os.environ:
+        return Path(os.environ["BOOK_SITE"]).resolve()
+    return build_once()
 
 
 @pytest.fixture(scope="session")
@@ -39,18 +113,7 @@ def pages(site: Path) -> dict[str, list[Path]]:
     return {lang: sorted((site / lang).rglob("*.html")) for lang in LANGUAGES}
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):
-        pass
-
-
 @pytest.fixture(scope="session")
-def base_url(site: Path) -> Iterator[str]:
-    """The built site served on 127.0.0.1, at the address it was built for."""
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", SITE_PORT), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield BASE_URL
-    server.shutdown()
-    server.server_close()
+def base_url(site: Path) -> str:
+    """The built site, served on 127.0.0.1 at the address it was built for."""
+    return BASE_URL

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib
+import os
 import re
 import socket
+import tempfile
 from pathlib import Path
 
+import lxml.html
 from bs4 import BeautifulSoup
 
 from attention_book import editions
@@ -37,10 +41,11 @@ def traditional_characters(text: str) -> list[str]:
     import opencc
 
     t2s = opencc.OpenCC("t2s")
+    converted = {c: t2s.convert(c) for c in set(re.findall(r"[^\x00-\x7f]", text))}
     return [
         text[max(0, m.start() - 12) : m.start() + 12].replace("\n", "⏎")
         for m in re.finditer(r"[^\x00-\x7f]", text)
-        if t2s.convert(m[0]) != m[0]
+        if converted[m[0]] != m[0]
     ]
 
 
@@ -61,18 +66,55 @@ def _parse(path: Path, mtime_ns: int) -> BeautifulSoup:
 
 def parse_fresh(path: Path) -> BeautifulSoup:
     """A tree of the page that is the caller's own to change."""
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    return BeautifulSoup(path.read_bytes(), "lxml", from_encoding="utf-8")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def tree(path: Path) -> lxml.html.HtmlElement:
+    """The page as lxml's tree, parsed once per process and shared: never
+    change it (``text_of`` works on a copy). For the checks that read every
+    page of every edition, where BeautifulSoup's trees are too slow."""
+    return _tree(path, path.stat().st_mtime_ns)
 
+
+@functools.cache
+def _tree(path: Path, mtime_ns: int) -> lxml.html.HtmlElement:
+    return lxml.html.fromstring(path.read_bytes())
+
+
+def text_of(element: lxml.html.HtmlElement, leave_out: str = "", sep: str = " ") -> str:
+    """The text of ``element`` without the elements that the CSS selector
+    ``leave_out`` matches: its pieces joined by single spaces, as
+    BeautifulSoup's ``get_text(" ")`` and a reader read it; with ``sep=""``,
+    exactly as the page holds it (``get_text()``)."""
+    if leave_out:
+        element = copy.deepcopy(element)
+        for found in element.cssselect(leave_out):
+            found.clear(keep_tail=True)  # the text after it stays
+    text = sep.join(element.itertext())  # not the tail of element itself
+    return " ".join(text.split()) if sep else text
+
+
+#: The first process of a run (pytest's own, or pytest-xdist's controller)
+#: binds the port the site is served at and keeps it bound until the run
+#: ends (tests/conftest.py serves the site on it); its workers, started
+#: later, find the port and the folder of the run's one site build in the
+#: environment they inherit. BOOK_TEST_PORT chooses the port.
+WORKER = "PYTEST_XDIST_WORKER" in os.environ
+if not WORKER:
+    LISTENER: socket.socket | None = socket.create_server(
+        ("127.0.0.1", int(os.environ.get("BOOK_TEST_PORT", "0")))
+    )
+    os.environ["BOOK_TEST_PORT"] = str(LISTENER.getsockname()[1])
+    os.environ["BOOK_TEST_SITE"] = tempfile.mkdtemp(prefix="attention-docs-site-")
+else:
+    LISTENER = None
 
 #: Where the tests serve the built site. The site is built for this address
 #: (SITE_URL), because Material's language selector matches the sitemap's
 #: URLs against the page's, port included.
-SITE_PORT = _free_port()
+SITE_PORT = int(os.environ["BOOK_TEST_PORT"])
 LOCAL_HOST = f"127.0.0.1:{SITE_PORT}"
 BASE_URL = f"http://{LOCAL_HOST}/"
+#: The folder of the run's one site build (``SITE_DIR/site``), shared by all
+#: of the run's processes.
+SITE_DIR = Path(os.environ["BOOK_TEST_SITE"])

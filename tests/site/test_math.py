@@ -19,7 +19,7 @@ from mkdocs.exceptions import PluginError
 
 from hooks import katex
 
-from .helpers import LANGUAGES, ROOT, parse
+from .helpers import LANGUAGES, ROOT, parse, text_of, tree
 
 #: TeX that a reader must never see outside code.
 DELIMITERS = ("\\(", "\\)", "\\[", "\\]", "$$", "\\begin{")
@@ -29,21 +29,27 @@ TEX_COMMANDS = re.compile(
 )
 
 
-def visible_text(node) -> str:
-    """The text of ``node`` as a reader sees it: no code, no MathML copy."""
-    node = BeautifulSoup(str(node), "html.parser")
-    for element in node.select("pre, code, .katex-mathml, script, style"):
-        element.decompose()
-    return " ".join(node.get_text(" ").split())
+def visible_text(article) -> str:
+    """The text of ``article`` as a reader sees it: no code, no MathML copy."""
+    return text_of(article, "pre, code, .katex-mathml, script, style")
+
+
+def classes(element) -> list[str]:
+    return element.get("class", "").split()
+
+
+def children(element, name: str) -> list:
+    """The children of ``element`` of class ``name``."""
+    return [child for child in element if name in classes(child)]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_pages_carry_katex_css_and_no_katex_script(pages, language) -> None:
     for path in pages[language]:
-        soup = parse(path)
-        styles = [link["href"] for link in soup.select("link[rel~=stylesheet]")]
+        page = tree(path)
+        styles = [link.get("href") for link in page.cssselect("link[rel~=stylesheet]")]
         assert any(s.endswith("assets/katex/katex.min.css") for s in styles), path
-        scripts = [s.get("src", "") + s.get_text() for s in soup.find_all("script")]
+        scripts = [s.get("src", "") + (s.text or "") for s in page.iter("script")]
         offenders = [s[:80] for s in scripts if re.search(r"katex|MathJax", s, re.I)]
         assert not offenders, f"{path}: {offenders}"
 
@@ -52,23 +58,29 @@ def test_pages_carry_katex_css_and_no_katex_script(pages, language) -> None:
 def test_every_formula_is_typeset_in_the_page(pages, language) -> None:
     problems, formulas = [], 0
     for path in pages[language]:
-        soup = parse(path)
-        if soup.select_one("article") is None:
+        page = tree(path)
+        article = page.find(".//article")
+        if article is None:
             continue
-        for element in soup.select(".arithmatex"):
+        for element in page.find_class("arithmatex"):
             formulas += 1
-            katex = element.select(":scope > .katex, :scope > .katex-display > .katex")
+            katex = children(element, "katex") + [
+                inner
+                for display in children(element, "katex-display")
+                for inner in children(display, "katex")
+            ]
+            text = " ".join(element.text_content().split())[:60]
             if len(katex) != 1:
-                problems.append(f"{path}: not typeset: {element.get_text()[:60]!r}")
+                problems.append(f"{path}: not typeset: {text!r}")
                 continue
-            mathml = katex[0].select_one(".katex-mathml > math")
-            if mathml is None or katex[0].select_one(".katex-html") is None:
-                problems.append(f"{path}: no MathML or no HTML: {element}"[:160])
-            if (element.name == "div") != bool(element.select(".katex-display")):
-                problems.append(f"{path}: display and inline mixed up: {element.name}")
-        if soup.select(".katex-error, formula-text"):
+            mathml = katex[0].cssselect(".katex-mathml > math")
+            if not mathml or not katex[0].find_class("katex-html"):
+                problems.append(f"{path}: no MathML or no HTML: {text!r}")
+            if (element.tag == "div") != bool(element.find_class("katex-display")):
+                problems.append(f"{path}: display and inline mixed up: {element.tag}")
+        if page.find_class("katex-error") or page.find(".//formula-text") is not None:
             problems.append(f"{path}: a KaTeX error or a placeholder is left")
-        text = visible_text(soup.select_one("article"))
+        text = visible_text(article)
         for delimiter in DELIMITERS:
             if delimiter in text:
                 at = text.index(delimiter)

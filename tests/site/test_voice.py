@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import LANGUAGES, parse_fresh
+from .helpers import LANGUAGES, text_of, tree
 
 #: Pages that may speak of sources and of the build (their folder).
 ABOUT = {"about"}
@@ -39,12 +39,9 @@ NOT_PROSE = "pre, code, .highlight, .katex, .arithmatex, script, style, .headerl
 
 
 def prose(path: Path) -> str:
-    soup = parse_fresh(path)
-    article = soup.select_one("article.md-content__inner")
-    assert article is not None, f"{path}: no article"
-    for element in article.select(NOT_PROSE):
-        element.decompose()
-    return " ".join(article.get_text(" ").split())
+    article = tree(path).cssselect("article.md-content__inner")
+    assert article, f"{path}: no article"
+    return text_of(article[0], NOT_PROSE)
 
 
 def book_pages(site: Path, language: str) -> list[Path]:

@@ -23,7 +23,7 @@ import pytest
 
 from hooks import glossary
 
-from .helpers import DERIVED, parse, parse_fresh, traditional_characters
+from .helpers import DERIVED, parse, text_of, traditional_characters, tree
 
 LANGUAGE = "zh-Hans"
 SOURCE = DERIVED[LANGUAGE]
@@ -45,21 +45,23 @@ def article(path: Path):
 
 def structure(path: Path) -> dict[str, list[str] | str]:
     """What the conversion must not change on a page."""
-    node = article(path)
+    found = tree(path).cssselect("article.md-content__inner")
     # The 404 page is no page of the book: its words come from a template
     # (overrides/404.html), not from the conversion, and link its own edition.
-    if node is None or path.name == "404.html":
+    if not found or path.name == "404.html":
         return {}
+    node = found[0]
     return {
-        "ids": [e["id"] for e in node.find_all(id=True)],
+        "ids": [e.get("id") for e in node.iterdescendants() if e.get("id") is not None],
         # Each edition links its own PDF (hooks/book.py; tests/site/test_pdf.py).
         "links": [
-            OWN_PDF.sub("attention-<edition>.pdf", a["href"])
-            for a in node.find_all("a", href=True)
+            OWN_PDF.sub("attention-<edition>.pdf", a.get("href"))
+            for a in node.iterdescendants("a")
+            if a.get("href") is not None
         ],
-        "images": [img.get("src", "") for img in node.find_all("img")],
-        "code": "\n".join(pre.get_text().strip() for pre in node.find_all("pre")),
-        "maths": [m.get_text() for m in node.select(".arithmatex")],
+        "images": [img.get("src", "") for img in node.iterdescendants("img")],
+        "code": "\n".join(pre.text_content().strip() for pre in node.iter("pre")),
+        "maths": [m.text_content() for m in node.find_class("arithmatex")],
     }
 
 
@@ -83,16 +85,13 @@ def test_every_page_keeps_anchors_links_images_code_and_maths(site: Path) -> Non
     assert differences == []
 
 
+@cache
 def visible_text(path: Path) -> str:
     """The page's text in its own language: title, navigation, article, UI."""
-    soup = parse_fresh(path)
-    for element in soup.find_all(["script", "style", "svg"]):
-        element.decompose()
-    for element in soup.select("body [lang]"):
-        if element.get("lang") != LANGUAGE:
-            element.decompose()  # 繁體中文 in the selector, Japanese terms
-    title = soup.find("title").get_text()
-    return title + "\n" + soup.find("body").get_text()
+    page = tree(path)
+    others = f'script, style, svg, [lang]:not([lang="{LANGUAGE}"])'
+    title = page.find("head/title").text_content()
+    return title + "\n" + text_of(page.find("body"), others, sep="")
 
 
 def test_no_traditional_character_is_left_on_any_page(site: Path) -> None:
