@@ -48,14 +48,19 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A browser that moves on cancels what it still loads: no error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """The run's first process serves the (future) site on its bound port."""
     if LISTENER is None or hasattr(config, "_book_server"):
         return
     handler = functools.partial(_QuietHandler, directory=str(SITE_DIR / "site"))
-    server = http.server.ThreadingHTTPServer(
-        LISTENER.getsockname(), handler, bind_and_activate=False
-    )
+    server = _Server(LISTENER.getsockname(), handler, bind_and_activate=False)
     server.socket.close()
     server.socket = LISTENER
     server.server_activate()

@@ -55,48 +55,58 @@ def browser() -> Iterator:
         browser.close()
 
 
+def open_in(browser, url: str, **options):
+    """``(context, page, watch)``: a new context whose page has loaded ``url``.
+
+    The context options go to ``browser.new_context`` (``color_scheme``,
+    ``locale``, ``viewport``, ``permissions`` ...); every request to another
+    host is aborted and recorded, and so is every error the page reports.
+    """
+    options.setdefault("viewport", {"width": 1280, "height": 900})
+    context = browser.new_context(**options)
+    watch = Watch()
+
+    def route(route):
+        if urlsplit(route.request.url).netloc == LOCAL_HOST:
+            route.continue_()
+        else:
+            watch.other_hosts.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+
+    def on_console(message):
+        if message.type == "error":
+            watch.console_errors.append(message.text)
+
+    def on_response(response):
+        if response.status >= 400:
+            watch.failed_requests.append(f"{response.url} ({response.status})")
+
+    page.on("console", on_console)
+    page.on("response", on_response)
+    page.on("pageerror", lambda error: watch.page_errors.append(str(error)))
+    page.on(
+        "requestfailed",
+        lambda r: watch.failed_requests.append(f"{r.url} ({r.failure})"),
+    )
+    page.goto(url, wait_until="load")
+    return context, page, watch
+
+
 @pytest.fixture
 def open_page(browser, base_url: str) -> Iterator[Callable]:
     """``open_page(path, **context_options) -> (page, watch)``.
 
-    ``path`` is relative to the site root (``"ja/masks/"``); the context
-    options go to ``browser.new_context`` (``color_scheme``, ``locale``,
-    ``viewport``, ``permissions`` ...). The page is loaded and watched.
+    ``path`` is relative to the site root (``"ja/masks/"``); see ``open_in``.
+    The page is loaded and watched.
     """
     contexts = []
 
     def opener(path: str, **options):
-        options.setdefault("viewport", {"width": 1280, "height": 900})
-        context = browser.new_context(**options)
+        context, page, watch = open_in(browser, base_url + path, **options)
         contexts.append(context)
-        watch = Watch()
-
-        def route(route):
-            if urlsplit(route.request.url).netloc == LOCAL_HOST:
-                route.continue_()
-            else:
-                watch.other_hosts.append(route.request.url)
-                route.abort()
-
-        context.route("**/*", route)
-        page = context.new_page()
-
-        def on_console(message):
-            if message.type == "error":
-                watch.console_errors.append(message.text)
-
-        def on_response(response):
-            if response.status >= 400:
-                watch.failed_requests.append(f"{response.url} ({response.status})")
-
-        page.on("console", on_console)
-        page.on("response", on_response)
-        page.on("pageerror", lambda error: watch.page_errors.append(str(error)))
-        page.on(
-            "requestfailed",
-            lambda r: watch.failed_requests.append(f"{r.url} ({r.failure})"),
-        )
-        page.goto(base_url + path, wait_until="load")
         return page, watch
 
     yield opener

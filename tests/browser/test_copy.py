@@ -13,157 +13,24 @@ above the code and covers none of it.
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from ..copying import copied_text, paste_into_prompt, shown_exceptions
-from ..site.helpers import ROOT, parse
-
-COPY_BUTTON = "button.md-code__button[data-md-type='copy']"
-CLIPBOARD = {"permissions": ["clipboard-read", "clipboard-write"]}
-PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
-TRACEBACK = "Traceback (most recent call last):"
-EXCEPTION_LINE = re.compile(r"^(?P<name>[A-Za-z_][\w.]*)(:|$)")
-#: Every block with a copy button (shell commands included).
-ALL_BLOCKS = "article div.highlight"
-
-
-@dataclass(frozen=True)
-class Expected:
-    """What copying a code block should give, read from its displayed text."""
-
-    code: str
-    output: tuple[str, ...] = ()
-    raises: str | None = None  # the first exception its output shows
-
-
-def pycon_expectation(displayed: str) -> Expected:
-    """The code of a ``>>>`` example: prompts removed, output lines dropped.
-
-    Blank lines stay. The first exception of a doctest traceback, if any, is
-    what running the code should raise.
-    """
-    code, output = [], []
-    for line in displayed.splitlines():
-        if PROMPT.match(line):
-            code.append(line[4:])
-        elif not line.strip():
-            code.append("")
-        else:
-            output.append(line)
-    raises = None
-    if TRACEBACK in output:
-        after = output[output.index(TRACEBACK) + 1 :]
-        raises = next(m["name"] for line in after if (m := EXCEPTION_LINE.match(line)))
-    return Expected("\n".join(code).strip("\n"), tuple(output), raises)
-
-
-def pages_with_code(site: Path, pages: list[Path]) -> list[str]:
-    """Site-relative URLs of the pages that show a code block."""
-    return [
-        page.relative_to(site).as_posix().removesuffix("index.html")
-        for page in pages
-        if parse(page).select(ALL_BLOCKS)
-    ]
-
-
-def copy_block(page, block, number: int) -> str:
-    """Click ``block``'s copy button and return what the clipboard holds.
-
-    The click is a real one (the mouse at the button's centre, as the copy
-    needs a user's gesture); one call before it prepares the clipboard and
-    brings the button into view, to keep round trips to the browser few.
-    """
-    before = f"<clipboard before copy {number}>"
-    x, y = block.evaluate(
-        """async (block, [before, selector]) => {
-            await navigator.clipboard.writeText(before);
-            const details = block.closest("details");  // a `??? example`
-            if (details) details.open = true;
-            const button = block.querySelector(selector);
-            button.scrollIntoView({block: "center"});
-            const box = button.getBoundingClientRect();
-            return [box.x + box.width / 2, box.y + box.height / 2];
-        }""",
-        [before, COPY_BUTTON],
-    )
-    page.mouse.click(x, y)
-    copied = page.wait_for_function(
-        """async before => {
-            const text = await navigator.clipboard.readText();
-            return text !== before && {text};
-        }""",
-        arg=before,
-    )
-    return copied.json_value()["text"]
-
-
-@dataclass
-class Copied:
-    where: str  # page and block, for messages
-    kind: str  # "pycon", "python" or "sh"
-    displayed: str
-    copied: str
-    worked_out: str = ""  # what test_copy_paste.copied_text gives
-
-
-def copy_every_block(
-    page, base_url: str, site: Path, paths: list[str]
-) -> Iterator[Copied]:
-    """Copy every block of the pages, in the open page.
-
-    Each copy comes with what ``copied_text`` works out for the same block
-    of the built page (the HTML as served, before any script ran).
-    """
-    number = 0
-    for path in paths:
-        if page.url != base_url + path:
-            page.goto(base_url + path, wait_until="domcontentloaded")
-        built = parse(site / path / "index.html").select(ALL_BLOCKS)
-        found = page.eval_on_selector_all(
-            ALL_BLOCKS,
-            """blocks => blocks.map(block => ({
-                kind: [...block.classList]
-                    .find(name => name.startsWith("language-"))
-                    .slice("language-".length),
-                displayed: block.querySelector("code").textContent,
-            }))""",
-        )
-        assert len(found) == len(built), f"{path}: blocks differ from the built page"
-        for index, info in enumerate(found):
-            block = page.locator(ALL_BLOCKS).nth(index)
-            text = copy_block(page, block, number)
-            number += 1
-            worked_out = copied_text(built[index].select_one("pre > code"))
-            yield Copied(
-                f"{path} block {index + 1}",
-                info["kind"],
-                info["displayed"],
-                text,
-                worked_out,
-            )
-
-
-def check_pycon_copy(item: Copied) -> Expected:
-    """Assert the copy of a ``>>>`` example is its code, and only its code."""
-    expected = pycon_expectation(item.displayed)
-    lines = item.copied.splitlines()
-    prompts = [line for line in lines if PROMPT.match(line)]
-    assert not prompts, f"{item.where}: prompts copied: {prompts}\n{item.copied}"
-    outputs = [line for line in expected.output if line in lines]
-    assert not outputs, f"{item.where}: output copied: {outputs}\n{item.copied}"
-    assert item.copied.strip("\n") == expected.code, (
-        f"{item.where}: the copy is not the example's code\n"
-        f"--- copied\n{item.copied}\n--- expected\n{expected.code}"
-    )
-    return expected
+from ..copying import paste_into_prompt, shown_exceptions
+from ..site.helpers import ROOT
+from .checks import (
+    ALL_BLOCKS,
+    CLIPBOARD,
+    COPY_BUTTON,
+    EXCEPTION_LINE,
+    Copied,
+    check_pycon_copy,
+    copy_block,
+)
 
 
 def run(code: str) -> subprocess.CompletedProcess:
@@ -223,34 +90,6 @@ def check_results(
                 f"exit {result.returncode}: {last}"
             )
     assert not failures, "copied code does not run:\n\n" + "\n\n".join(failures)
-
-
-def test_every_copy_is_the_code_the_site_tests_run(open_page, base_url, site, pages):
-    """Every code block of every page copies its code, and exactly what
-    ``copied_text`` works out, which the site tests run both ways.
-
-    One language: every edition shows the same examples (docs_src/) with the
-    same highlighting and style; the tests below copy in the others too.
-    """
-    paths = pages_with_code(site, pages["ja"])
-    page, _ = open_page(paths[0], **CLIPBOARD)
-    kinds, mismatches, raising = set(), [], 0
-    for item in copy_every_block(page, base_url, site, paths):
-        kinds.add(item.kind)
-        if item.kind == "pycon":
-            raising += check_pycon_copy(item).raises is not None
-        else:  # python and shell blocks copy as they are displayed
-            assert item.copied.strip("\n") == item.displayed.strip("\n"), (
-                f"{item.where}: a {item.kind} block changed on copying\n{item.copied}"
-            )
-        if item.copied != item.worked_out:
-            mismatches.append(
-                f"{item.where}\n--- clipboard\n{item.copied}\n"
-                f"--- copied_text\n{item.worked_out}"
-            )
-    assert kinds == {"pycon", "python", "sh"}, f"found only {kinds} blocks"
-    assert raising, "no example with a traceback was copied"
-    assert not mismatches, "copied_text is not the clipboard:\n" + "\n".join(mismatches)
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,8 @@
 """Pages that fit: a phone's width, other languages' words, missing pages.
 
-- At 390 px (a phone) no page is wider than the screen. A display formula or
-  a table wider than the column scrolls inside its own box, which keeps the
-  text's margins, can be reached with the keyboard (tabindex), hides nothing
-  above or below, and shows its last symbol when scrolled to the end. Inline
-  formulas stay in the column. A shadow on a box's edge shows that more lies
-  beyond it, and only there (checked on the pixels).
+- At 390 px (a phone), every page fits (test_every_page.py); here: a
+  shadow on a scrolling box's edge shows that more lies beyond it, and only
+  there (checked on the pixels).
 - A span in another language is drawn in a font of its own language: the
   glossary's Japanese terms on the Chinese pages, the Traditional terms on
   the Japanese page (the fonts Chromium actually used, from the DevTools
@@ -29,121 +26,14 @@ import pytest
 from PIL import Image, ImageStat
 
 from ..site.helpers import LANGUAGES
+from .checks import PHONE, SETTLED
 from .navigation import (
     TIMEOUT,
-    book_pages,
     follow,
     nav_link,
     path_of,
     problems_but_cancelled,
 )
-
-PHONE = {"width": 390, "height": 844}
-
-#: Wait until fonts are loaded and two frames are drawn, so that the
-#: ResizeObserver of scrollable.js has set the tabindex of wide boxes.
-SETTLED = """async () => {
-    await document.fonts.ready;
-    const frame = () => new Promise(done => requestAnimationFrame(done));
-    await frame();
-    await frame();
-}"""
-
-#: What does not fit the column on this page, as sentences.
-FIT_REPORT = """() => {
-    const problems = [];
-    const html = document.documentElement;
-    if (html.scrollWidth > html.clientWidth)
-        problems.push(`the page is ${html.scrollWidth} px wide`);
-    // The column: the article's box, less its padding.
-    const article = document.querySelector("article.md-content__inner");
-    const style = getComputedStyle(article);
-    const outer = article.getBoundingClientRect();
-    const column = {
-        left: outer.left + parseFloat(style.paddingLeft),
-        right: outer.right - parseFloat(style.paddingRight),
-    };
-    const name = e => e.textContent.replace(/\\s+/g, " ").trim().slice(0, 40);
-    // The ink of a box's content: text, and SVG (roots, big delimiters) as
-    // far as the element clipping it lets it show.
-    const ink = box => {
-        const rects = [];
-        const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
-        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-            if (!n.textContent.trim() || n.parentElement.closest(".katex-mathml"))
-                continue;
-            const range = document.createRange();
-            range.selectNodeContents(n);
-            rects.push(...range.getClientRects());
-        }
-        for (const svg of box.querySelectorAll("svg")) {
-            let {left, right} = svg.getBoundingClientRect();
-            for (let a = svg.parentElement; a !== box; a = a.parentElement) {
-                if (getComputedStyle(a).overflowX === "visible") continue;
-                const clip = a.getBoundingClientRect();
-                left = Math.max(left, clip.left);
-                right = Math.min(right, clip.right);
-            }
-            if (right > left) rects.push({left, right});
-        }
-        return {
-            left: Math.min(...rects.map(r => r.left)),
-            right: Math.max(...rects.map(r => r.right)),
-        };
-    };
-    const boxes = article.querySelectorAll("div.arithmatex, .md-typeset__scrollwrap");
-    for (const box of boxes) {
-        const where = `${box.className} "${name(box)}"`;
-        const r = box.getBoundingClientRect();
-        // Boxes in the running text keep its margins (nested ones are narrower).
-        if (box.parentElement === article
-                && (Math.abs(r.left - column.left) > 1
-                    || Math.abs(r.right - column.right) > 1))
-            problems.push(`${where}: ${r.left}..${r.right}, text `
-                + `${column.left}..${column.right}`);
-        if (r.left < column.left - 1 || r.right > column.right + 1)
-            problems.push(`${where}: outside the column`);
-        const wide = box.scrollWidth > box.clientWidth;
-        if (wide !== (box.getAttribute("tabindex") === "0"))
-            problems.push(`${where}: wide=${wide}, `
-                + `tabindex=${box.getAttribute("tabindex")}`);
-        if (box.scrollHeight > box.clientHeight)
-            problems.push(`${where}: `
-                + `${box.scrollHeight - box.clientHeight} px hidden vertically`);
-        box.scrollLeft = 0;
-        const start = ink(box).left;
-        box.scrollLeft = box.scrollWidth;
-        const end = ink(box).right;
-        box.scrollLeft = 0;
-        if (start < r.left - 0.5 || end > r.right + 0.5)
-            problems.push(`${where}: ink ${start}..${end} `
-                + `out of reach of ${r.left}..${r.right}`);
-    }
-    for (const formula of article.querySelectorAll("span.arithmatex")) {
-        if (formula.closest(".md-typeset__scrollwrap")) continue;
-        const r = formula.getBoundingClientRect();
-        if (r.left < column.left - 1 || r.right > column.right + 1)
-            problems.push(`inline "${name(formula)}": ${r.left}..${r.right}`);
-    }
-    return {problems, boxes: boxes.length};
-}"""
-
-
-@pytest.mark.parametrize("language", list(LANGUAGES))
-def test_every_page_fits_a_phone(open_page, base_url, site, language) -> None:
-    paths = book_pages(site, language)
-    page, watch = open_page(paths[0], viewport=PHONE)
-    problems, boxes = [], 0
-    for path in paths:
-        if page.url != base_url + path:
-            page.goto(base_url + path, wait_until="load")
-        page.evaluate(SETTLED)
-        report = page.evaluate(FIT_REPORT)
-        problems += [f"{path}: {p}" for p in report["problems"]]
-        boxes += report["boxes"]
-    assert boxes > 50, "the pages hold wide formulas and tables"
-    assert not problems, "\n".join(problems)
-    assert not problems_but_cancelled(watch), watch.problems()
 
 
 def edge_shades(box) -> tuple[float, float]:

@@ -1,136 +1,20 @@
-"""Every page in a real browser: it loads cleanly and its maths is rendered.
+"""Maths and loading beyond a fresh load of each page (test_every_page.py).
 
-"Cleanly": no console error, no uncaught page error, no failed request (a
-network error or an HTTP status of 400 or more) and no request to another
-host. "Rendered": every formula that arithmatex marked holds KaTeX's markup
-(typeset while the book is built, hooks/katex.py), with no KaTeX error, and
-no TeX delimiter is left in the text a reader sees. The same holds after
-moving between pages with Material's instant navigation, which swaps the
-content without reloading the page, and with JavaScript turned off. The
+Every formula holds KaTeX's markup, with no KaTeX error and no TeX
+delimiter in the text a reader sees, also after moving between pages with
+Material's instant navigation, which swaps the content without reloading
+the page, and with JavaScript turned off. The
 heaviest page does not move once painted: its maths is there at first paint,
 and KaTeX's fonts replace the fallback without a layout shift.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from ..site.helpers import LANGUAGES
-from .navigation import ABORTED, TIMEOUT, book_pages, follow, nav_link, path_of
-
-#: TeX's delimiters, which must not be left in the text a reader sees.
-DELIMITERS = ["\\(", "\\)", "\\[", "\\]", "$$"]
-
-#: What KaTeX left undone on the page. Code (pre, code) may show TeX on
-#: purpose; KaTeX's own MathML copy of each formula holds its TeX source for
-#: screen readers and is not text on the page.
-MATH_REPORT = """delimiters => {
-    const article = document.querySelector("article.md-content__inner");
-    const formulas = [...document.querySelectorAll(".arithmatex")];
-    const text = node => node.textContent.replace(/\\s+/g, " ").trim().slice(0, 80);
-    const report = {
-        article: article !== null,
-        formulas: formulas.length,
-        // A formula that KaTeX cannot parse becomes a .katex-error; an
-        // unknown command is drawn in KaTeX's error colour inside .katex.
-        errors: [...document.querySelectorAll(
-            ".katex-error, .katex-mathml mstyle[mathcolor='#cc0000'] > mtext"
-        )].map(text),
-        unrendered: formulas.filter(e => !e.querySelector(".katex")).map(text),
-        raw: [],
-    };
-    if (article) {
-        const visible = article.cloneNode(true);
-        visible.querySelectorAll("pre, code, .katex-mathml, script, style")
-            .forEach(e => e.remove());
-        const words = visible.textContent.replace(/\\s+/g, " ");
-        for (const delimiter of delimiters) {
-            const at = words.indexOf(delimiter);
-            if (at >= 0)
-                report.raw.push(delimiter + " in ..." + words.slice(
-                    Math.max(0, at - 40), at + 40) + "...");
-        }
-    }
-    return report;
-}"""
-
-
-def math_report(page) -> dict:
-    """KaTeX's work on the page, once it has finished or given up."""
-    try:
-        page.wait_for_function(
-            """() => [...document.querySelectorAll(".arithmatex")].every(
-                e => e.querySelector(".katex, .katex-error"))""",
-            timeout=TIMEOUT,
-        )
-    except PlaywrightTimeoutError:
-        pass  # the report names the formulas left unrendered
-    return page.evaluate(MATH_REPORT, DELIMITERS)
-
-
-def math_problems(report: dict) -> list[str]:
-    return (
-        ([] if report["article"] else ["no article element"])
-        + [f"KaTeX error: {e}" for e in report["errors"]]
-        + [f"not rendered: {e}" for e in report["unrendered"]]
-        + [f"raw delimiter: {e}" for e in report["raw"]]
-    )
-
-
-def take_problems(watch) -> list[str]:
-    """What went wrong since the last call, and forget it."""
-    problems = watch.problems()
-    for seen in (
-        watch.console_errors,
-        watch.page_errors,
-        watch.failed_requests,
-        watch.other_hosts,
-    ):
-        seen.clear()
-    return problems
-
-
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_every_page_loads_cleanly_with_its_math_rendered(
-    open_page, site, base_url, language
-) -> None:
-    paths = book_pages(site, language)
-    assert f"{language}/training/" in paths
-    paths.append(f"{language}/404.html")
-    page, watch = open_page(paths[0])
-    page.set_default_timeout(TIMEOUT)
-    failures: dict[str, list[str]] = {}
-    formulas = Counter()
-    for index, path in enumerate(paths):
-        if index:
-            page.goto(base_url + path, wait_until="load")
-            # A page goes on loading after "load" (the search worker fetches
-            # its index, then lunr's languages), and leaving it cancels those
-            # requests: no failure of that page. Requests that fail for a
-            # reason are still counted, and the last page, which nothing
-            # interrupts, has every request checked.
-            watch.failed_requests[:] = [
-                failure
-                for failure in watch.failed_requests
-                if not failure.endswith(ABORTED)
-            ]
-        if index == len(paths) - 1:
-            page.wait_for_load_state("networkidle")
-        assert path_of(page.url) == "/" + path, f"{path} went to {page.url}"
-        report = math_report(page)
-        formulas[path] = report["formulas"]
-        problems = take_problems(watch) + math_problems(report)
-        if problems:
-            failures[path] = problems
-    assert not failures, "\n".join(
-        f"{path}: {problem}" for path, found in failures.items() for problem in found
-    )
-    # The check above must have had maths to check.
-    assert formulas[f"{language}/scaled-dot-product/"] > 50, formulas
-
+from .checks import DELIMITERS, math_problems, math_report
+from .navigation import TIMEOUT, follow, nav_link
 
 #: Where a reader goes, one click after the other, from the home page:
 #: through the sidebar and through the footer's "next" link.

@@ -1,0 +1,184 @@
+"""Every page of every edition, loaded once in Chromium and checked in that load.
+
+One sweep per edition goes through its pages (the 404 page included) in one
+tab, as the sitemap lists them, and on each page, without loading it again:
+
+1. **Clean load** (at a phone's width): no console error, no uncaught page error, no
+   failed request (a network error or an HTTP status of 400 or more) and no
+   request to another host. Leaving a page cancels what it still loads (the
+   search worker's index, lunr's languages): those cancellations are no
+   failure, and the last page, which nothing interrupts, has every request
+   checked once the network is idle.
+2. **Maths rendered**: every formula that arithmatex marked holds KaTeX's
+   markup (typeset while the book is built), with no KaTeX error, and no TeX
+   delimiter is left in the text a reader sees.
+3. **A phone's width** (390 px, the width it loaded at): no page is wider
+   than the screen; a display formula or a table wider than the column scrolls in its
+   own box, which keeps the text's margins, can be reached with the keyboard,
+   hides nothing above or below and shows its last symbol when scrolled to
+   its end; inline formulas stay in the column.
+4. **Accessibility** (the tab resized to 1280 px): axe-core finds no serious
+   or critical violation (nor any ``landmark-unique``), in the light scheme,
+   with the fonts loaded and the formulas rendered. Nothing is excluded.
+5. **Copying** (the Japanese edition; every edition shows the same examples
+   with the same highlighting): every code block's copy button, clicked as a
+   reader clicks it, gives exactly what ``tests/copying.py`` works out from
+   the built page, which the site tests run as a script and pasted into
+   Python's prompt: a ``>>>`` example's code without prompts or output.
+
+Each edition is a class, so that pytest-xdist (``--dist loadscope``) runs an
+edition's sweep in one worker and the editions side by side.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ..site.helpers import LANGUAGES
+from .checks import (
+    ALL_BLOCKS,
+    CLIPBOARD,
+    FIT_REPORT,
+    PHONE,
+    SETTLED,
+    axe_violations,
+    check_pycon_copy,
+    copy_every_block,
+    math_problems,
+    math_report,
+    report,
+    site_path,
+    start_axe,
+    take_problems,
+)
+from .conftest import open_in
+from .navigation import ABORTED, TIMEOUT, book_pages, path_of
+
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def sweep(browser, base_url: str, site: Path, language: str, copy: bool) -> dict:
+    """Load every page of ``language`` once and check it: what each check found."""
+    paths = [
+        site_path(site, page) for page in sorted((site / language).rglob("*.html"))
+    ]
+    listed = book_pages(site, language)
+    assert set(listed) <= set(paths), "every page of the sitemap is swept"
+    assert f"{language}/404.html" in paths
+    # The sitemap's order (the 404 page last, as a reader never reaches it).
+    paths = [*listed, *sorted(set(paths) - set(listed))]
+    options = {"color_scheme": "light", "viewport": PHONE}
+    context, page, watch = open_in(
+        browser, base_url + paths[0], **options, **(CLIPBOARD if copy else {})
+    )
+    page.set_default_timeout(TIMEOUT)
+    found = {"load": {}, "formulas": Counter(), "axe": [], "fit": [], "boxes": 0}
+    found["copies"] = []
+    try:
+        for index, path in enumerate(paths):
+            if index:
+                page.set_viewport_size(PHONE)
+                page.goto(base_url + path, wait_until="load")
+                watch.failed_requests[:] = [
+                    failure
+                    for failure in watch.failed_requests
+                    if not failure.endswith(ABORTED)
+                ]
+            if index == len(paths) - 1:
+                page.wait_for_load_state("networkidle")
+            assert path_of(page.url) == "/" + path, f"{path} went to {page.url}"
+            # Loaded at a phone's width: what a box can show is set at load
+            # (a closed solution's formulas are laid out only when opened).
+            page.evaluate(SETTLED)
+            fit = page.evaluate(FIT_REPORT)
+            found["fit"] += [f"{path}: {problem}" for problem in fit["problems"]]
+            found["boxes"] += fit["boxes"]
+            page.set_viewport_size(DESKTOP)
+            maths = math_report(page)
+            found["formulas"][path] = maths["formulas"]
+            start_axe(page)
+            found["axe"] += report(path, axe_violations(page))
+            if copy and page.locator(ALL_BLOCKS).count():
+                found["copies"] += copy_every_block(page, site, path)
+            problems = take_problems(watch) + math_problems(maths)
+            if problems:
+                found["load"][path] = problems
+    finally:
+        context.close()
+    return found
+
+
+class Edition:
+    """The checks of one edition's sweep (a subclass names the edition)."""
+
+    language: str
+    copy = False
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def swept(cls, browser, base_url, site) -> dict:
+        return sweep(browser, base_url, site, cls.language, cls.copy)
+
+    def test_every_page_loads_cleanly_with_its_math_rendered(self, swept) -> None:
+        failures = swept["load"]
+        assert not failures, "\n".join(
+            f"{path}: {problem}"
+            for path, found in failures.items()
+            for problem in found
+        )
+        # The check above must have had maths to check.
+        assert swept["formulas"][f"{self.language}/scaled-dot-product/"] > 50
+        assert f"{self.language}/training/" in swept["formulas"]
+
+    def test_no_serious_accessibility_violation_on_any_page(self, swept) -> None:
+        assert not swept["axe"], "axe-core violations:\n" + "\n".join(swept["axe"])
+
+    def test_every_page_fits_a_phone(self, swept) -> None:
+        assert swept["boxes"] > 50, "the pages hold wide formulas and tables"
+        assert not swept["fit"], "\n".join(swept["fit"])
+
+
+class TestJapanese(Edition):
+    language = "ja"
+    copy = True
+
+    def test_every_copy_is_the_code_the_site_tests_run(self, swept) -> None:
+        """Every code block of every page copies its code, and exactly what
+        ``copied_text`` works out, which the site tests run both ways."""
+        kinds, mismatches, raising = set(), [], 0
+        for item in swept["copies"]:
+            kinds.add(item.kind)
+            if item.kind == "pycon":
+                raising += check_pycon_copy(item).raises is not None
+            else:  # python and shell blocks copy as they are displayed
+                assert item.copied.strip("\n") == item.displayed.strip("\n"), (
+                    f"{item.where}: a {item.kind} block changed on copying\n"
+                    f"{item.copied}"
+                )
+            if item.copied != item.worked_out:
+                mismatches.append(
+                    f"{item.where}\n--- clipboard\n{item.copied}\n"
+                    f"--- copied_text\n{item.worked_out}"
+                )
+        assert len(swept["copies"]) > 100, "the pages hold examples"
+        assert kinds == {"pycon", "python", "sh"}, f"found only {kinds} blocks"
+        assert raising, "no example with a traceback was copied"
+        assert not mismatches, "copied_text is not the clipboard:\n" + "\n".join(
+            mismatches
+        )
+
+
+class TestTraditionalChinese(Edition):
+    language = "zh-Hant"
+
+
+class TestSimplifiedChinese(Edition):
+    language = "zh-Hans"
+
+
+def test_every_edition_is_swept() -> None:
+    editions = {cls.language for cls in Edition.__subclasses__()}
+    assert editions == set(LANGUAGES)
