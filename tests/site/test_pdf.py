@@ -9,6 +9,7 @@ installs it), their fonts, links and bookmarks with pypdf.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -31,8 +32,19 @@ def pdf_name(language: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def pdfs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Every edition's PDF, made by ``scripts/build_pdf.py``."""
+def pdfs(site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Every edition's PDF, made by ``scripts/build_pdf.py``.
+
+    With ``BOOK_SITE`` (a site that ``make pdf`` built, tests/conftest.py),
+    the PDFs beside its pages: the very files the Pages workflow deploys.
+    """
+    if "BOOK_SITE" in os.environ:
+        found = {
+            language: site / language / pdf_name(language) for language in LANGUAGES
+        }
+        missing = [str(path) for path in found.values() if not path.is_file()]
+        assert not missing, f"BOOK_SITE holds no PDF at {missing}"
+        return found
     out = tmp_path_factory.mktemp("pdf")
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "build_pdf.py"), str(out)],
