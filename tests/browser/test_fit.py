@@ -143,7 +143,9 @@ MAIN_WIDTH = "getComputedStyle(document.querySelector('main')).maxWidth"
 def test_root_page_lets_other_readers_choose(open_page, base_url, locale) -> None:
     page, watch = open_page("", locale=locale)
     assert page.evaluate("navigator.languages[0]") == locale
-    page.wait_for_timeout(300)  # time enough for a redirection to start
+    # The page decides in a script of its <head>: a redirection would have
+    # begun before "load", and its request would keep the network busy.
+    page.wait_for_load_state("networkidle")
     assert page.url == base_url, f"{locale} was sent to {page.url}"
     assert page.locator("h1").is_visible()
     hrefs = page.locator("main a").evaluate_all("links => links.map(a => a.href)")
