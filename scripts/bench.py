@@ -9,7 +9,9 @@ Prints a table and writes it as JSON (default ``bench/results.json``):
   cache: bytes transferred (raw and gzip), number of requests, first
   contentful paint, largest contentful paint and cumulative layout shift;
   the table shows each edition's heaviest chapter page (most gzip bytes);
-- wall time of the test suite;
+- the test suite as ``make test`` runs it, and its quick tier (``make quick``):
+  pytest's own time, the wall time, the machine's CPU time, and the test
+  time of each part of the suite;
 - the package: plain (``scaled_dot_product_attention``) and blockwise
   attention against the bare cost of their two matrix products (QK^T and AV)
   at n = 128, 1024, 4096 with d = 64, in float64 and float32, without a mask
@@ -151,15 +153,84 @@ def page_weight(site: Path, base_url: str) -> dict[str, dict]:
     return results
 
 
-def test_suite_time() -> float:
-    start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-    )
-    return time.perf_counter() - start
+#: The parts of the suite, by where a test lives (first match wins).
+TEST_PARTS = [
+    ("PDFs (making and reading them)", "tests/site/test_pdf.py"),
+    ("notebooks (built and run)", "tests/site/test_notebooks.py"),
+    ("browser: the sweep of every page", "tests/browser/test_every_page.py"),
+    ("browser: the other checks", "tests/browser/"),
+    ("built site, static checks", "tests/site/"),
+    ("sources, parity, hooks", "tests/docs/"),
+    ("package: unit tests", "tests/unit/"),
+    ("package: doctests", "src/"),
+    ("examples and pages' code", "docs"),
+    ("workflows", "tests/test_workflows.py"),
+]
+
+
+def busy_core_seconds() -> float | None:
+    """CPU time the whole machine has spent so far (Linux), in seconds."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+#: The test command of ``make test``.
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-n", "auto", "--dist", "loadscope"]
+
+
+def run_pytest(*args: str) -> dict:
+    """Run pytest as ``make test`` does; its own time, the wall time, the
+    machine's CPU time, and each test's time (setup and teardown included)."""
+    import xml.etree.ElementTree as ET
+
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "junit.xml"
+        busy, start = busy_core_seconds(), time.perf_counter()
+        subprocess.run(
+            [*PYTEST, f"--junitxml={report}", *args],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        wall = time.perf_counter() - start
+        busy_after = busy_core_seconds()
+        suite = ET.parse(report).getroot().find("testsuite")
+    times: dict[str, float] = {}
+    for case in suite.iter("testcase"):
+        name = case.get("classname", "").replace(".", "/")
+        times[name] = times.get(name, 0.0) + float(case.get("time", 0))
+    return {
+        "pytest_seconds": round(float(suite.get("time")), 1),
+        "wall_seconds": round(wall, 1),
+        "busy_core_seconds": None if busy is None else round(busy_after - busy, 1),
+        "tests": int(suite.get("tests")),
+        "times": times,
+    }
+
+
+def test_suite_times() -> dict:
+    """The whole suite and the quick tier, timed as ``make test`` and
+    ``make quick`` run them, and where the whole suite's time goes: each
+    part's summed test time (the workers run side by side, so the parts add
+    up to more than the suite's own time)."""
+    full = run_pytest()
+    quick = run_pytest("-m", "not site and not browser")
+    parts: dict[str, float] = {name: 0.0 for name, _ in TEST_PARTS}
+    for name, seconds in full.pop("times").items():
+        for part, prefix in TEST_PARTS:
+            if name.startswith(prefix.removesuffix(".py")):
+                parts[part] += seconds
+                break
+    quick.pop("times")
+    return {
+        "full": full,
+        "quick": quick,
+        "parts": {part: round(seconds, 1) for part, seconds in parts.items()},
+    }
 
 
 def attention_cost(sizes=(128, 1024, 4096), d: int = 64) -> list[dict]:
@@ -244,7 +315,7 @@ def main() -> None:
         },
         "build": builds,
         "pages": pages,
-        "test_suite_seconds": None if args.skip_tests else round(test_suite_time(), 1),
+        "test_suite": None if args.skip_tests else test_suite_times(),
         "attention": attention_cost(),
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)
@@ -274,8 +345,19 @@ def table(results: dict) -> str:
                 f"{row['fcp_ms']:>7.0f} {row['lcp_ms']:>7.0f} {row['cls']:>7.4f}"
             )
     lines.append("")
-    lines.append(f"test suite (s)   {results['test_suite_seconds']}")
-    lines.append("")
+    suite = results["test_suite"]
+    if suite:
+        for tier in ("full", "quick"):
+            row = suite[tier]
+            lines.append(
+                f"test suite, {tier:5} {row['tests']:>5} tests: pytest "
+                f"{row['pytest_seconds']} s, wall {row['wall_seconds']} s, "
+                f"CPU {row['busy_core_seconds']} core-s"
+            )
+        lines.append("where the full suite's test time goes (s, summed over workers):")
+        for part, seconds in suite["parts"].items():
+            lines.append(f"  {part:36} {seconds:>7}")
+        lines.append("")
     lines.append(attention_table(results["attention"]))
     return "\n".join(lines)
 
