@@ -53,9 +53,10 @@ pdf: site browser
 # build; the tests that share a browser sweep or a costly fixture run in one
 # worker (--dist loadscope, xdist_group marks).
 PYTEST_WORKERS ?= auto
+PYTEST_ARGS ?=
 
 test: setup browser
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope $(PYTEST_ARGS)
 
 # The loop to run while working: no site build, no browser (under a minute).
 quick: setup
