@@ -45,9 +45,22 @@ def edge_shades(box) -> tuple[float, float]:
     )
 
 
-#: No shadow: the page's white (a table's border may cross the strip);
-#: a shadow: clearly darker.
-PLAIN, SHADED = 240, 225
+#: How far the strip at an edge with no shadow may fall below the page's
+#: background (a table's border may cross it), and how much darker than
+#: such an edge, in the same screenshots, an edge with a shadow must be:
+#: grey levels, relative to what this browser draws, not absolute ones.
+BORDER, SHADOW = 15, 10
+
+#: The background behind a box, as a grey level (PIL's "L": ITU-R 601-2
+#: luma): its first opaque ancestor's, or the canvas's white.
+BACKGROUND = r"""box => {
+    for (let e = box.parentElement; e; e = e.parentElement) {
+        const [r, g, b, a = 1] = getComputedStyle(e).backgroundColor
+            .match(/[\d.]+/g).map(Number);
+        if (a === 1) return (r * 299 + g * 587 + b * 114) / 1000;
+    }
+    return 255;
+}"""
 
 
 @pytest.mark.parametrize(
@@ -86,9 +99,11 @@ def test_a_shadow_shows_where_a_box_hides_content(open_page, path, selector) -> 
     (start_left, start_right) = shades["start"]
     (middle_left, middle_right) = shades["middle"]
     (end_left, end_right) = shades["end"]
-    assert start_left > PLAIN and start_right < SHADED, shades
-    assert middle_left < SHADED and middle_right < SHADED, shades
-    assert end_left < SHADED and end_right > PLAIN, shades
+    background = box.evaluate(BACKGROUND)
+    plain = [start_left, end_right]  # no more content that way
+    assert min(plain) > background - BORDER, (background, shades)
+    shaded = [start_right, middle_left, middle_right, end_left]
+    assert max(shaded) < min(plain) - SHADOW, (background, shades)
     assert not problems_but_cancelled(watch), watch.problems()
 
 
