@@ -164,6 +164,7 @@ def test_exercises_come_with_their_solutions_at_the_end(site: Path, language: st
         assert len(headings) >= 3, chapter
 
 
+@pytest.mark.notebooks
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_notebook_runs_and_prints_what_the_page_prints(executed, chapter: str):
     built, ran = executed[chapter]

@@ -21,6 +21,8 @@ import pytest
 
 from .helpers import LANGUAGES, ROOT, parse
 
+pytestmark = pytest.mark.pdf
+
 #: Unicode's radicals, which no page of the book uses (build_pdf.unify_cmap).
 RADICALS = re.compile("[\u2e80-\u2fdf]")
 #: TeX that KaTeX would have typeset: its delimiters and a few commands.
