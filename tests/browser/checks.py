@@ -12,13 +12,12 @@ every page (test_every_page.py) and the tests of single pages.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from ..copying import copied_text
+from ..copying import EXCEPTION_LINE, PROMPT, TRACEBACK, copied_text
 from ..site.helpers import ROOT, parse
 from .conftest import wait_for_math
 from .navigation import TIMEOUT
@@ -255,12 +254,6 @@ COPY_BUTTON = "button.md-code__button[data-md-type='copy']"
 
 CLIPBOARD = {"permissions": ["clipboard-read", "clipboard-write"]}
 
-PROMPT = re.compile(r"^(>>>|\.\.\.)( |$)")
-
-TRACEBACK = "Traceback (most recent call last):"
-
-EXCEPTION_LINE = re.compile(r"^(?P<name>[A-Za-z_][\w.]*)(:|$)")
-
 #: Every block with a copy button (shell commands included).
 ALL_BLOCKS = "article div.highlight"
 
@@ -293,15 +286,6 @@ def pycon_expectation(displayed: str) -> Expected:
         after = output[output.index(TRACEBACK) + 1 :]
         raises = next(m["name"] for line in after if (m := EXCEPTION_LINE.match(line)))
     return Expected("\n".join(code).strip("\n"), tuple(output), raises)
-
-
-def pages_with_code(site: Path, pages: list[Path]) -> list[str]:
-    """Site-relative URLs of the pages that show a code block."""
-    return [
-        page.relative_to(site).as_posix().removesuffix("index.html")
-        for page in pages
-        if parse(page).select(ALL_BLOCKS)
-    ]
 
 
 def copy_block(page, block, number: int | str) -> str:

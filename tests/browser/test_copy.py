@@ -20,13 +20,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
 
-from ..copying import paste_into_prompt, shown_exceptions
+from ..copying import EXCEPTION_LINE, paste_into_prompt, shown_exceptions
 from ..site.helpers import ROOT
 from .checks import (
     ALL_BLOCKS,
     CLIPBOARD,
     COPY_BUTTON,
-    EXCEPTION_LINE,
     Copied,
     check_pycon_copy,
     copy_block,

@@ -42,7 +42,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from ..site.helpers import LANGUAGES, load_hook, parse_fresh
+from hooks import glossary as glossary_hook
+
+from ..site.helpers import LANGUAGES, parse_fresh
 from .navigation import TIMEOUT, book_pages
 
 #: Words a reader types, single and multi-character, kana and kanji.
@@ -126,7 +128,7 @@ SNIPPET_WORDS = {
 
 def glossary_terms(language: str) -> list[str]:
     """Every term of the glossary in ``language``, as the glossary hook reads it."""
-    hook = load_hook("glossary")
+    hook = glossary_hook
     convert, _ = hook.converters(language)
     source = hook.DERIVED.get(language, language)
     return [

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import importlib
 import os
 import re
 import socket
@@ -15,7 +14,6 @@ import lxml.html
 from bs4 import BeautifulSoup
 
 from attention_book import editions
-from attention_book import site as build_site  # noqa: F401 (scripts/build_site.py's code)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,11 +22,6 @@ LANGUAGES: dict[str, str] = editions.LANGUAGES
 
 #: A book with no sources of its own -> the language it is converted from.
 DERIVED = editions.DERIVED
-
-
-def load_hook(name: str):
-    """``hooks/<name>.py``: the module ``hooks.<name>``, imported once."""
-    return importlib.import_module(f"hooks.{name}")
 
 
 def traditional_characters(text: str) -> list[str]:

@@ -23,7 +23,9 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from .helpers import BASE_URL, LANGUAGES, build_site, parse, traditional_characters
+from attention_book import site as build_site
+
+from .helpers import BASE_URL, LANGUAGES, parse, traditional_characters
 
 #: What each edition's 404 page must say (overrides/404.html).
 NOT_FOUND = {
