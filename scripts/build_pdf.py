@@ -46,14 +46,13 @@ import tempfile
 import threading
 import time
 import unicodedata
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from attention_book import ROOT
 from attention_book.browser import CHROMIUM, CHROMIUM_ARGS
 from attention_book.editions import LANGUAGES
-from attention_book.site import BuildError
+from attention_book.site import BuildError, side_by_side
 
 #: The table of contents' title in each edition.
 TOC_TITLES = {"ja": "目次", "zh-Hant": "目錄", "zh-Hans": "目录"}
@@ -354,35 +353,21 @@ def build_edition(language: str, site_dir: Path) -> tuple[float, str]:
 def build(site_dir: Path, languages=None, jobs: int | None = None) -> dict[str, dict]:
     """Write every edition's PDF into ``site_dir/<language>/``.
 
-    The editions are independent: ``jobs`` of them (default: one per core, at
-    most one per edition) are made at once, each in a process of its own
-    (its print build, its server, its browser). Each one's log is printed in
-    one piece when it is done. Returns, per edition, its PDF's path, the
-    seconds it took and its log, and ``"total"``: the wall time of the whole.
+    The editions are made side by side (``side_by_side``), each in a process
+    of its own (its print build, its server, its browser). Returns, per
+    edition, its PDF's path, the seconds it took and its log, and
+    ``"total"``: the wall time of the whole.
     """
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"no Chromium at {CHROMIUM}: run `make browser`")
-    languages = list(languages or LANGUAGES)
     site_dir = site_dir.resolve()
-    jobs = jobs or max(1, min(len(languages), os.cpu_count() or 1))
-    start = time.perf_counter()
-    results: dict[str, dict] = {}
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {
-            pool.submit(build_edition, language, site_dir): language
-            for language in languages
-        }
-        for future in as_completed(futures):
-            seconds, log = future.result()  # a BuildError ends the build
-            language = futures[future]
-            print(f"---- {language}: PDF made in {seconds:.1f} s\n{log}", flush=True)
-            results[language] = {
-                "pdf": site_dir / language / pdf_name(language),
-                "seconds": seconds,
-                "log": log,
-            }
-    results["total"] = {"seconds": time.perf_counter() - start}
-    return {language: results[language] for language in [*languages, "total"]}
+    results = side_by_side(
+        build_edition, languages or LANGUAGES, site_dir, "PDF made", jobs
+    )
+    for language, result in results.items():
+        if language != "total":
+            result["pdf"] = site_dir / language / pdf_name(language)
+    return results
 
 
 if __name__ == "__main__":

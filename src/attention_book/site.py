@@ -68,34 +68,47 @@ class BuildError(Exception):
         self.language, self.log = language, log
 
 
+def side_by_side(task, languages, site_dir: Path, done: str, jobs=None) -> dict:
+    """Run ``task(language, site_dir) -> (seconds, log)`` for every edition.
+
+    The editions are independent, so ``jobs`` of them (default: one per
+    core, at most one per edition) run at once. Each edition's log is printed
+    in one piece when it is done (``done`` says what was done: "built").
+    Returns, per edition in the given order, ``{"seconds", "log"}``, and
+    ``"total"``: the wall time of the whole. A ``BuildError`` ends it.
+    """
+    languages = list(languages)
+    jobs = jobs or max(1, min(len(languages), os.cpu_count() or 1))
+    start = time.perf_counter()
+    results: dict[str, dict] = {}
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {
+            pool.submit(task, language, site_dir): language for language in languages
+        }
+        for future in as_completed(futures):
+            seconds, log = future.result()  # a BuildError ends the build
+            language = futures[future]
+            print(f"---- {language}: {done} in {seconds:.1f} s\n{log}", flush=True)
+            results[language] = {"seconds": seconds, "log": log}
+    results["total"] = {"seconds": time.perf_counter() - start, "log": ""}
+    return {language: results[language] for language in [*languages, "total"]}
+
+
 def build(site_dir: Path, jobs: int | None = None) -> dict[str, dict]:
     """Build every edition, side by side on as many cores as there are.
 
-    The editions are independent MkDocs builds, so ``jobs`` of them (default:
-    one per core, at most one per edition) run at once. Each edition's log
-    is printed in one piece when it is done. Returns, per edition, its build
-    time and log, and ``"total"``: the wall time of the whole site.
+    Returns, per edition, its build time and log, and ``"total"``: the wall
+    time of the whole site (``side_by_side``).
     """
     site_dir = site_dir.resolve()
     if site_dir.exists():
         shutil.rmtree(site_dir)
     site_dir.mkdir(parents=True)
-    jobs = jobs or max(1, min(len(LANGUAGES), os.cpu_count() or 1))
     start = time.perf_counter()
-    editions: dict[str, dict] = {}
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {
-            pool.submit(build_edition, language, site_dir): language
-            for language in LANGUAGES
-        }
-        for future in as_completed(futures):
-            seconds, log = future.result()  # a BuildError ends the build
-            language = futures[future]
-            print(f"---- {language}: built in {seconds:.1f} s\n{log}", flush=True)
-            editions[language] = {"seconds": seconds, "log": log}
+    editions = side_by_side(build_edition, LANGUAGES, site_dir, "built", jobs)
     copy_root_pages(site_dir, os.environ.get("SITE_URL", "/"))
-    editions["total"] = {"seconds": time.perf_counter() - start, "log": ""}
-    return {language: editions[language] for language in [*LANGUAGES, "total"]}
+    editions["total"]["seconds"] = time.perf_counter() - start
+    return editions
 
 
 #: The root 404 page's <base> as written in site-root/404.html.
