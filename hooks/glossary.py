@@ -1,5 +1,8 @@
 """The glossary: one table (docs_src/glossary.yml), every language's page.
 
+The table is read by ``attention_book.glossary``, which the search hook uses
+too (each term leads to the section that explains it).
+
 - ``glossary.md`` of each language holds a marker line; this hook replaces it
   with the table in the page's language: the term, its English original, the
   other language's term, and the section of the book that explains it.
@@ -15,16 +18,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
 from mkdocs.exceptions import PluginError
 
 from attention_book.editions import DERIVED
-from attention_book.zh_hans import to_simplified, to_simplified_text
+from attention_book.glossary import (
+    GLOSSARY,
+    LANGUAGES,
+    converters,
+    load_glossary,
+    variants,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-GLOSSARY = ROOT / "docs_src" / "glossary.yml"
 MARKER = "<!-- glossary-table -->"
-LANGUAGES = ("ja", "zh-Hant")  # the languages of glossary.yml
 HEADERS = {
     "ja": ("日本語", "英語", "中国語（繁体字）", "説明している節"),
     "zh-Hant": ("繁體中文", "英文", "日文", "說明章節"),
@@ -32,21 +37,6 @@ HEADERS = {
 }
 HEADING = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*\{\s*#(?P<id>[\w-]+)\s*\}\s*$", re.M)
 HAN_ONLY = re.compile(r"^[\u4e00-\u9fff]{2,}$")
-
-
-def load_glossary() -> list[dict[str, str]]:
-    entries = yaml.safe_load(GLOSSARY.read_text(encoding="utf-8"))
-    for entry in entries:
-        missing = {"en", *LANGUAGES, "page"} - set(entry)
-        if missing:
-            raise PluginError(f"{GLOSSARY.name}: {entry} lacks {sorted(missing)}")
-    return entries
-
-
-def variants(term: str) -> list[str]:
-    """'頭（注意力頭）' -> ['頭', '注意力頭']; 'A / B' -> ['A', 'B']."""
-    parts = re.split(r"\s*/\s*|[（）()]", term)
-    return [part.strip() for part in parts if part.strip()]
 
 
 def section_title(docs_dir: Path, target: str) -> str:
@@ -62,13 +52,6 @@ def section_title(docs_dir: Path, target: str) -> str:
     if not anchor or headings[anchor] == title:
         return title
     return f"{title} › {headings[anchor]}"
-
-
-def converters(language: str):
-    """(text, markdown) converters from the glossary's language to ``language``."""
-    if language not in DERIVED:
-        return (lambda text: text), (lambda markdown: markdown)
-    return to_simplified_text, to_simplified
 
 
 def glossary_table(language: str, docs_dir: Path) -> str:

@@ -12,6 +12,15 @@ most Chinese searches, and no setting reaches them:
   holds 注意力機制. The fix lets a word run to the end of the query, and
   keeps a last word of one character (鍵, 值), which a guard written for
   the old bound would drop.
+- **A word being typed is cut up.** A run that is only the beginning of a
+  word of the index (注意力權, on the way to 注意力權重) was cut along the
+  words it holds (注意力, then 權, which no word is), so the word it begins
+  was not found. A run that begins a word of the index is now searched as
+  that word's beginning, whole.
+- **A half-typed last word is dropped.** What follows the last word of the
+  index is left out when no word begins there: 注意力權, typed on the way
+  to 注意力權重, was searched as 注意力 alone. The fix keeps that end as a
+  piece of its own, which then finds the words it begins.
 - **Each piece gets two wildcards.** The pieces are joined with ``"* "`` and
   then every term gets its own trailing ``*``: ``多頭** 注意*``. lunr reads
   ``**`` as one wildcard, but Material's own reading of the query keeps a
@@ -42,14 +51,19 @@ smaller, 7 KiB less after gzip).
 
 from __future__ import annotations
 
+import html
 import json
+import keyword
 import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
+from attention_book.glossary import search_words
+
 WORKER = re.compile(r"assets/javascripts/workers/search\.[0-9a-f]+\.min\.js")
+BUNDLE = re.compile(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js")
 
 #: (what the edit does, the minified code, its replacement) - see above.
 WORKER_EDITS = (
@@ -69,6 +83,25 @@ WORKER_EDITS = (
         r"\1\4",
     ),
     (
+        "search a run that begins a word of the index as that word's beginning",
+        # function fe(t,e){let r=new Set,n=new Uint16Array(t.length);
+        re.compile(
+            r"(function \w+\((\w+),(\w+)\)\{)"
+            r"(let \w+=new Set,\w+=new Uint16Array\(\2\.length\);)"
+        ),
+        r"\1for(let w in \3)if(w.startsWith(\2))return new Set([\2]);\4",
+    ),
+    (
+        "keep the half-typed end of a query",
+        # let a=o+n[o];n[a]&&a<t.length&&(i[s++]=a),r.add(t.slice(o,a))
+        re.compile(
+            r"let (\w+)=(\w+)\+(\w+)\[\2\];\3\[\1\]&&\1<(\w+)\.length&&"
+            r"\((\w+)\[(\w+)\+\+\]=\1\),(\w+)\.add\(\4\.slice\(\2,\1\)\)"
+        ),
+        r"let \1=\2+\3[\2];\1<\4.length&&(\3[\1]?\5[\6++]=\1:\7.add(\4.slice(\1))),"
+        r"\7.add(\4.slice(\2,\1))",
+    ),
+    (
         "join the pieces of a query with a space, not a wildcard",
         # [...fe(s,this.index.invertedIndex)].join("* ")
         re.compile(r'(\[\.\.\.\w+\(\w+,this\.index\.invertedIndex\)\]\.join\()"\* "\)'),
@@ -84,6 +117,62 @@ OPENING = "「『“‘（"
 NEEDLESS_BREAK = re.compile(f"\u200b+(?=[{CLOSING}])|(?<=[{OPENING}])\u200b+")
 
 
+#: The index request in Material's bundle: ``function ks(){return <request>}``,
+#: where ``<request>`` reads the index beside the site's pages.
+INDEX_REQUEST = re.compile(
+    r'function (?P<name>\w+)\(\)\{return (?P<request>location\.protocol==="file:"\?'
+    r'[^{}]*?\$\{new URL\("search/search_index\.js",\w+\.base\)\}[^{}]*?'
+    r'"search/search_index\.json",\w+\.base\)\))\}'
+)
+#: The bundle's Observable class (its XMLHttpRequest wrapper makes one) and
+#: its shareReplay (which the index request ends with).
+OBSERVABLE = re.compile(
+    r"function \w+\(\w+,\w+\)\{return new (\w+)\(\w+=>\{let \w+=new XMLHttpRequest"
+)
+SHARE_REPLAY = re.compile(r"\.pipe\(\w+\(\(\)=>__index\),(\w+)\(1\)\)")
+
+#: The index request, deferred: it starts when the reader turns to the search
+#: (the search box gets the focus: a click, "/" or "s", the phone's search
+#: button), or at once when the address asks for the index (``?q=``, a shared
+#: search; ``?h=``, words to highlight). Written into the bundle as it stands.
+LAZY_INDEX = """function {name}(){{return new {observable}(subscriber=>{{
+let request,closed=!1;
+const form=document.forms.namedItem("search"),
+start=()=>{{document.removeEventListener("focusin",turned);closed||(request=({request}).subscribe(subscriber))}},
+turned=event=>{{event.target.form===form&&start()}};
+/[?&][qh]=/.test(location.search)||document.activeElement?.form===form?start():document.addEventListener("focusin",turned);
+return()=>{{closed=!0,document.removeEventListener("focusin",turned),request?.unsubscribe()}}
+}}).pipe({share}(1))}}"""
+
+
+def _once(pattern: re.Pattern, source: str, purpose: str) -> re.Match:
+    found = list(pattern.finditer(source))
+    if len(found) != 1:
+        raise PluginError(
+            f"hooks/search.py: Material's bundle has changed, cannot {purpose} "
+            f"(the code matched {len(found)} times instead of once)"
+        )
+    return found[0]
+
+
+def patch_bundle(source: str) -> str:
+    """Material's bundle, asking for the search index only when it is needed.
+
+    Material requests ``search/search_index.json`` as the page loads, before
+    any reader has searched; the index is the heaviest file of a first visit
+    (about 200 KiB gzip, more than the rest of a page). No setting defers it.
+    """
+    purpose = "defer the search index"
+    found = _once(INDEX_REQUEST, source, purpose)
+    lazy = LAZY_INDEX.replace("\n", "").format(
+        name=found["name"],
+        request=found["request"],
+        observable=_once(OBSERVABLE, source, purpose)[1],
+        share=_once(SHARE_REPLAY, source, purpose)[1],
+    )
+    return source[: found.start()] + lazy + source[found.end() :]
+
+
 def patch_worker(source: str) -> str:
     """Material's search worker with the edits of ``WORKER_EDITS``."""
     for purpose, pattern, replacement in WORKER_EDITS:
@@ -96,14 +185,19 @@ def patch_worker(source: str) -> str:
     return source
 
 
+def _replace(files: Files, config, pattern: re.Pattern, patch) -> None:
+    found = [file for file in files if pattern.fullmatch(file.src_uri)]
+    if len(found) != 1:
+        raise PluginError(f"hooks/search.py: expected one {pattern.pattern}: {found}")
+    [file] = found
+    patched = patch(Path(file.abs_src_path).read_text(encoding="utf-8"))
+    files.remove(file)
+    files.append(File.generated(config, file.src_uri, content=patched))
+
+
 def on_files(files: Files, config) -> Files:
-    workers = [file for file in files if WORKER.fullmatch(file.src_uri)]
-    if len(workers) != 1:
-        raise PluginError(f"hooks/search.py: expected one search worker: {workers}")
-    [worker] = workers
-    patched = patch_worker(Path(worker.abs_src_path).read_text(encoding="utf-8"))
-    files.remove(worker)
-    files.append(File.generated(config, worker.src_uri, content=patched))
+    _replace(files, config, WORKER, patch_worker)
+    _replace(files, config, BUNDLE, patch_bundle)
     return files
 
 
@@ -112,13 +206,77 @@ def tidy(text: str) -> str:
     return NEEDLESS_BREAK.sub("", text)
 
 
+#: A code block in the index's text, and a name in its code.
+CODE_BLOCK = re.compile(r"<pre>(.*?)</pre>", re.DOTALL)
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A line of a Python prompt's session that holds code (the rest is output).
+PROMPT = re.compile(r"^(?:>>>|\.\.\.)(?: |$)")
+
+
+def code_names(block: str) -> str:
+    """The names in a code block, each once: what a reader may search it for.
+
+    The index holds no code but these: a session's output and the numbers,
+    strings' punctuation and comments of its code are never searched, and
+    they were half of the index. ``block`` is the block as the index holds it
+    (HTML, with ``&gt;`` for ``>``); of a Python session (``>>>`` lines) only
+    the lines of code count.
+    """
+    lines = html.unescape(re.sub(r"<[^>]+>", "", block)).splitlines()
+    if any(PROMPT.match(line) for line in lines):
+        lines = [line[4:] for line in lines if PROMPT.match(line)]
+    names = {}
+    for line in lines:
+        code = line.split("#", 1)[0]
+        for name in NAME.findall(code):
+            if len(name) > 1 and not keyword.iskeyword(name):
+                names[name] = None
+    return " ".join(names)
+
+
+def shrink(text: str) -> str:
+    """``text`` with each code block replaced by the names in its code."""
+
+    def names(match: re.Match) -> str:
+        found = code_names(match[1])
+        return f"<pre><code>{found}</code></pre>" if found else ""
+
+    return CODE_BLOCK.sub(names, text)
+
+
+#: The index's field for the glossary's words, weighed a little above a
+#: title (1000): a term of the glossary leads first to the section that
+#: explains it, and a page's title, typed whole, still leads to the page.
+KEYWORDS = {"keywords": {"boost": 1250.0}}
+
+
+def add_keywords(index: dict, language: str) -> None:
+    """Give each section the glossary names its words, in a field of its own.
+
+    The field is searched but never shown. Material's worker builds its lunr
+    index from the fields the index's configuration lists.
+    """
+    docs = {doc["location"]: doc for doc in index["docs"]}
+    for where, found in search_words(language).items():
+        # A page's first heading is the page itself in the index.
+        doc = docs.get(where) or docs.get(where.partition("#")[0])
+        if doc is None:
+            raise PluginError(f"hooks/search.py: the index has no section {where}")
+        # Chinese words are kept whole, as the text's are (zero-width spaces).
+        doc["keywords"] = "\u200b".join(
+            [*doc.get("keywords", "").split("\u200b"), *found]
+        ).strip("\u200b")
+    index["config"]["fields"].update(KEYWORDS)
+
+
 def on_post_build(config) -> None:
     # Hooks run after the plugins: the search plugin has written its index.
     path = Path(config.site_dir) / "search" / "search_index.json"
     index = json.loads(path.read_text(encoding="utf-8"))
     for doc in index["docs"]:
-        for field in ("title", "text"):
-            doc[field] = tidy(doc[field])
+        doc["title"] = tidy(doc["title"])
+        doc["text"] = tidy(shrink(doc["text"]))
+    add_keywords(index, config.theme["language"])
     path.write_text(
         json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8"
     )

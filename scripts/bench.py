@@ -8,7 +8,9 @@ Prints a table and writes it as JSON (default ``bench/results.json``):
 - for every page of every edition, loaded in headless Chromium with a cold
   cache: bytes transferred (raw and gzip), number of requests, first
   contentful paint, largest contentful paint and cumulative layout shift;
-  the table shows each edition's heaviest chapter page (most gzip bytes);
+  the table shows each edition's heaviest chapter page (most gzip bytes),
+  and each edition's search index (which a page fetches only when its reader
+  turns to the search);
 - the test suite as ``make test`` runs it, and its quick tier (``make quick``):
   pytest's own time, the wall time, the machine's CPU time, and the test
   time of each part of the suite;
@@ -148,7 +150,16 @@ def page_weight(site: Path, base_url: str) -> dict[str, dict]:
                 )
                 context.close()
             heaviest = max(rows, key=lambda row: row["bytes_gzip"])
-            results[language] = {"heaviest": heaviest, "all": rows}
+            # Fetched when the reader turns to the search, not on a first load.
+            index = (site / language / "search" / "search_index.json").read_bytes()
+            results[language] = {
+                "heaviest": heaviest,
+                "all": rows,
+                "search_index": {
+                    "bytes_raw": len(index),
+                    "bytes_gzip": len(gzip.compress(index)),
+                },
+            }
         browser.close()
     return results
 
@@ -344,6 +355,12 @@ def table(results: dict) -> str:
                 f"{row['bytes_raw'] / 1024:>9.1f} {row['bytes_gzip'] / 1024:>9.1f} "
                 f"{row['fcp_ms']:>7.0f} {row['lcp_ms']:>7.0f} {row['cls']:>7.4f}"
             )
+    for language, edition in results["pages"].items():
+        index = edition["search_index"]
+        lines.append(
+            f"{language + ' search index (on search)':28} {'':>8} "
+            f"{index['bytes_raw'] / 1024:>9.1f} {index['bytes_gzip'] / 1024:>9.1f}"
+        )
     lines.append("")
     suite = results["test_suite"]
     if suite:

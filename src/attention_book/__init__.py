@@ -10,6 +10,7 @@ and reads the repository's files: ``ROOT`` is that checkout.
   ``pymdownx.snippets`` reads them.
 - ``zh_hans``: the conversion of the Traditional Chinese book to Simplified.
 - ``editions``: the editions and their MkDocs configurations.
+- ``glossary``: the glossary's table, for its pages and for the search.
 - ``site``: the build of every edition into one site (``make site``).
 - ``browser``: the Chromium that prints the PDFs and runs the browser tests.
 """

@@ -42,6 +42,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from attention_book.glossary import location, search_words
 from hooks import glossary as glossary_hook
 
 from ..site.helpers import LANGUAGES, parse_fresh
@@ -106,6 +107,39 @@ SECTIONS = {
     "zh-Hant": {"因果遮罩": "masks/#causal-mask"},
     "zh-Hans": {"因果掩码": "masks/#causal-mask"},
 }
+#: Words whose first result must be the page that explains them: the Latin
+#: spelling of a term, a variant spelling, a method's name, a word that only
+#: the page about the book's formats uses.
+FIRST = {
+    "ja": {
+        "softmax": "softmax/",
+        "交差エントロピー": "training/",
+        "クロスエントロピー": "training/",
+        "FlashAttention": "efficient-attention/",
+        "ノートブック": "about/",
+        "notebook": "about/",
+    },
+    "zh-Hant": {
+        "交叉熵": "training/",
+        "FlashAttention": "efficient-attention/",
+        "筆記本": "about/",
+        "notebook": "about/",
+    },
+    "zh-Hans": {
+        "交叉熵": "training/",
+        "FlashAttention": "efficient-attention/",
+        # (笔记本 is also a laptop, 笔记本电脑, which the training page names.)
+        "notebook": "about/",
+    },
+}
+#: A word typed halfway, and where the word it begins is explained.
+HALF_TYPED = {
+    "zh-Hant": ("注意力權", "scaled-dot-product/#weights"),
+    "zh-Hans": ("注意力权", "scaled-dot-product/#weights"),
+}
+#: How many of the glossary's words may lead first elsewhere: to a section
+#: whose title holds the word, as 行ベクトルと行列の積 holds 行ベクトル.
+GLOSSARY_MISSES = 0.05
 #: How many of the first results the glossary may take for a word that is
 #: not one of its terms.
 GLOSSARY_PLACES = 3
@@ -448,3 +482,107 @@ def test_snippet_lines_keep_punctuation_with_its_word(searches, language) -> Non
     assert checked > 1000, "the snippets hold punctuation to check"
     assert not problems, "\n".join(problems[:20])
     assert not search.errors
+
+
+def first_page(search, word: str, language: str) -> str:
+    results = search.results(word)
+    return book_path(results[0][0]["href"], language) if results else "(nothing)"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_word_leads_first_to_the_page_that_explains_it(searches, language) -> None:
+    search = searches[language]
+    wrong = {
+        word: found
+        for word, page in FIRST[language].items()
+        if (found := first_page(search, word, language)) != page
+    }
+    assert not wrong, f"first results: {wrong}, expected {FIRST[language]}"
+    assert not search.errors
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_glossary_terms_lead_to_the_sections_that_explain_them(
+    searches, language
+) -> None:
+    """A term of the glossary (or its English original) leads to its page.
+
+    The first result is the page of the section that explains the term.
+    """
+    search = searches[language]
+    words = search_words(language)
+    misses, package, total = [], [], 0
+    for where, found in words.items():
+        for word in found:
+            total += 1
+            results = search.results(word)
+            first = [book_path(link["href"], language) for link in results[0]]
+            if first[0] != where.partition("#")[0]:
+                misses.append(f"{word}: first {first[:2]}, not {where}")
+            if first[0] == "package/":
+                package.append(word)
+    assert total > 90
+    assert len(misses) <= GLOSSARY_MISSES * total, "\n".join(misses)
+    assert not package, f"the package page came first for {package}"
+
+
+@pytest.mark.parametrize("language", sorted(HALF_TYPED))
+def test_a_half_typed_word_finds_the_words_it_begins(searches, language) -> None:
+    """注意力權, on the way to 注意力權重, is not cut to 注意力."""
+    word, where = HALF_TYPED[language]
+    results = searches[language].results(word)
+    assert results, f"{word}: nothing found"
+    assert not results[0][0]["missing"], f"{word}: {results[0][0]['missing']}"
+    pages = [book_path(item[0]["href"], language) for item in results[:5]]
+    assert where.partition("#")[0] in pages, f"{word}: {pages}"
+    assert location("scaled-dot-product.md#weights") == where
+
+
+INDEX = "search/search_index.json"
+
+
+def test_the_index_waits_for_the_reader_to_search(open_page, base_url) -> None:
+    """A page asks for the search index only when the reader turns to the search.
+
+    Then the search works as it did (the word typed at once is found), and a
+    page opened from a result, with words to highlight, has the index at once.
+    """
+    page, watch = open_page("zh-Hant/softmax/")
+    page.wait_for_load_state("networkidle")
+    asked = page.evaluate(
+        "performance.getEntriesByType('resource').map(entry => entry.name)"
+    )
+    assert any("/workers/search." in url for url in asked), "the search is set up"
+    assert not [url for url in asked if url.endswith(INDEX)], "fetched before a search"
+    with page.expect_request(lambda request: request.url.endswith(INDEX)):
+        page.keyboard.press("/")
+    search = Search(page)
+    links = search("注意力權重")
+    assert links, "the word typed while the index loaded is found"
+    assert not search.errors
+    # A result's page, loaded afresh with ?h=, highlights at once.
+    with page.expect_request(lambda request: request.url.endswith(INDEX)):
+        page.goto(f"{base_url}zh-Hant/scaled-dot-product/?h=注意力權重")
+    marks = page.locator("mark[data-md-highlight]")
+    marks.first.wait_for(timeout=TIMEOUT)
+    assert set(marks.all_text_contents()) == {"注意力權重"}
+    assert not watch.problems()
+
+
+def test_pages_highlight_the_words_typed_not_their_pieces(searches, base_url) -> None:
+    """行ベクトル leads to pages that mark 行ベクトル, not every 行 of 行列."""
+    search = searches["ja"]
+    links = search("行ベクトル")
+    assert links
+    for href in links:
+        query = parse_qs(urlsplit(href).query)
+        if "h" in query:
+            assert query["h"] == ["行ベクトル"], href
+    page = search.page.context.new_page()
+    try:
+        page.goto(f"{base_url}ja/linear-algebra/?h=行ベクトル", wait_until="load")
+        marks = page.locator("mark[data-md-highlight]")
+        marks.first.wait_for(timeout=TIMEOUT)
+        assert set(marks.all_text_contents()) == {"行ベクトル"}
+    finally:
+        page.close()

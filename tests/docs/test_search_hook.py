@@ -9,9 +9,11 @@ import material
 import pytest
 from mkdocs.exceptions import PluginError
 
+from attention_book.glossary import location, search_words
 from hooks import search as hook
 
-WORKERS = Path(material.__file__).parent / "templates/assets/javascripts/workers"
+SCRIPTS = Path(material.__file__).parent / "templates/assets/javascripts"
+WORKERS = SCRIPTS / "workers"
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +25,14 @@ def worker() -> str:
 def test_each_edit_finds_its_code_once_in_materials_worker(worker) -> None:
     patched = hook.patch_worker(worker)
     assert patched != worker
-    assert len(patched) == len(worker) + len("=") - len("-1") - len("*")
+    # Material's own names (n, a, i, s, r, t) in the release pinned here.
+    half_typed = len("a<t.length&&(n[a]?i[s++]=a:r.add(t.slice(a)))") - len(
+        "n[a]&&a<t.length&&(i[s++]=a)"
+    )
+    begun = len("for(let w in e)if(w.startsWith(t))return new Set([t]);")
+    assert len(patched) == (
+        len(worker) + len("=") - len("-1") - len("*") + half_typed + begun
+    )
     assert '.join(" ")' in patched
 
 
@@ -44,3 +53,61 @@ def test_a_worker_that_has_changed_fails_the_build(worker) -> None:
 )
 def test_tidy_removes_breaks_next_to_punctuation_only(text, tidied) -> None:
     assert hook.tidy(text) == tidied
+
+
+@pytest.fixture(scope="module")
+def bundle() -> str:
+    [path] = SCRIPTS.glob("bundle.*.min.js")
+    return path.read_text(encoding="utf-8")
+
+
+def test_the_bundle_asks_for_the_index_when_the_reader_searches(bundle) -> None:
+    patched = hook.patch_bundle(bundle)
+    request = hook.INDEX_REQUEST.search(bundle)["request"]
+    assert f"({request}).subscribe" in patched, "the same request, deferred"
+    assert 'addEventListener("focusin"' in patched
+    assert "[?&][qh]=" in patched
+    with pytest.raises(PluginError, match="has changed"):
+        hook.patch_bundle(patched)
+
+
+PYCON = """<pre><code><span>&gt;&gt;&gt; </span>import numpy as np
+&gt;&gt;&gt; weights = attention_weights(q, k, mask=causal)  # A: rows sum to 1
+&gt;&gt;&gt; for row in weights:
+...     print(np.round(row.sum(), 3), kv_cache_bytes)
+1.0 123456
+[[0.665 0.245 0.09 ]]
+</code></pre>"""
+
+
+def test_a_code_block_is_indexed_by_its_names_only() -> None:
+    assert hook.code_names(PYCON.removeprefix("<pre>").removesuffix("</pre>")) == (
+        "numpy np weights attention_weights mask causal row print round sum "
+        "kv_cache_bytes"
+    )
+    text = f"<p>before</p> {PYCON} <p>after</p>"
+    shrunk = hook.shrink(text)
+    assert shrunk.startswith("<p>before</p> <pre><code>numpy np weights")
+    assert shrunk.endswith("kv_cache_bytes</code></pre> <p>after</p>")
+    assert "0.665" not in shrunk and "rows sum" not in shrunk
+    # A block of plain Python or shell keeps every line's names.
+    assert hook.code_names("<code>make test\npip install .</code>") == (
+        "make test pip install"
+    )
+    assert hook.shrink("<pre><code>1 + 2</code></pre>") == ""
+
+
+def test_glossary_words_lead_to_their_sections() -> None:
+    assert location("index.md") == ""
+    assert location("softmax.md") == "softmax/"
+    assert location("training.md#loss") == "training/#loss"
+    ja, hant, hans = (search_words(code) for code in ("ja", "zh-Hant", "zh-Hans"))
+    assert ja["training/#loss"] == [
+        "交差エントロピー",
+        "cross-entropy",
+        "クロスエントロピー",
+    ]
+    assert hant["training/#loss"] == ["交叉熵", "cross-entropy"]
+    assert "FlashAttention" in hans["efficient-attention/#blockwise"]
+    assert "注意力权重" in hans["scaled-dot-product/#weights"]
+    assert set(ja) == set(hant) == set(hans)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from attention_book.glossary import search_words
 from hooks import notebooks as notebooks_hook
 from hooks import search as search_hook
 
@@ -68,3 +69,26 @@ def test_search_worker_segments_queries_as_the_book_needs(site, language) -> Non
     for purpose, pattern, _ in search_hook.WORKER_EDITS:
         assert not pattern.search(source), f"the worker does not {purpose}"
     assert '.join(" ")' in source
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_code_is_indexed_by_its_names(site, language) -> None:
+    """No output or prompt of an example in the index; the names it calls are."""
+    text = " ".join(d["text"] for d in index_docs(site, language))
+    blocks = search_hook.CODE_BLOCK.findall(text)
+    assert len(blocks) > 100
+    assert not [block for block in blocks if "&gt;&gt;&gt;" in block]
+    assert "[0.665 0.245 0.09 ]" not in text  # an output on the home page
+    for name in ("attention_weights", "kv_cache_bytes", "return_weights"):
+        assert name in text, name
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_glossary_term_is_a_keyword_of_its_section(site, language) -> None:
+    path = site / language / "search" / "search_index.json"
+    index = json.loads(path.read_text(encoding="utf-8"))
+    assert index["config"]["fields"]["keywords"] == search_hook.KEYWORDS["keywords"]
+    keywords = {d["location"]: d.get("keywords", "") for d in index["docs"]}
+    for where, words in search_words(language).items():
+        held = keywords.get(where) or keywords[where.partition("#")[0]]
+        assert set(words) <= set(held.split("\u200b")), where

@@ -1,20 +1,35 @@
-// Search results link to their page with ?h=<the query's words> so that the
-// page highlights them (Material's search.highlight). Material writes the
-// parameter even when it has no word to give: a page shown above its
-// matching sections, or a match it cannot name (a leading wildcard, *積, or
-// an English word the stemmer shortened). The link then ends in an empty
-// "?h=", which highlights nothing and stays in the address bar and in copied
-// links. No setting changes it, and the links are built by Material's bundle:
-// drop the empty parameter from every result link as it is added.
+// Search results link to their page with ?h=<words> so that the page
+// highlights them (Material's search.highlight). Two fixes to the links
+// Material's bundle builds, made as each result is added (no setting
+// reaches them):
+//
+// - The words are the reader's, as typed. Material writes the pieces it cut
+//   the query into, and the page then highlights each piece wherever it
+//   stands: 行ベクトル became 行 and ベクトル, and every 行 of 行列 was
+//   marked. A word typed is highlighted where the page holds it whole.
+// - No empty parameter. Material writes "?h=" even when it has no word to
+//   give (a page shown above its matching sections, a leading wildcard);
+//   the link would keep an "?h=" that highlights nothing.
 (() => {
   const observed = new WeakSet();
 
+  // The query's words without lunr's operators (wildcards, +, -, ~, ^).
+  const typedWords = () => {
+    const input = document.querySelector(".md-search__input");
+    return (input ? input.value : "")
+      .replace(/[*+\-:~^]+/g, " ")
+      .split(/\s+/)
+      .filter(Boolean);
+  };
+
   const tidy = (link) => {
     const url = new URL(link.href);
-    if (url.searchParams.has("h") && !url.searchParams.get("h").trim()) {
-      url.searchParams.delete("h");
-      link.href = url.href;
-    }
+    if (!url.searchParams.has("h")) return;
+    const marked = url.searchParams.get("h").trim();
+    const words = marked ? typedWords() : [];
+    if (words.length) url.searchParams.set("h", words.join(" "));
+    else url.searchParams.delete("h");
+    if (url.href !== link.href) link.href = url.href;
   };
 
   const watch = () => {
