@@ -78,6 +78,8 @@ def scaled_products(q: FloatArray, k: FloatArray, scale: float) -> FloatArray:
     scaled instead.
     """
     k_t = np.swapaxes(k, -1, -2)  # (..., n_k, d_k) -> (..., d_k, n_k)
+    # float32 queries against float64 keys: scale in float64, not in float32
+    q = q.astype(np.result_type(q, k), copy=False)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         q_scaled = q * scale  # Q / sqrt(d_k): (..., n_q, d_k)
         if np.all(np.isfinite(q_scaled)):
