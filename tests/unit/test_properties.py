@@ -1036,3 +1036,22 @@ def test_empty_dimensions_follow_numpy() -> None:
         call(cross_entropy, np.ones((0, 3)), np.ones(0, dtype=int))
     with pytest.raises(ValueError, match=r"`weights` is empty"):
         call(alignment_accuracy, np.ones((0, 3)), np.ones(0, dtype=int))
+
+
+def test_errors_of_the_objects_name_what_the_caller_holds() -> None:
+    query, key = ad.Query([1e200, 0.0]), ad.Key([1e200, 0.0])
+    message = r"^the scores `query.vector` @ `keys`\^T \* scale overflow float64"
+    with pytest.raises(ValueError, match=message):
+        call(query.compute_attention_weights, [key])
+    with pytest.raises(ValueError, match=message):
+        call(query.retrieve_values, [key], [ad.Value([1.0])])
+    with pytest.raises(ValueError, match=r"`query` has d_k=2 but `keys` has d_k=3"):
+        call(query.compute_attention_weights, [ad.Key([1.0, 0.0, 0.0])])
+
+
+def test_train_is_quiet_and_checks_its_seed() -> None:
+    result = call(train, steps=2, batch=2, n=3, vocab=4, d_model=4, d_k=2, seed=3)
+    assert result.losses.shape == (2,) and np.all(np.isfinite(result.losses))
+    for seed in (-1, 1.5, True, "0"):
+        with pytest.raises(ValueError, match=r"^`seed` must be a non-negative integer"):
+            call(train, steps=1, seed=seed)
