@@ -313,16 +313,28 @@ def _sublayer(
     eps: float,
     norm: str,
     what: str,
+    source: str = "`x`",
 ) -> tuple[FloatArray, Any]:
     """One sub-layer with its residual connection and layer normalisation.
 
     ``sublayer(z)`` returns ``(output, extra)``; the extra (attention weights
-    or None) is passed through.
+    or None) is passed through. An overflow inside the sub-layer is reported
+    as the sub-layer's, for the layer's own arguments ``source`` (the inner
+    message names the sub-layer's inputs and weights, e.g. ``query``).
     """
+
+    def run(z: FloatArray) -> tuple[FloatArray, Any]:
+        try:
+            return sublayer(z)
+        except ValueError as error:
+            raise ValueError(
+                f"the {what} sub-layer overflows for this {source}: in it, {error}"
+            ) from None
+
     if norm == "post":  # LayerNorm(x + Sublayer(x)), Vaswani et al., Section 3.1
-        out, extra = sublayer(x)
+        out, extra = run(x)
         return _layer_norm(_residual(x, out, what), gamma, beta, eps), extra
-    out, extra = sublayer(_layer_norm(x, gamma, beta, eps))  # pre-norm
+    out, extra = run(_layer_norm(x, gamma, beta, eps))  # pre-norm
     return _residual(x, out, what), extra  # x + Sublayer(LayerNorm(x))
 
 
@@ -530,7 +542,8 @@ class EncoderLayer(_Layer):
             dimension other than the layer's ``d_model`` (the message gives
             both), contains NaN or infinite values,
             or ``mask`` does not broadcast to (..., n, n); if an intermediate
-            result overflows.
+            result overflows (the message names the sub-layer and ``x``, then
+            what overflowed inside it).
         TypeError
             If ``mask`` is not boolean, or ``x`` does not hold real numbers
             or is a numpy masked array.
@@ -698,7 +711,8 @@ class DecoderLayer(_Layer):
             names the argument and gives both), contains NaN or
             infinite values, or their batch dimensions do not broadcast; if
             ``self_mask`` or ``memory_mask`` does not broadcast to its shape;
-            if an intermediate result overflows.
+            if an intermediate result overflows (the message names the
+            sub-layer and ``x`` or ``memory``, then what overflowed inside it).
         TypeError
             If a mask is not boolean, ``causal`` is not a bool, or ``x`` or
             ``memory`` does not hold real numbers or is a numpy masked array.
@@ -733,8 +747,9 @@ class DecoderLayer(_Layer):
             x, attend_self, self.gamma_1, self.beta_1, eps, norm, "self-attention"
         )
         x, cross_weights = _sublayer(
-            x, attend_memory, self.gamma_2, self.beta_2, eps, norm, "cross-attention"
-        )
+            x, attend_memory, self.gamma_2, self.beta_2, eps, norm,
+            "cross-attention", "`x` and `memory`",
+        )  # fmt: skip
         x, _ = _sublayer(
             x, self._ffn, self.gamma_3, self.beta_3, eps, norm, "feed-forward"
         )
