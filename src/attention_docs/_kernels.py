@@ -78,6 +78,8 @@ def scaled_products(q: FloatArray, k: FloatArray, scale: float) -> FloatArray:
     scaled instead.
     """
     k_t = np.swapaxes(k, -1, -2)  # (..., n_k, d_k) -> (..., d_k, n_k)
+    # float32 queries against float64 keys: scale in float64, not in float32
+    q = q.astype(np.result_type(q, k), copy=False)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         q_scaled = q * scale  # Q / sqrt(d_k): (..., n_q, d_k)
         if np.all(np.isfinite(q_scaled)):
@@ -131,7 +133,8 @@ def safe_values(v: FloatArray) -> tuple[FloatArray, float]:
     partial sums can overflow when the values are within a factor 4 of the
     dtype's maximum. Dividing by 4 is exact (a power of two) and leaves room.
     """
-    if np.abs(v).max() > np.finfo(v.dtype).max / 4:
+    # initial=0: an empty v (d_v = 0 or an empty batch) has nothing to guard
+    if np.max(np.abs(v), initial=0.0) > np.finfo(v.dtype).max / 4:
         return v / 4.0, 4.0
     return v, 1.0
 
@@ -168,3 +171,19 @@ def weighted_values(
     with np.errstate(under="ignore"):
         output = weights @ v  # A V: (..., n_q, n_k) @ (..., n_k, d_v)
     return clipped_output(output, v, factor, visible)
+
+
+def with_batch(weights: FloatArray, batch: tuple[int, ...]) -> FloatArray:
+    """``weights`` (..., n_q, n_k) with the batch dimensions ``batch`` of the output.
+
+    The weights of :func:`softmax_rows` have the batch dimensions of the
+    scores (those of ``q``, ``k`` and the mask); the values ``v`` may add
+    some. Then each row of weights serves every copy of the values, and the
+    weights returned to a caller are copied along those dimensions, so that
+    their batch dimensions are those of the output. Otherwise ``weights``
+    itself is returned.
+    """
+    shape = (*batch, *weights.shape[-2:])
+    if weights.shape == shape:
+        return weights
+    return np.broadcast_to(weights, shape).copy()  # (..., n_q, n_k) -> (*batch, ...)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -48,7 +49,8 @@ def as_float_array(name: str, x: ArrayLike) -> FloatArray:
         If ``x`` does not hold real numbers (complex, strings, objects), or is
         a numpy masked array (see :func:`reject_masked_array`).
     ValueError
-        If ``x`` contains NaN or infinite values.
+        If ``x`` contains NaN or infinite values, or finite values of a longer
+        float type (``np.longdouble``) beyond the range of float64.
 
     Examples
     --------
@@ -65,16 +67,22 @@ def as_float_array(name: str, x: ArrayLike) -> FloatArray:
     array = np.asarray(x)
     kind = array.dtype.kind
     if kind in "biu":
-        array = array.astype(np.float64)
-    elif kind == "f":
-        if array.dtype.itemsize < 4:
-            array = array.astype(np.float32)
-        elif array.dtype.itemsize > 8:
-            array = array.astype(np.float64)
-    else:
+        return array.astype(np.float64)  # integers are always finite
+    if kind != "f":
         raise TypeError(f"`{name}` must hold real numbers, got dtype {array.dtype}")
-    if not np.all(np.isfinite(array)):
+    if not np.all(np.isfinite(array)):  # checked in the caller's own dtype
         raise ValueError(f"`{name}` contains NaN or infinite values")
+    if array.dtype.itemsize < 4:
+        return array.astype(np.float32)  # float16 -> float32: exact
+    if array.dtype.itemsize > 8:  # np.longdouble: may exceed float64's range
+        with np.errstate(over="ignore", under="ignore"):
+            converted = array.astype(np.float64)
+        if not np.all(np.isfinite(converted)):
+            raise ValueError(
+                f"`{name}` has dtype {array.dtype} and values beyond the range of "
+                f"float64, in which the package computes"
+            )
+        return converted
     return array
 
 
@@ -294,6 +302,67 @@ def check_mask(
     return array
 
 
+def shown(value: object) -> str:
+    """``repr(value)`` for an error message, short even for a huge integer.
+
+    Python refuses to write an integer of more than 4300 digits as text, and
+    a shorter one still makes an unreadable message: such integers are
+    described by their size.
+
+    >>> shown(3), shown(2.5), shown(-(10**400))
+    ('3', '2.5', 'a negative integer of 1329 bits')
+    """
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        number = int(value)
+        if abs(number) >= 2**64:
+            sign = "a negative" if number < 0 else "an"
+            return f"{sign} integer of {number.bit_length()} bits"
+    return repr(value)
+
+
+def as_real(
+    name: str, value: object, requirement: str, valid: Callable[[float], bool]
+) -> float:
+    """``value`` as a Python float; ValueError unless a real number ``valid`` accepts.
+
+    ``requirement`` says what ``valid`` accepts, for the message ("a positive
+    finite number"). Bools and non-numbers are refused. A real number beyond
+    the range of a float (a huge Python integer, a ``Fraction``, an
+    ``np.longdouble``) counts as infinite, so it is refused by a ``valid``
+    that wants a finite number, never an ``OverflowError``.
+
+    >>> as_real("eps", 10**400, "a positive finite number", math.isfinite)
+    Traceback (most recent call last):
+    ...
+    ValueError: `eps` must be a positive finite number, got an integer of 1329 bits
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"`{name}` must be {requirement}, got {shown(value)}")
+    try:
+        with np.errstate(over="ignore", under="ignore"):  # np.longdouble -> float
+            number = float(value)
+    except OverflowError:  # an int or Fraction beyond the largest float
+        number = math.inf if value > 0 else -math.inf
+    if math.isnan(number) or not valid(number):
+        raise ValueError(f"`{name}` must be {requirement}, got {shown(value)}")
+    return number
+
+
+def positive_finite(name: str, value: object) -> float:
+    """``value`` as a float; ValueError unless it is a positive finite number.
+
+    >>> positive_finite("eps", 1e-5)
+    1e-05
+    >>> positive_finite("lr", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: `lr` must be a positive finite number, got 0
+    """
+    return as_real(
+        name, value, "a positive finite number", lambda x: math.isfinite(x) and x > 0
+    )
+
+
 def check_positive_int(name: str, value: object) -> int:
     """Return ``value`` as an ``int``; ValueError unless it is an integer >= 1.
 
@@ -303,17 +372,18 @@ def check_positive_int(name: str, value: object) -> int:
     ValueError: `h` must be a positive integer, got 0
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"`{name}` must be a positive integer, got {value!r}")
+        raise ValueError(f"`{name}` must be a positive integer, got {shown(value)}")
     if value < 1:
-        raise ValueError(f"`{name}` must be a positive integer, got {value!r}")
+        raise ValueError(f"`{name}` must be a positive integer, got {shown(value)}")
     return int(value)
 
 
 def resolve_scale(scale: object, d_k: int) -> float:
     """Return the score scale: ``1 / sqrt(d_k)`` when ``scale`` is None.
 
-    The result is a Python float, so that multiplying a float32 array by it keeps
-    float32 (NEP 50).
+    ``d_k`` must be at least 1: every caller refuses ``d_k = 0`` first, with
+    the names of its own arguments. The result is a Python float, so that
+    multiplying a float32 array by it keeps float32 (NEP 50).
 
     >>> resolve_scale(None, 4)
     0.5
@@ -324,12 +394,7 @@ def resolve_scale(scale: object, d_k: int) -> float:
     """
     if scale is None:
         return 1.0 / math.sqrt(d_k)
-    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
-        raise ValueError(f"`scale` must be a positive finite number, got {scale!r}")
-    value = float(scale)
-    if not (math.isfinite(value) and value > 0.0):
-        raise ValueError(f"`scale` must be a positive finite number, got {scale!r}")
-    return value
+    return positive_finite("scale", scale)
 
 
 def validated_qk(q: ArrayLike, k: ArrayLike) -> tuple[FloatArray, FloatArray]:

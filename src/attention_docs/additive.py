@@ -35,7 +35,7 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._kernels import softmax_rows, weighted_values
+from ._kernels import softmax_rows, weighted_values, with_batch
 from ._validation import (
     FloatArray,
     as_float_array,
@@ -116,10 +116,14 @@ def additive_attention(
     output : ndarray, shape (..., n_q, d_v)
         Row ``i`` is :math:`\sum_j A_{ij} v_j`, a convex combination of the
         value rows (each component between its column's smallest and largest
-        value); a fully masked query gets a zero row.
+        value); a fully masked query gets a zero row. Empty dimensions are
+        kept, as in :func:`~attention_docs.attention.scaled_dot_product_attention`:
+        an empty batch dimension, ``n_q = 0`` or ``d_v = 0`` give an empty
+        output of this shape.
     weights : ndarray, shape (..., n_q, n_k)
         Only if ``return_weights``: non-negative, masked entries exactly 0,
-        every row sums to 1 except a fully masked row (all zeros).
+        every row sums to 1 except a fully masked row (all zeros); with the
+        batch dimensions of the output.
 
     Raises
     ------
@@ -199,16 +203,16 @@ def additive_attention(
     if mask is not None:
         mask = check_mask(mask, (*batch, n_q, n_k))
 
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow: reported below
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
         q_proj = q @ w_q  # q_i W_q: (..., n_q, d_q) @ (d_q, d_a) -> (..., n_q, d_a)
         k_proj = k @ w_k  # k_j W_k: (..., n_k, d_k) @ (d_k, d_a) -> (..., n_k, d_a)
     check_finite_product(q_proj, ("q", q), ("w_q", w_q))
     check_finite_product(k_proj, ("k", k), ("w_k", w_k))
-    with np.errstate(over="ignore"):  # a sum of two huge numbers: tanh(+-inf) = +-1
+    with np.errstate(over="ignore", under="ignore"):  # tanh(+-inf) = +-1
         # tanh(q_i W_q + k_j W_k) for every pair (i, j):
         # (..., n_q, 1, d_a) + (..., 1, n_k, d_a) -> (..., n_q, n_k, d_a)
         hidden = np.tanh(q_proj[..., :, np.newaxis, :] + k_proj[..., np.newaxis, :, :])
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         scores = hidden @ w_a  # S_ij: (..., n_q, n_k, d_a) @ (d_a,) -> (..., n_q, n_k)
     if not np.all(np.isfinite(scores)):
         raise ValueError(
@@ -218,5 +222,5 @@ def additive_attention(
     weights, visible = softmax_rows(scores, mask)  # A = softmax(S), in S's array
     output = weighted_values(weights, v, visible)  # A V: (..., n_q, d_v)
     if return_weights:
-        return output, weights
+        return output, with_batch(weights, output.shape[:-2])
     return output

@@ -35,7 +35,13 @@ from typing import Literal, overload
 import numpy as np  # noqa: F401 (the docstrings' examples use np)
 from numpy.typing import ArrayLike
 
-from ._kernels import ScoresOverflow, scaled_products, softmax_rows, weighted_values
+from ._kernels import (
+    ScoresOverflow,
+    scaled_products,
+    softmax_rows,
+    weighted_values,
+    with_batch,
+)
 from ._validation import (
     FloatArray,
     broadcast_batch,
@@ -95,7 +101,9 @@ def attention_scores(
         when ``q`` and ``k`` are float32 or float16, float64 otherwise. The
         queries are scaled before the product, so the result can differ from
         ``scale * (q @ k.T)`` by rounding, and a product that overflows only
-        before scaling is no error.
+        before scaling is no error. Empty dimensions are kept: an empty
+        batch dimension or ``n_q = 0`` gives an empty array of this shape, as
+        numpy's ``matmul`` does.
 
     Raises
     ------
@@ -292,10 +300,16 @@ def scaled_dot_product_attention(
         batch dimensions of ``q``, ``k``, ``v`` and ``mask`` broadcast (a mask
         may have batch dimensions that only ``v`` has, as the output does).
         float32 when every input is float32 or float16 (float16 is computed
-        in float32, not rounded back), float64 otherwise.
+        in float32, not rounded back), float64 otherwise. Empty dimensions
+        are kept, as in numpy's ``matmul`` and current PyTorch's
+        ``scaled_dot_product_attention``: an empty batch dimension (in any
+        argument), ``n_q = 0`` or ``d_v = 0`` give an empty output of this
+        shape. (``n_k = 0`` and ``d_k = 0`` are errors: a query with no key,
+        or scores without components, have no softmax.)
     weights : ndarray, shape (..., n_q, n_k)
-        Only if ``return_weights``: the weights of :func:`attention_weights`
-        (with the batch dimensions of the output).
+        Only if ``return_weights``: the weights of :func:`attention_weights`,
+        with the batch dimensions of the output (also those that only ``v``
+        has: the same weights for every copy of the values).
 
     Raises
     ------
@@ -373,6 +387,14 @@ def scaled_dot_product_attention(
     >>> v = rng.standard_normal((7, 6))
     >>> scaled_dot_product_attention(q, k, v).shape
     (2, 3, 5, 6)
+
+    An empty batch gives an empty output, and values without components
+    (``d_v = 0``) an output without components:
+
+    >>> scaled_dot_product_attention(q[0, 0], k, np.ones((0, 7, 6))).shape
+    (0, 5, 6)
+    >>> scaled_dot_product_attention(q, k, np.ones((7, 0))).shape
+    (2, 3, 5, 0)
     """
     q, k, v, batch = validated_qkv(q, k, v)
     scale = resolve_scale(scale, q.shape[-1])
@@ -383,5 +405,5 @@ def scaled_dot_product_attention(
     except ScoresOverflow as overflow:
         raise ValueError(overflow.describe("`q`", "`k`", q.shape, k.shape)) from None
     if return_weights:
-        return output, weights
+        return output, with_batch(weights, output.shape[:-2])
     return output

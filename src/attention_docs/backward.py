@@ -55,6 +55,24 @@ def _sum_to_shape(x: FloatArray, shape: tuple[int, ...]) -> FloatArray:
     return x.sum(axis=axes, keepdims=True) if axes else x
 
 
+def _ds_centred(
+    a: FloatArray, g: FloatArray, v: FloatArray, output: FloatArray
+) -> FloatArray:
+    """dS in the form of FlashAttention, for values near the float maximum.
+
+    dS = A * (dA - D) with D_i = rowsum(dA * A)_i = g_i . o_i (no product
+    dA * A), and both dA and D taken for the values minus the midpoint c of
+    each column: dA - D is unchanged (a row of weights sums to 1), and
+    V - c cannot overflow. Call inside ``np.errstate``.
+    """
+    low = v.min(axis=-2, keepdims=True)  # (..., 1, d_v)
+    c = low / 2 + v.max(axis=-2, keepdims=True) / 2  # the midpoint, no overflow
+    da = g @ np.swapaxes(v - c, -1, -2)  # dA = G (V - c)^T: (..., n_q, n_k)
+    d = np.sum(g * (output - c), axis=-1, keepdims=True)  # D: (..., n_q, 1)
+    # a fully masked row has A = 0 (and a zero output): dS = 0 there
+    return np.where(a > 0, a * (da - d), 0.0)  # dS: (..., n_q, n_k)
+
+
 def scaled_dot_product_attention_backward(
     q: ArrayLike,
     k: ArrayLike,
@@ -115,7 +133,22 @@ def scaled_dot_product_attention_backward(
         dS = A \odot \bigl(dA - \operatorname{rowsum}(dA \odot A)\bigr), \quad
         dQ = \text{scale}\cdot dS\, K, \quad dK = \text{scale}\cdot dS^\top Q .
 
-    See the module's docstring for the derivation and its sources.
+    See the module's docstring for the derivation and its sources. When an
+    intermediate of that formula overflows (values near the largest float,
+    where :math:`G V^\top` does not fit), the function computes :math:`dS`
+    in the form of Dao et al. (2022), Appendix B.2,
+    :math:`dS = A \odot (dA - D)` with
+    :math:`D = \operatorname{rowsum}(G \odot O)` (:math:`O` the output),
+    taking :math:`dA` and :math:`D` for the values minus the midpoint of each
+    column: since every row of :math:`A` sums to 1, subtracting the same row
+    from every value row changes :math:`dA - D` by nothing, and no
+    intermediate overflows (identical value rows then give
+    :math:`dQ = dK = 0` exactly). An overflow is reported only when a
+    gradient itself does not fit.
+
+    Empty dimensions are kept, as in the forward function: an empty batch,
+    ``n_q = 0`` or ``d_v = 0`` give gradients of the arguments' (empty or
+    zero) shapes.
 
     Examples
     --------
@@ -166,8 +199,14 @@ def scaled_dot_product_attention_backward(
         da = g @ np.swapaxes(v, -1, -2)  # dA = G V^T: (..., n_q, n_k)
         # dS = A * (dA - rowsum(dA * A)); 0 where A = 0 (masked entries)
         ds = a * (da - np.sum(da * a, axis=-1, keepdims=True))
+        if not np.all(np.isfinite(ds)):  # an intermediate overflowed: values
+            ds = _ds_centred(a, g, v, output)  # near the float maximum
         dq = (ds @ k) * scale  # dQ = dS K / sqrt(d_k): (..., n_q, d_k)
         dk = (np.swapaxes(ds, -1, -2) @ q) * scale  # dK = dS^T Q / sqrt(d_k)
+        if not (np.all(np.isfinite(dq)) and np.all(np.isfinite(dk))):
+            ds *= scale  # scaled before the products: dS K may overflow alone
+            dq = ds @ k
+            dk = np.swapaxes(ds, -1, -2) @ q
     for name, grad in (("q", dq), ("k", dk), ("v", dv)):
         if not np.all(np.isfinite(grad)):
             raise ValueError(

@@ -100,7 +100,9 @@ def blockwise_attention(
         :math:`A = \operatorname{softmax}(Q K^\top \cdot \text{scale})` over
         the keys query ``i`` may attend to. A fully masked query gets a zero
         row, as in ``scaled_dot_product_attention``. Batch dimensions of
-        ``q``, ``k``, ``v`` and ``mask`` broadcast.
+        ``q``, ``k``, ``v`` and ``mask`` broadcast; empty dimensions (an
+        empty batch, ``n_q = 0``, ``d_v = 0``) give an empty output of this
+        shape, as there.
 
     Raises
     ------

@@ -81,6 +81,22 @@ def _check_dtype(dtype: DTypeLike) -> np.dtype[Any]:
     return result
 
 
+def _fits(given: Any, dtype: np.dtype[Any]) -> bool:
+    """Whether the rows ``given`` (in the caller's dtype) convert to ``dtype`` exactly.
+
+    Floats by their dtype (float16 and float32 into float32; any float of at
+    most 64 bits into float64); booleans and integers by their values, which
+    fit when converting them there and back gives them again (in float32,
+    every integer up to 2**24 in magnitude, and more that are multiples of
+    powers of two).
+    """
+    if given.dtype.kind == "f":
+        return bool(np.can_cast(given.dtype, dtype, casting="safe"))
+    with np.errstate(invalid="ignore", over="ignore"):  # out of range: no match
+        back = given.astype(dtype).astype(given.dtype)
+    return bool(np.array_equal(back, given))
+
+
 class KVCache:
     r"""The keys and values of the tokens seen so far, for one attention layer.
 
@@ -254,6 +270,7 @@ class KVCache:
 
     def _checked_rows(self, name: str, x: ArrayLike, width: str, size: int) -> Any:
         """``x`` as a finite array of shape (*batch_shape, t, size) in the dtype."""
+        given = np.asarray(x) if not isinstance(x, np.ma.MaskedArray) else x
         x = as_float_array(name, x)
         check_ndim(name, x, 2, f"(*batch_shape, t, {width})")
         if x.shape[-1] != size:
@@ -266,12 +283,17 @@ class KVCache:
                 f"`{name}` has batch dimensions {x.shape[:-2]} but the cache has "
                 f"batch_shape={self._batch_shape}: shape {x.shape}"
             )
-        if not np.can_cast(x.dtype, self._dtype, casting="safe"):
-            raise TypeError(
-                f"`{name}` has dtype {x.dtype} but the cache holds {self._dtype}: "
-                f"convert it first, e.g. {name}.astype(np.{self._dtype.name})"
+        if not _fits(given, self._dtype):
+            what = (
+                f"{given.dtype} values that"
+                if given.dtype.kind in "biu"
+                else f"dtype {given.dtype}, which"
             )
-        return x
+            raise TypeError(
+                f"`{name}` has {what} the cache's {self._dtype} cannot hold "
+                f"exactly: convert it first, e.g. {name}.astype(np.{self._dtype.name})"
+            )
+        return x.astype(self._dtype, copy=False)
 
     def append(self, k: ArrayLike, v: ArrayLike) -> None:
         """Append the keys and values of ``t >= 1`` new tokens.
@@ -293,8 +315,12 @@ class KVCache:
             ``k`` or ``v`` and gives the shapes. Nothing is appended then.
         TypeError
             If ``k`` or ``v`` does not hold real numbers, is a numpy masked
-            array, or has a dtype that does not convert to the cache's
-            without loss (float64 rows into a float32 cache).
+            array, or does not convert to the cache's dtype without loss:
+            floats by their dtype (float64 rows into a float32 cache are
+            refused), integers and booleans by their values (integers up to
+            :math:`2^{24}` in magnitude fit in float32, up to :math:`2^{53}`
+            in float64). The message names the dtype of the array passed.
+            Nothing is appended then.
         """
         k = self._checked_rows("k", k, "d_k", self._d_k)
         v = self._checked_rows("v", v, "d_v", self._d_v)

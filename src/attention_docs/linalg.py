@@ -87,7 +87,7 @@ def row_times_matrix(x: ArrayLike, a: ArrayLike) -> FloatArray:
     [23.0, 34.0]
     """
     x, a = _validated(x, a)
-    with np.errstate(over="ignore", invalid="ignore"):  # reported below
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
         product = x @ a  # (m,) @ (m, k) -> (k,)
     check_finite_product(product, ("x", x), ("a", a))
     return product
@@ -142,7 +142,7 @@ def weighted_sum_of_rows(x: ArrayLike, a: ArrayLike) -> FloatArray:
     """
     x, a = _validated(x, a)
     total = np.zeros(a.shape[1], dtype=np.result_type(x, a))  # (k,)
-    with np.errstate(over="ignore", invalid="ignore"):  # reported below
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
         for x_i, a_i in zip(x, a, strict=True):  # one term per row: x_i, a_i (k,)
             total = total + x_i * a_i  # sum_i x_i a_i
     check_finite_product(total, ("x", x), ("a", a))

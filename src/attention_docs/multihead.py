@@ -25,7 +25,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._kernels import ScoresOverflow
+from ._kernels import ScoresOverflow, with_batch
 from ._validation import (
     FloatArray,
     as_float_array,
@@ -211,7 +211,8 @@ def multi_head_attention(
         If a shape does not fit: ``query``, ``key`` or ``value`` has fewer than
         2 dimensions or a last dimension other than ``d_model`` (that of
         ``query``); ``key`` and ``value`` have different numbers of rows;
-        ``key`` has no rows (n_k = 0: nothing to attend to); the batch
+        ``key`` has no rows (n_k = 0: nothing to attend to); ``d_model`` is 0
+        (heads without components); the batch
         dimensions do not broadcast; a weight matrix is not
         ``(d_model, d_model)`` (each message names the arguments and gives both
         shapes). If ``h`` is not a positive integer dividing ``d_model``. If
@@ -277,6 +278,8 @@ def multi_head_attention(
     d_model, n_q, n_k = query.shape[-1], query.shape[-2], key.shape[-2]
     if n_k == 0:  # no keys to attend to: an error, as in scaled_dot_product_attention
         raise ValueError(f"`key` has n_k=0 rows: shape {key.shape}")
+    if d_model == 0:  # heads of width 0: scores without components
+        raise ValueError(f"`query` has d_model=0: shape {query.shape}")
     projections = []
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v), ("w_o", w_o)):
         w = as_projection(name, w, "(d_model, d_model)", "query", query)
@@ -290,7 +293,7 @@ def multi_head_attention(
         mask = mask[..., np.newaxis, :, :]  # (..., n_q, n_k) -> (..., 1, n_q, n_k)
 
     # Linear: Q W^Q_i for every head i in one product, then one axis per head
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow: reported below
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
         q = query @ w_q  # Q W^Q: (..., n_q, d_model) @ (d_model, d_model)
         k = key @ w_k  # K W^K: (..., n_k, d_model) @ (d_model, d_model)
         v = value @ w_v  # V W^V: (..., n_k, d_model) @ (d_model, d_model)
@@ -312,14 +315,14 @@ def multi_head_attention(
     # cat = Concat(head_1, ..., head_h)
     cat = merge_heads(heads)  # (..., h, n_q, d_k) -> (..., n_q, d_model)
     # MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow: reported below
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
         out = cat @ w_o  # (..., n_q, d_model) @ (d_model, d_model) -> same
     if not np.all(np.isfinite(out)):
         raise ValueError(
             f"the output Concat(heads) @ `w_o` overflows {out.dtype}: shapes "
             f"{(*batch, n_q, d_model)} and {w_o.shape}"
         )
-    return out, weights
+    return out, with_batch(weights, (*batch, h))
 
 
 class MultiHeadAttention:

@@ -27,12 +27,17 @@ See the book's page "Positional encoding" (positional-encoding.md).
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import FloatArray, as_float_array, check_ndim, check_positive_int
+from ._validation import (
+    FloatArray,
+    as_float_array,
+    as_real,
+    check_ndim,
+    check_positive_int,
+)
 
 __all__ = ["apply_rope", "sinusoidal_positional_encoding"]
 
@@ -111,14 +116,16 @@ def apply_rope(
         Queries or keys, one row per position; ``d`` even.
     positions : array_like, shape broadcastable to (..., n), optional
         Position of every row (any real numbers, e.g. the positions of cached
-        tokens); default ``0, 1, ..., n - 1``.
+        tokens); default ``0, 1, ..., n - 1``. It must broadcast *to* the rows
+        of ``x``, ``x.shape[:-1]``: one position per row, never more rows
+        than ``x`` has.
     base : float, optional
         :math:`\theta_i = \text{base}^{-2i/d}` (default 10000, as in the
         paper); a finite number greater than 1.
 
     Returns
     -------
-    ndarray, shape of ``x`` broadcast with ``positions``
+    ndarray, shape of ``x``
         Components :math:`(2i, 2i+1)` of row :math:`m` become
         :math:`(x_{2i} \cos m\theta_i - x_{2i+1} \sin m\theta_i,\;
         x_{2i} \sin m\theta_i + x_{2i+1} \cos m\theta_i)`. Every row keeps its
@@ -128,7 +135,8 @@ def apply_rope(
     ------
     ValueError
         If ``x`` has fewer than 2 dimensions or an odd ``d``; if
-        ``positions`` does not broadcast to ``x.shape[:-1]`` (the message
+        ``positions`` does not broadcast to ``x.shape[:-1]`` (also when
+        broadcasting would add rows or batch dimensions to ``x``; the message
         gives both shapes) or is not finite; if ``base`` is not a finite
         number greater than 1; if ``x`` is not finite, or so large that a
         rotated component overflows.
@@ -179,31 +187,34 @@ def apply_rope(
     check_ndim("x", x, 2, "(..., n, d)")
     d = x.shape[-1]
     _check_even("d", d, f" (`x` of shape {x.shape})")
-    if isinstance(base, bool) or not isinstance(base, numbers.Real):
-        raise ValueError(f"`base` must be a finite number greater than 1, got {base!r}")
-    if not (math.isfinite(float(base)) and float(base) > 1.0):
-        raise ValueError(f"`base` must be a finite number greater than 1, got {base!r}")
+    base = as_real(
+        "base",
+        base,
+        "a finite number greater than 1",
+        lambda b: math.isfinite(b) and b > 1.0,
+    )
     if positions is None:
         positions = np.arange(x.shape[-2], dtype=np.float64)
     else:
         positions = as_float_array("positions", positions)
-    try:
+    try:  # one position per row: positions broadcast to the rows, never beyond
         shape = np.broadcast_shapes(positions.shape, x.shape[:-1])
     except ValueError:
         shape = None
-    if shape is None or len(shape) != x.ndim - 1:
+    if shape != x.shape[:-1]:
         raise ValueError(
             f"`positions` of shape {positions.shape} does not broadcast to the "
             f"rows of `x`, shape {x.shape[:-1]}"
         )
-    theta = float(base) ** (-np.arange(0, d, 2) / d)  # theta_i: (d / 2,)
-    angles = positions[..., np.newaxis] * theta  # m * theta_i: (..., n, d / 2)
-    cos, sin = np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)
+    with np.errstate(under="ignore"):
+        theta = base ** (-np.arange(0, d, 2) / d)  # theta_i: (d / 2,)
+        angles = positions[..., np.newaxis] * theta  # m * theta_i: (..., n, d / 2)
+        cos, sin = np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)
     even, odd = x[..., 0::2], x[..., 1::2]  # components 2i and 2i + 1
-    out = np.empty(np.broadcast_shapes(x.shape, (*shape, d)), dtype=x.dtype)
+    out = np.empty(x.shape, dtype=x.dtype)
     # A rotation keeps each pair's norm, but a component can still grow by up to
     # sqrt(2) and overflow near the largest float: report it, never return inf.
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow: reported below
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
         out[..., 0::2] = even * cos - odd * sin
         out[..., 1::2] = even * sin + odd * cos
     if not np.all(np.isfinite(out)):

@@ -30,8 +30,15 @@ from collections.abc import Iterable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import FloatArray, as_float_array, check_exact_ndim, check_same_size
-from .attention import attention_weights, scaled_dot_product_attention
+from ._kernels import ScoresOverflow, scaled_products, softmax_rows
+from ._validation import (
+    FloatArray,
+    as_float_array,
+    check_exact_ndim,
+    check_same_size,
+    resolve_scale,
+)
+from .attention import attention_kernel
 
 __all__ = ["Key", "Query", "Value"]
 
@@ -205,8 +212,12 @@ class Query(_Vector):
         k = _stack("keys", keys, Key)  # (n_keys, d_k)
         check_same_size("d_k", ("query", self.vector, 0), ("keys", k, 1))
         q = self.vector[np.newaxis, :]  # (d_k,) -> (1, d_k)
-        scale = None if scaled else 1.0  # None: 1 / sqrt(d_k); 1.0: unscaled
-        weights = attention_weights(q, k, scale=scale)  # softmax(q K^T) -> (1, n_keys)
+        scale = _scale(scaled, q.shape[-1])
+        try:
+            scores = scaled_products(q, k, scale)  # s = q K^T: (1, n_keys)
+        except ScoresOverflow as overflow:
+            raise ValueError(_overflow_message(overflow, self, k)) from None
+        weights, _ = softmax_rows(scores, None)  # softmax(q K^T) -> (1, n_keys)
         return weights[0]  # (1, n_keys) -> (n_keys,)
 
     def retrieve_values(
@@ -266,8 +277,21 @@ class Query(_Vector):
         check_same_size("d_k", ("query", self.vector, 0), ("keys", k, 1))
         check_same_size("n_keys", ("keys", k, 0), ("values", v, 0))
         q = self.vector[np.newaxis, :]  # (d_k,) -> (1, d_k)
-        scale = None if scaled else 1.0  # None: 1 / sqrt(d_k); 1.0: unscaled
-        output, weights = scaled_dot_product_attention(
-            q, k, v, scale=scale, return_weights=True
-        )  # w V: (1, n_keys) @ (n_keys, d_v) -> (1, d_v); weights (1, n_keys)
+        scale = _scale(scaled, q.shape[-1])
+        try:  # w V: (1, n_keys) @ (n_keys, d_v) -> (1, d_v); weights (1, n_keys)
+            output, weights = attention_kernel(q, k, v, scale, None)
+        except ScoresOverflow as overflow:
+            raise ValueError(_overflow_message(overflow, self, k)) from None
         return output[0], weights[0]  # (1, d_v) -> (d_v,), (1, n_keys) -> (n_keys,)
+
+
+def _scale(scaled: bool, d_k: int) -> float:
+    """1 / sqrt(d_k) if ``scaled``, else 1 (the unscaled variant)."""
+    if d_k == 0:  # a query without components: no scores to scale
+        raise ValueError("`query.vector` and `keys` have d_k=0 components")
+    return resolve_scale(None, d_k) if scaled else 1.0
+
+
+def _overflow_message(overflow: ScoresOverflow, query: Query, k: FloatArray) -> str:
+    """The overflow of the scores, in the names the caller used."""
+    return overflow.describe("`query.vector`", "`keys`", query.vector.shape, k.shape)

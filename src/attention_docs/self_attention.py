@@ -103,7 +103,7 @@ def project_qkv(
     w_k = as_projection("w_k", w_k, "(d_model, d_k)", "x", x)
     w_v = as_projection("w_v", w_v, "(d_model, d_v)", "x", x)
     check_same_size("d_k", ("w_q", w_q, 1), ("w_k", w_k, 1))
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow: reported below
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
         q = x @ w_q  # Q = X W_Q: (..., n, d_model) @ (d_model, d_k) -> (..., n, d_k)
         k = x @ w_k  # K = X W_K: (..., n, d_model) @ (d_model, d_k) -> (..., n, d_k)
         v = x @ w_v  # V = X W_V: (..., n, d_model) @ (d_model, d_v) -> (..., n, d_v)
@@ -154,7 +154,8 @@ def self_attention(
     ValueError
         For every reason of :func:`project_qkv` and of
         :func:`~attention_docs.attention.scaled_dot_product_attention`: ``x``
-        has no rows (n = 0: no keys), ``mask``
+        has no rows (n = 0: no keys), ``w_q`` and ``w_k`` have no columns
+        (d_k = 0), ``mask``
         does not broadcast to (..., n, n), ``scale`` is not a positive finite
         number, or the scores overflow the floating-point type (the message
         names ``x``, ``w_q`` and ``w_k`` and gives the shape of ``x``).
@@ -206,10 +207,15 @@ def self_attention(
     True
     """
     q, k, v = project_qkv(x, w_q, w_k, w_v)  # (..., n, d_k) twice, (..., n, d_v)
-    scale = resolve_scale(scale, q.shape[-1])
-    *batch, n, _ = q.shape
+    *batch, n, d_k = q.shape
     if n == 0:  # no keys to attend to: an error, as in scaled_dot_product_attention
         raise ValueError(f"`x` has no tokens (n=0): shape {np.shape(x)}")
+    if d_k == 0:  # scores without components: an error, as there
+        raise ValueError(
+            f"`w_q` and `w_k` have d_k=0 columns: shapes {np.shape(w_q)} and "
+            f"{np.shape(w_k)}"
+        )
+    scale = resolve_scale(scale, d_k)
     if mask is not None:
         mask = check_mask(mask, (*batch, n, n))
     try:  # softmax(Q K^T / sqrt(d_k)) V -> (..., n, d_v)

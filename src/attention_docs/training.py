@@ -54,11 +54,14 @@ from numpy.typing import ArrayLike, NDArray
 from ._validation import (
     FloatArray,
     as_float_array,
+    as_real,
     check_exact_ndim,
     check_ndim,
     check_positive_int,
     check_same_size,
+    positive_finite,
     reject_masked_array,
+    shown,
 )
 from .attention import scaled_dot_product_attention
 from .backward import scaled_dot_product_attention_backward
@@ -163,12 +166,12 @@ def _gradients(params, tokens, targets, fwd, probs):
 
 # --8<-- [start:adam]
 def _adam_update(theta, g, m, v, t, lr, beta1, beta2, eps):
-    """Step t (1, 2, ...) of Adam, Algorithm 1: updates theta, m and v in place."""
-    m[...] = beta1 * m + (1 - beta1) * g  # m_t: moving average of g
-    v[...] = beta2 * v + (1 - beta2) * g**2  # v_t: moving average of g^2
+    """Step t (1, 2, ...) of Adam, Algorithm 1: the new theta, m and v."""
+    m = beta1 * m + (1 - beta1) * g  # m_t: moving average of g
+    v = beta2 * v + (1 - beta2) * g * g  # v_t: moving average of g^2
     m_hat = m / (1 - beta1**t)  # bias correction: m_0 = 0 pulls m_t to 0
-    v_hat = v / (1 - beta2**t)
-    theta -= lr * m_hat / (np.sqrt(v_hat) + eps)  # theta_t
+    root_v_hat = np.sqrt(v) / math.sqrt(1 - beta2**t)  # sqrt(v_hat_t)
+    return theta - lr * m_hat / (root_v_hat + eps), m, v  # theta_t, m_t, v_t
 
 
 # --8<-- [end:adam]
@@ -206,20 +209,15 @@ def _check_rng(rng: object) -> np.random.Generator:
     return rng
 
 
-def _check_positive_float(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"`{name}` must be a positive finite number, got {value!r}")
-    if not (math.isfinite(float(value)) and float(value) > 0.0):
-        raise ValueError(f"`{name}` must be a positive finite number, got {value!r}")
-    return float(value)
-
-
 def _check_decay(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"`{name}` must be a number in [0, 1), got {value!r}")
-    if not 0.0 <= float(value) < 1.0:
-        raise ValueError(f"`{name}` must be a number in [0, 1), got {value!r}")
-    return float(value)
+    return as_real(name, value, "a number in [0, 1)", lambda x: 0.0 <= x < 1.0)
+
+
+def _check_seed(seed: object) -> int:
+    """``seed`` as an int; ValueError unless it is an integer >= 0."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"`seed` must be a non-negative integer, got {shown(seed)}")
+    return int(seed)
 
 
 def _check_params(params: object, name: str = "params") -> Params:
@@ -240,6 +238,11 @@ def _check_params(params: object, name: str = "params") -> Params:
     }
     for key, layout in layouts.items():
         check_exact_ndim(f"{name}['{key}']", arrays[key], 2, layout)
+        if arrays[key].size == 0:  # vocab, d_model, d_k and d_v are all >= 1
+            raise ValueError(
+                f"`{name}['{key}']` is empty: shape {arrays[key].shape}, "
+                f"expected {layout} with every size at least 1"
+            )
 
     def named(key: str, axis: int) -> tuple[str, FloatArray, int]:
         return (f"{name}['{key}']", arrays[key], axis)
@@ -295,13 +298,42 @@ def _checked_forward(
         "`params`: they are too large"
     )
     try:
-        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # below
             fwd = _forward(arrays, token_array, pe)
     except ValueError as error:  # an infinite Q, K, V or score in the attention
         raise ValueError(f"{overflow} ({error})") from None
     if not np.all(np.isfinite(fwd.logits)):
         raise ValueError(overflow)
     return arrays, token_array, fwd
+
+
+def _mean_loss(logits: FloatArray, targets: IntArray) -> float:
+    r"""The loss of :func:`_cross_entropy`, finite whenever the mean itself is.
+
+    The loss at one position, :math:`l = (m - z_y) + \log \sum_c e^{z_c - m}`
+    with :math:`m = \max_c z_c`, can exceed the largest float (logits of
+    about 1e308 of both signs) while the mean over the positions does not.
+    Then every :math:`l / 2` is computed instead (no overflow: :math:`m/2 -
+    z_y/2` is at most the largest float), and their mean scaled by the
+    largest of them. ValueError if the mean itself overflows.
+    """
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        loss, _ = _cross_entropy(logits, targets)
+        if math.isfinite(loss):  # the usual case: the formula as the book shows it
+            return loss + 0.0  # and 0.0, not -0.0, when every probability is 1
+        m = logits.max(axis=-1, keepdims=True)  # (..., 1)
+        z_y = np.take_along_axis(logits, targets[..., np.newaxis], axis=-1)
+        log_sum = np.log(np.exp(logits - m).sum(axis=-1, keepdims=True))  # >= 0
+        halves = (m / 2 - z_y / 2) + log_sum / 2  # l / 2 >= 0 at every position
+        top = float(halves.max())  # > 0, since some l overflowed
+        mean = 2.0 * float(np.mean(halves / top)) * top  # mean of l
+    if not math.isfinite(mean):
+        raise ValueError(
+            f"the cross-entropy overflows {logits.dtype}: the mean loss exceeds the "
+            f"largest float (logits from {float(logits.min()):.3g} to "
+            f"{float(logits.max()):.3g})"
+        )
+    return mean
 
 
 # -- the public functions -----------------------------------------------------
@@ -507,9 +539,11 @@ def cross_entropy(logits: ArrayLike, targets: ArrayLike) -> float:
     Raises
     ------
     ValueError
-        If ``logits`` is not finite or has no ``vocab`` axis, if ``targets``
-        does not have the shape ``logits.shape[:-1]`` or holds an id outside
-        ``[0, vocab)``.
+        If ``logits`` is not finite or has no ``vocab`` axis, if ``logits``
+        is empty (no position: the mean of nothing is undefined; or
+        ``vocab = 0``), if ``targets`` does not have the shape
+        ``logits.shape[:-1]`` or holds an id outside ``[0, vocab)``, if the
+        mean loss exceeds the largest float.
     TypeError
         If ``targets`` does not hold integers, or an argument is a numpy
         masked array or not real numbers.
@@ -519,7 +553,12 @@ def cross_entropy(logits: ArrayLike, targets: ArrayLike) -> float:
     :math:`\log \operatorname{softmax}(z)_y = z_y - \log \sum_c e^{z_c}`,
     computed after subtracting :math:`\max_c z_c` (the book's page "Softmax",
     section "Numerical stability"), so that no exponential overflows and no
-    probability that rounds to 0 makes the logarithm infinite.
+    probability that rounds to 0 makes the logarithm infinite. Logits far
+    apart (about 1e308 of both signs) give a loss at one position that
+    exceeds the largest float; the mean is then computed from halves, so it
+    is returned whenever it is itself a float, without a warning. An empty
+    batch is an error rather than NaN (numpy's ``mean`` of nothing, and
+    PyTorch's ``cross_entropy`` with ``reduction="mean"``, return NaN).
 
     Examples
     --------
@@ -530,6 +569,11 @@ def cross_entropy(logits: ArrayLike, targets: ArrayLike) -> float:
     """
     z = as_float_array("logits", logits)
     check_ndim("logits", z, 1, "(..., vocab)")
+    if z.size == 0:  # a mean over no positions, or no ids to pick
+        raise ValueError(
+            f"`logits` is empty: shape {z.shape}; the mean cross-entropy needs at "
+            "least one position and vocab >= 1"
+        )
     reject_masked_array("targets", targets)
     y = np.asarray(targets)
     if y.dtype.kind not in "iu":
@@ -545,7 +589,7 @@ def cross_entropy(logits: ArrayLike, targets: ArrayLike) -> float:
             f"`targets` must hold ids in [0, {vocab}), got values from "
             f"{y.min()} to {y.max()}"
         )
-    return _cross_entropy(z, y)[0]
+    return _mean_loss(z, y)
 
 
 def loss_and_gradients(
@@ -637,8 +681,9 @@ def loss_and_gradients(
             f"`targets` must have the shape of `tokens`: shapes "
             f"{token_array.shape} and {target_array.shape}"
         )
-    loss, probs = _cross_entropy(fwd.logits, target_array)
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow: checked below
+    loss = _mean_loss(fwd.logits, target_array)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
+        _, probs = _cross_entropy(fwd.logits, target_array)
         grads = _gradients(arrays, token_array, target_array, fwd, probs)
     for name, grad in grads.items():
         if not np.all(np.isfinite(grad)):
@@ -733,10 +778,10 @@ class Adam:
                     f"`params['{name}']` must be a float ndarray (updated in "
                     f"place), got {type(value).__name__}"
                 )
-        self.lr = _check_positive_float("lr", lr)
+        self.lr = positive_finite("lr", lr)
         self.beta1 = _check_decay("beta1", beta1)
         self.beta2 = _check_decay("beta2", beta2)
-        self.eps = _check_positive_float("eps", eps)
+        self.eps = positive_finite("eps", eps)
         self.t = 0
         self.m = {name: np.zeros_like(value) for name, value in params.items()}
         self.v = {name: np.zeros_like(value) for name, value in params.items()}
@@ -753,7 +798,8 @@ class Adam:
         Parameters
         ----------
         params : dict of str to ndarray
-            The parameters given to the constructor (same keys and shapes).
+            The parameters given to the constructor (same keys and shapes):
+            writeable float ndarrays, updated in place.
         grads : dict of str to array_like
             :math:`g_t`, the gradient of each parameter (same keys and
             shapes).
@@ -762,10 +808,26 @@ class Adam:
         ------
         ValueError
             If the keys of ``params`` or ``grads`` are not those given to the
-            constructor, a shape differs, or a gradient is not finite.
+            constructor, a shape differs, a parameter is read-only, or a
+            gradient is not finite; if the step overflows: a gradient so
+            large that :math:`(1 - \beta_2) g^2` exceeds the largest float
+            (about :math:`4 \cdot 10^{155}` in float64 with the default
+            :math:`\beta_2`), or a new parameter that does.
         TypeError
-            If a gradient does not hold real numbers or is a numpy masked
-            array.
+            If a parameter is not a float ndarray (a list, an integer array:
+            it could not be updated in place), or a gradient does not hold
+            real numbers or is a numpy masked array.
+
+        Notes
+        -----
+        Every argument is checked and every new value computed before
+        anything changes: a step that raises leaves the parameters, ``t``,
+        ``m`` and ``v`` as they were. The operations are ordered as in
+        current PyTorch's ``torch.optim.Adam``: :math:`(1 - \beta_2) g \cdot g`
+        rather than :math:`g^2` first, and :math:`\sqrt{v_t} /
+        \sqrt{1 - \beta_2^t}` rather than :math:`\sqrt{v_t / (1 -
+        \beta_2^t)}`, so that a finite step is never lost to an overflowing
+        intermediate.
         """
         for label, given in (("params", params), ("grads", grads)):
             if not isinstance(given, dict) or set(given) != set(self.m):
@@ -775,27 +837,58 @@ class Adam:
                 )
         checked = {}
         for name in self.m:
+            theta = params[name]
+            reject_masked_array(f"params['{name}']", theta)
+            if not isinstance(theta, np.ndarray) or theta.dtype.kind != "f":
+                kind = type(theta).__name__
+                if isinstance(theta, np.ndarray):
+                    kind = f"an array of dtype {theta.dtype}"
+                raise TypeError(
+                    f"`params['{name}']` must be a float ndarray (updated in "
+                    f"place), got {kind}"
+                )
+            if not theta.flags.writeable:
+                raise ValueError(
+                    f"`params['{name}']` is read-only: Adam updates it in place"
+                )
             g = as_float_array(f"grads['{name}']", grads[name])
-            for label, array in (("params", params[name]), ("grads", g)):
-                if np.shape(array) != self.m[name].shape:
+            for label, array in (("params", theta), ("grads", g)):
+                if array.shape != self.m[name].shape:
                     raise ValueError(
-                        f"`{label}['{name}']` has shape {np.shape(array)}, "
+                        f"`{label}['{name}']` has shape {array.shape}, "
                         f"expected {self.m[name].shape}"
                     )
             checked[name] = g
-        self.t += 1
+        t = self.t + 1
+        new = {}
         for name, g in checked.items():
-            _adam_update(
-                params[name],
-                g,
-                self.m[name],
-                self.v[name],
-                self.t,
-                self.lr,
-                self.beta1,
-                self.beta2,
-                self.eps,
-            )
+            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+                theta, m, v = _adam_update(
+                    params[name], g, self.m[name], self.v[name], t,
+                    self.lr, self.beta1, self.beta2, self.eps,
+                )  # fmt: skip
+                # in the dtypes they are stored in (float32 parameters may
+                # get a float64 gradient): the cast is checked too
+                theta = theta.astype(params[name].dtype, copy=False)
+                m = m.astype(self.m[name].dtype, copy=False)
+                v = v.astype(self.v[name].dtype, copy=False)
+            if not np.all(np.isfinite(v)):
+                raise ValueError(
+                    f"the moving average of `grads['{name}']`**2 overflows "
+                    f"{v.dtype}: the gradient is too large for Adam (largest "
+                    f"magnitude {float(np.max(np.abs(g))):.3g})"
+                )
+            if not np.all(np.isfinite(theta)):
+                raise ValueError(
+                    f"the step overflows `params['{name}']` ({theta.dtype}): "
+                    f"lr={self.lr!r} is too large for its values"
+                )
+            new[name] = theta, m, v
+        for name, (theta, m, v) in new.items():  # nothing has changed until here
+            params[name][...] = theta
+            self.m[name][...] = m
+            self.v[name][...] = v
+        self.t = t
 
 
 @dataclass(frozen=True)
@@ -876,9 +969,9 @@ def train(
     Raises
     ------
     ValueError
-        If an integer argument is not a positive integer, ``lr`` is not a
-        positive finite number, or ``positional`` is True and ``d_model`` is
-        odd.
+        If an integer argument is not a positive integer (``seed``: not a
+        non-negative integer), ``lr`` is not a positive finite number, or
+        ``positional`` is True and ``d_model`` is odd.
     TypeError
         If ``positional`` is not a bool.
 
@@ -903,8 +996,8 @@ def train(
     batch = check_positive_int("batch", batch)
     n = check_positive_int("n", n)
     vocab = check_positive_int("vocab", vocab)
-    lr = _check_positive_float("lr", lr)
-    rng = np.random.default_rng(seed)
+    lr = positive_finite("lr", lr)
+    rng = np.random.default_rng(_check_seed(seed))
     params = init_params(rng, vocab=vocab, d_model=d_model, d_k=d_k)
     pe = _positional_encoding(positional, n, params["embedding"].shape[1])
     initial = {name: value.copy() for name, value in params.items()}
@@ -955,10 +1048,9 @@ def alignment_accuracy(
     >>> alignment_accuracy(w, [1, 0])  # query 1 is a tie
     0.5
     """
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real):
-        raise ValueError(f"`tol` must be a finite number >= 0, got {tol!r}")
-    if not (math.isfinite(float(tol)) and float(tol) >= 0.0):
-        raise ValueError(f"`tol` must be a finite number >= 0, got {tol!r}")
+    tol = as_real(
+        "tol", tol, "a finite number >= 0", lambda x: math.isfinite(x) and x >= 0.0
+    )
     w = as_float_array("weights", weights)
     check_ndim("weights", w, 2, "(..., n_q, n_k)")
     if w.size == 0:
@@ -982,4 +1074,4 @@ def alignment_accuracy(
         )
     correct = np.take_along_axis(w, k[..., np.newaxis], axis=-1)  # (..., n_q, 1)
     others = np.where(np.arange(n_k) == k[..., np.newaxis], -np.inf, w)
-    return float(np.mean(correct[..., 0] > others.max(axis=-1) + float(tol)))
+    return float(np.mean(correct[..., 0] > others.max(axis=-1) + tol))

@@ -31,7 +31,6 @@ residual sums are defined and the layers can be stacked. See the book's page
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -47,6 +46,7 @@ from ._validation import (
     check_ndim,
     check_positive_int,
     check_same_size,
+    positive_finite,
 )
 from .masks import causal_mask
 from .multihead import MultiHeadAttention
@@ -58,12 +58,7 @@ NORMS = ("post", "pre")
 
 def _check_eps(eps: object) -> float:
     """Return ``eps`` as a float; ValueError unless it is finite and positive."""
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
-        raise ValueError(f"`eps` must be a positive finite number, got {eps!r}")
-    value = float(eps)
-    if not (math.isfinite(value) and value > 0.0):
-        raise ValueError(f"`eps` must be a positive finite number, got {eps!r}")
-    return value
+    return positive_finite("eps", eps)
 
 
 def _check_norm(norm: object) -> str:
@@ -93,23 +88,27 @@ def _layer_norm(
     """Layer normalisation of validated, finite rows (last axis of ``x``).
 
     Each row is first divided by its largest absolute value ``s``: then no
-    square can overflow, and since
-    (x - mu) / sqrt(var + eps) = (y - mu_y) / sqrt(var_y + eps / s**2) for
-    y = x / s, the result is the same. A constant row becomes all ones (or
-    minus ones) exactly, so its centred row is exactly zero.
+    square can overflow, and a constant row becomes all ones (or minus ones)
+    exactly, so its centred row is exactly zero. With y = x / s,
+    (x - mu) / sqrt(var + eps) equals (y - mu_y) / sqrt(var_y + eps / s**2),
+    computed so for s > 1 (eps / s**2 < eps), and
+    s (y - mu_y) / sqrt(var_y s**2 + eps) for s <= 1, where eps / s**2 could
+    overflow (or, in float32, s**2 be subnormal and inexact) while eps itself
+    dominates the denominator.
     """
-    s = np.max(np.abs(x), axis=-1, keepdims=True)  # (..., 1)
-    s = np.where(s > 0.0, s, 1.0)  # an all-zero row: any positive s
-    y = x / s  # entries in [-1, 1]
-    centred = y - y.mean(axis=-1, keepdims=True)  # x_i - mu, in units of s
-    var = np.mean(centred * centred, axis=-1, keepdims=True)  # sigma^2 / s^2
-    with np.errstate(over="ignore", under="ignore", divide="ignore"):
-        # eps / s^2: inf for a tiny s (then the result is 0), 0 for a huge s
-        eps_y = eps / (s * s)
-        root = np.sqrt(var + eps_y)  # sqrt(sigma^2 + eps) / s
-        # root = 0 only if eps_y underflowed and the row is constant: centred = 0
-        root[root == 0.0] = 1.0
-        normalised = centred / root  # (x - mu) / sqrt(sigma^2 + eps)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        s = np.max(np.abs(x), axis=-1, keepdims=True)  # (..., 1)
+        s = np.where(s > 0.0, s, 1.0).astype(x.dtype)  # an all-zero row: any s > 0
+        y = x / s  # entries in [-1, 1]
+        centred = y - y.mean(axis=-1, keepdims=True)  # x_i - mu, in units of s
+        var = np.mean(centred * centred, axis=-1, keepdims=True)  # sigma^2 / s^2
+        # s > 1: sqrt(sigma^2 + eps) / s = sqrt(var_y + eps / s^2)
+        root = np.sqrt(var + eps / (s * s))
+        root[root == 0.0] = 1.0  # eps / s^2 underflowed, constant row: centred = 0
+        large = centred / root
+        # s <= 1: (x - mu) / sqrt(sigma^2 + eps), with x - mu = s (y - mu_y)
+        small = (centred * s) / np.sqrt(var * s * s + eps)
+        normalised = np.where(s > 1.0, large, small)  # (x - mu) / sqrt(sigma^2 + eps)
         out = normalised * gamma + beta  # (..., d_model) * (d_model,) + (d_model,)
     return _check_finite(out, "the output `gamma` * (normalised `x`) + `beta`")
 
@@ -144,7 +143,10 @@ def layer_norm(
         which is close to 1 unless the row's own variance :math:`\sigma^2` is
         comparable to :math:`\varepsilon`; a constant row (variance 0) becomes
         ``beta``. float32 stays float32 (with float32 or default ``gamma`` and
-        ``beta``); everything else gives float64.
+        ``beta``); everything else gives float64. Rows of any magnitude,
+        from the smallest subnormal to the largest float, are normalised
+        without overflow or loss of precision; ``x`` may have empty batch
+        dimensions (an empty result).
 
     Raises
     ------
@@ -211,11 +213,11 @@ def _feed_forward(
     x: FloatArray, w_1: FloatArray, b_1: FloatArray, w_2: FloatArray, b_2: FloatArray
 ) -> FloatArray:
     """FFN of validated arguments; ValueError if a step overflows."""
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         hidden = x @ w_1 + b_1  # (..., d_model) @ (d_model, d_ff) -> (..., d_ff)
     _check_finite(hidden, "the hidden layer `x` @ `w_1` + `b_1`")
     np.maximum(hidden, 0.0, out=hidden)  # ReLU: max(0, x W_1 + b_1)
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         out = hidden @ w_2 + b_2  # (..., d_ff) @ (d_ff, d_model) -> (..., d_model)
     return _check_finite(out, "the output max(0, `x` @ `w_1` + `b_1`) @ `w_2` + `b_2`")
 
@@ -298,7 +300,7 @@ def feed_forward(
 
 def _residual(x: FloatArray, sublayer_out: FloatArray, what: str) -> FloatArray:
     """The residual sum ``x + Sublayer(...)``; ValueError if it overflows."""
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         total = x + sublayer_out  # (..., n, d_model) + (..., n, d_model)
     return _check_finite(total, f"the residual sum `x` + {what}")
 
@@ -311,16 +313,28 @@ def _sublayer(
     eps: float,
     norm: str,
     what: str,
+    source: str = "`x`",
 ) -> tuple[FloatArray, Any]:
     """One sub-layer with its residual connection and layer normalisation.
 
     ``sublayer(z)`` returns ``(output, extra)``; the extra (attention weights
-    or None) is passed through.
+    or None) is passed through. An overflow inside the sub-layer is reported
+    as the sub-layer's, for the layer's own arguments ``source`` (the inner
+    message names the sub-layer's inputs and weights, e.g. ``query``).
     """
+
+    def run(z: FloatArray) -> tuple[FloatArray, Any]:
+        try:
+            return sublayer(z)
+        except ValueError as error:
+            raise ValueError(
+                f"the {what} sub-layer overflows for this {source}: in it, {error}"
+            ) from None
+
     if norm == "post":  # LayerNorm(x + Sublayer(x)), Vaswani et al., Section 3.1
-        out, extra = sublayer(x)
+        out, extra = run(x)
         return _layer_norm(_residual(x, out, what), gamma, beta, eps), extra
-    out, extra = sublayer(_layer_norm(x, gamma, beta, eps))  # pre-norm
+    out, extra = run(_layer_norm(x, gamma, beta, eps))  # pre-norm
     return _residual(x, out, what), extra  # x + Sublayer(LayerNorm(x))
 
 
@@ -528,7 +542,8 @@ class EncoderLayer(_Layer):
             dimension other than the layer's ``d_model`` (the message gives
             both), contains NaN or infinite values,
             or ``mask`` does not broadcast to (..., n, n); if an intermediate
-            result overflows.
+            result overflows (the message names the sub-layer and ``x``, then
+            what overflowed inside it).
         TypeError
             If ``mask`` is not boolean, or ``x`` does not hold real numbers
             or is a numpy masked array.
@@ -696,7 +711,8 @@ class DecoderLayer(_Layer):
             names the argument and gives both), contains NaN or
             infinite values, or their batch dimensions do not broadcast; if
             ``self_mask`` or ``memory_mask`` does not broadcast to its shape;
-            if an intermediate result overflows.
+            if an intermediate result overflows (the message names the
+            sub-layer and ``x`` or ``memory``, then what overflowed inside it).
         TypeError
             If a mask is not boolean, ``causal`` is not a bool, or ``x`` or
             ``memory`` does not hold real numbers or is a numpy masked array.
@@ -731,8 +747,9 @@ class DecoderLayer(_Layer):
             x, attend_self, self.gamma_1, self.beta_1, eps, norm, "self-attention"
         )
         x, cross_weights = _sublayer(
-            x, attend_memory, self.gamma_2, self.beta_2, eps, norm, "cross-attention"
-        )
+            x, attend_memory, self.gamma_2, self.beta_2, eps, norm,
+            "cross-attention", "`x` and `memory`",
+        )  # fmt: skip
         x, _ = _sublayer(
             x, self._ffn, self.gamma_3, self.beta_3, eps, norm, "feed-forward"
         )

@@ -126,11 +126,31 @@ def test_grad_output_of_the_wrong_shape_is_an_error() -> None:
 
 
 def test_a_gradient_that_overflows_is_an_error() -> None:
-    q = k = v = np.ones((2, 2))
+    # four queries spread their weight evenly over two keys: each key's dV is
+    # the sum of 4 * 0.5 * 1e308 = 2e308, beyond the largest float
+    q, k, v = np.ones((4, 2)), np.ones((2, 2)), np.ones((2, 2))
     with pytest.raises(
-        ValueError, match=r"^the gradient with respect to `[qkv]` overflows float64"
+        ValueError, match=r"^the gradient with respect to `v` overflows float64"
     ):
-        backward(q, k, v, np.full((2, 2), 1.5e308))
+        backward(q, k, v, np.full((4, 2), 1e308))
+
+
+@pytest.mark.parametrize("big", [1.5e308, np.finfo(np.float64).max])
+def test_no_false_alarm_when_the_gradients_are_finite(big) -> None:
+    # identical value rows: the output is that row whatever the weights, so
+    # dQ = dK = 0 exactly; dV = A^T G is finite. G V^T alone would overflow.
+    rng = np.random.default_rng(0)
+    q, k = rng.standard_normal((3, 4)), rng.standard_normal((5, 4))
+    v = np.full((5, 2), big)
+    with np.errstate(all="raise"):
+        dq, dk, dv = backward(q, k, v, np.ones((3, 2)))
+    assert not dq.any() and not dk.any()
+    _, a = scaled_dot_product_attention(q, k, v, return_weights=True)
+    np.testing.assert_allclose(dv, np.repeat(a.sum(axis=0)[:, None], 2, axis=1))
+    # the upstream gradient near the largest float, finite result: no alarm
+    q = k = v = np.ones((2, 2))
+    dq, dk, dv = backward(q, k, v, np.full((2, 2), big))
+    assert not dq.any() and not dk.any() and np.all(dv == big)
 
 
 def test_float32_stays_float32() -> None:

@@ -314,12 +314,25 @@ def test_append_errors_name_the_argument_and_change_nothing(
 def test_append_refuses_a_lossy_dtype() -> None:
     cache = KVCache(2, dtype=np.float32)
     with pytest.raises(
-        TypeError, match=r"`k` has dtype float64 but the cache holds float32"
+        TypeError, match=r"`k` has dtype float64, which the cache's float32 cannot"
     ):
         cache.append(np.ones((1, 2)), np.ones((1, 2), np.float32))
     with pytest.raises(TypeError, match="`v` has dtype float64"):
         cache.append(np.ones((1, 2), np.float32), [[1.0, 2.0]])
+    # integers beyond 2**24 have no exact float32; the message names int64,
+    # the dtype of the rows passed, not the float64 they would convert to
+    with pytest.raises(TypeError, match="`k` has int64 values that the cache's"):
+        cache.append(np.array([[2**24 + 1, 0]]), np.zeros((1, 2), np.float32))
     assert len(cache) == 0
+
+
+def test_append_takes_integer_rows_that_convert_exactly() -> None:
+    cache = KVCache(2, dtype=np.float32)
+    cache.append([[1, -2]], np.array([[2**24, 3]], dtype=np.int64))
+    cache.append(np.array([[True, False]]), np.array([[-(2**30), 0]]))  # 2**30 fits
+    assert cache.keys.dtype == np.float32
+    assert cache.keys.tolist() == [[1.0, -2.0], [1.0, 0.0]]
+    assert cache.values.tolist() == [[16777216.0, 3.0], [-1073741824.0, 0.0]]
 
 
 @pytest.mark.parametrize(

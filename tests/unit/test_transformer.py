@@ -561,3 +561,21 @@ def test_decoder_layer_errors() -> None:
         layer(x, memory, memory_mask=np.ones((3, 5), int))
     with pytest.raises(TypeError, match="`causal` must be True or False, got 1"):
         layer(x, memory, causal=1)
+
+
+@pytest.mark.parametrize("norm", ["post", "pre"])
+def test_an_overflow_inside_a_layer_names_the_sub_layer_and_x(norm) -> None:
+    layer = EncoderLayer(4, 2, 4, rng=np.random.default_rng(0), norm=norm)
+    layer.self_attention.w_q *= 1e300  # scores of about 1e300 * 1e300
+    layer.self_attention.w_k *= 1e300
+    with pytest.raises(
+        ValueError, match=r"^the self-attention sub-layer overflows for this `x`: in it"
+    ):
+        layer(np.random.default_rng(1).standard_normal((3, 4)))
+    decoder = DecoderLayer(4, 2, 4, rng=np.random.default_rng(0), norm=norm)
+    decoder.cross_attention.w_k *= 1e300
+    decoder.cross_attention.w_q *= 1e300
+    with pytest.raises(
+        ValueError, match=r"^the cross-attention sub-layer overflows for this `x` and"
+    ):
+        decoder(np.ones((3, 4)) * [1, -1, 2, 0], np.ones((2, 4)) * [2, 0, -1, 1])
