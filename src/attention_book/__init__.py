@@ -12,6 +12,7 @@ and reads the repository's files: ``ROOT`` is that checkout.
 - ``editions``: the editions and their MkDocs configurations.
 - ``site``: the build of every edition into one site (``make site``).
 - ``browser``: the Chromium that prints the PDFs and runs the browser tests.
+- ``diagrams``: the drawing helpers of the book's diagrams (``docs_src/diagrams/``).
 """
 
 from __future__ import annotations
