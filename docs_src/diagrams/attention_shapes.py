@@ -1,4 +1,4 @@
-"""The two products of attention as blocks: Q Kᵀ = S and A V = Z, shapes of the running example."""
+"""The two products of attention as blocks, Q Kᵀ = S and A V = Z (running example)."""
 
 from matplotlib.figure import Figure
 
@@ -10,7 +10,7 @@ GAP = 52.0
 
 
 def figure(labels: dict) -> Figure:
-    x, w_q, w_k, w_v = running_example()
+    x, w_q, _, w_v = running_example()
     n, d_k, d_v = x.shape[0], w_q.shape[1], w_v.shape[1]  # 3, 4, 4
     fig, ax = canvas(370, 330)
     accent = {"color": palette()["accent"], "fontweight": "bold"}
@@ -35,7 +35,7 @@ def figure(labels: dict) -> Figure:
             ],
         ),
     ]
-    for top, (title, match, blocks) in zip((14, 180), products):
+    for top, (title, match, blocks) in zip((14, 180), products, strict=True):
         text(ax, 4, top, title, ha="left")
         left, y = 34.0, top + 42
         for index, (name, rows, cols, fill, (row_label, col_label), mark) in enumerate(
