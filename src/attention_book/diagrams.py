@@ -62,6 +62,8 @@ FILLS = {
         "box": "#eeeeee",
         "highlight": "#ffe08a",
         "accent": "#c2410c",
+        "head1": "#bfdbfe",
+        "head2": "#fde68a",
     },
     "dark": {
         "x": "#3a4354",
@@ -77,6 +79,8 @@ FILLS = {
         "box": "#33363f",
         "highlight": "#7a6420",
         "accent": "#fdba74",
+        "head1": "#1e4f86",
+        "head2": "#6b5412",
     },
 }
 
@@ -183,6 +187,7 @@ def matrix(
     highlight_rows: Sequence[int] = (),
     highlight_cols: Sequence[int] = (),
     accent: str = "",
+    col_fills: Sequence[str] | None = None,
     size: float = MATH,
 ) -> tuple[float, float]:
     """A ``rows`` × ``cols`` grid with its top-left corner at (x, y).
@@ -190,7 +195,8 @@ def matrix(
     ``name`` is written in the middle (unless ``values`` fill the cells),
     ``row_label`` left of the grid (its number of rows) and ``col_label``
     above it (its number of columns); ``accent`` ("row", "col" or both) draws
-    those labels in the accent colour, for dimensions that must agree.
+    those labels in the accent colour, for dimensions that must agree;
+    ``col_fills`` gives each column its own fill (the heads' blocks).
     Returns the grid's width and height.
     """
     colours = palette()
@@ -198,12 +204,13 @@ def matrix(
     for i in range(rows):
         for j in range(cols):
             lit = i in highlight_rows or j in highlight_cols
+            base = colours[col_fills[j]] if col_fills else colours[fill]
             ax.add_patch(
                 Rectangle(
                     (x + j * cell, y + i * cell),
                     cell,
                     cell,
-                    facecolor=colours["highlight"] if lit else colours[fill],
+                    facecolor=colours["highlight"] if lit else base,
                     edgecolor=colours["line"],
                     linewidth=0.5,
                 )
