@@ -380,3 +380,53 @@ def vector(
     for j, value in enumerate(values):
         box(ax, x + j * width, y, width, height, value, fill=fill, rounded=False)
     return len(values) * width
+
+
+def bars(
+    ax: Axes,
+    x: float,
+    baseline: float,
+    values: Sequence[float],
+    *,
+    top: float,
+    height: float,
+    width: float = 22.0,
+    gap: float = 6.0,
+    fill: str = "a",
+    digits: int = 2,
+    names: Sequence[str] | None = None,
+) -> float:
+    """Bars standing on ``baseline``, ``height`` units tall at value ``top``,
+    each value written above its bar and its name (if any) below. Returns the
+    width of the group."""
+    colours = palette()
+    for j, value in enumerate(values):
+        left = x + j * (width + gap)
+        tall = height * value / top
+        ax.add_patch(
+            Rectangle(
+                (left, baseline - tall),
+                width,
+                tall,
+                facecolor=colours[fill],
+                edgecolor=colours["line"],
+                linewidth=0.8,
+            )
+        )
+        text(
+            ax,
+            left + width / 2,
+            baseline - tall - 3,
+            f"{value:.{digits}f}",
+            va="bottom",
+        )
+        if names is not None:
+            text(ax, left + width / 2, baseline + 4, names[j], va="top")
+    group = len(values) * (width + gap) - gap
+    ax.plot(
+        [x - 3, x + group + 3],
+        [baseline, baseline],
+        color=colours["line"],
+        linewidth=1.0,
+    )
+    return group
