@@ -22,6 +22,7 @@ import yaml
 from attention_book.diagrams import MIN_PX, plain, smallest_text_px
 from attention_book.zh_hans import to_simplified_text
 from attention_docs.plotting import THEMES
+from hooks.notebooks import NOT_CHAPTERS
 from hooks.plots import chapter_numbers
 
 from .helpers import DERIVED, LANGUAGES, ROOT, parse, traditional_characters
@@ -188,16 +189,27 @@ def test_figures_are_numbered_in_order_per_chapter(site, pages, language) -> Non
     assert total >= len(FIGURES) + 2
 
 
+def page_showing(kind: str, name: str) -> str:
+    """The page (``masks.md``) that shows a figure, read from the sources."""
+    (page,) = [
+        path.name
+        for path in sorted((ROOT / "docs" / "ja").glob("*.md"))
+        if f"assets/{kind}/{name}.svg" in path.read_text(encoding="utf-8")
+    ]
+    return page
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize(("kind", "name"), FIGURES)
 def test_the_chapter_notebook_carries_the_figure(site, kind, name, language) -> None:
-    """A diagram is an image of the notebook, a plot the cell of its script;
-    both with their numbered caption."""
-    notebooks = sorted((site / language).rglob("*.ipynb"))
+    """A diagram is an image of its chapter's notebook, a plot the cell of its
+    script; both with their numbered caption. Pages without a notebook (the
+    home and notation pages) have none to carry it."""
+    page = page_showing(kind, name)
+    caption = labels(kind, name, language)["caption"]
     found = []
-    for path in notebooks:
+    for path in sorted((site / language).rglob("*.ipynb")):
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        caption = labels(kind, name, language)["caption"]
         for cell in cells:
             source = "".join(cell["source"])
             if cell["cell_type"] == "markdown" and source.endswith(caption):
@@ -205,10 +217,10 @@ def test_the_chapter_notebook_carries_the_figure(site, kind, name, language) -> 
                 assert re.search(rf"\*\*{FIGURE_WORD[language]} [\d.]+\*\* ", source)
                 if kind == "diagrams":
                     assert "](data:image/svg+xml;base64," in source
-    page = "linear-algebra" if name == "attention_shapes" else None
-    assert len(found) == 1, (name, found)
-    if page:
-        assert found[0].parent.name == page
+    if page in NOT_CHAPTERS:
+        assert found == [], (name, found)
+    else:
+        assert [path.parent.name for path in found] == [page.removesuffix(".md")]
 
 
 def test_figures_are_generated_not_committed(site) -> None:
