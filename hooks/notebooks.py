@@ -9,8 +9,9 @@ made from the page while the book is built, so it never drifts from it:
   JupyterLab and Colab all typeset; a dollar sign of the text is escaped).
   Links to the book's pages and sections become absolute links to the online
   book (``site_url``), since the notebook does not sit next to the pages.
-  Admonitions become block quotes, hints ``<details>``, the paper's figures
-  images (the figure's SVG with its light colours, as a data URI).
+  Admonitions become block quotes, hints ``<details>``, the book's numbered
+  figures images with their captions (the paper's Figure 2 and the diagrams
+  in their light colours, as data URIs; a plot is drawn by its script's cell).
 - **Examples** (the ``docs_src/`` files a ``pycon`` block includes, the same
   files the page shows) become code cells: a cell ends at each statement
   that prints, and the printed output the page shows is stored as the cell's
@@ -139,6 +140,12 @@ ADMONITION = re.compile(
 HEADING = re.compile(
     r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.*?)(?:[ \t]*\{[^}]*\})?[ \t]*$"
 )
+#: The light image of a numbered figure (hooks/plots.py writes the figure).
+FIGURE_IMAGE = re.compile(
+    r"!\[(?P<alt>(?:\\.|[^\]\\])*)\]\((?:\.\./)*"
+    r"(?P<path>assets/(?P<kind>plots|diagrams)/[\w-]+\.svg)#only-light\)"
+)
+FIGURE_NUMBER = re.compile(r'<span class="book-figure-number">([^<]*)</span>')
 PLOT_IMAGE = re.compile(r"^!\[[^\]]*\]\((?:\.\./)*assets/plots/[^)]*\)[ \t]*$")
 LINK = re.compile(r"(?<!!)\[(?P<text>(?:[^\[\]]|\[[^\]]*\])*)\]\((?P<url>[^)\s]+)\)")
 HTML_HREF = re.compile(r'(\bhref=")([^"]*)(")')
@@ -446,20 +453,39 @@ class Converter:
         return head + inner
 
     def figure(self, lines: list[str], where: str) -> dict:
-        """A figure of the book (an inline SVG) as an image and its caption."""
+        """A numbered figure of the book as an image and its caption.
+
+        The paper's Figure 2 is an inline SVG; a diagram is the light image
+        that hooks/plots.py drew for the build, put into the notebook; a
+        plot leaves its image to the cell of its script, which follows.
+        """
         text, _ = expand(lines)
-        svg = re.search(r"<svg\b.*</svg>", text, re.DOTALL)
         caption = re.search(r"<figcaption\b[^>]*>(.*?)</figcaption>", text, re.DOTALL)
-        if svg is None or caption is None:
-            raise PluginError(f"{where}: a figure needs an SVG and a caption")
-        data = base64.b64encode(standalone_svg(svg[0]).encode()).decode()
-        title = re.search(r"<title[^>]*>(.*?)</title>", svg[0], re.DOTALL)
-        alt = title[1] if title else ""
+        if caption is None:
+            raise PluginError(f"{where}: a figure needs a caption")
+        caption_text = FIGURE_NUMBER.sub(r"**\1**", caption[1].strip())
         caption_text = HTML_HREF.sub(
-            lambda m: m[1] + self.absolute(m[2]) + m[3], caption[1].strip()
+            lambda m: m[1] + self.absolute(m[2]) + m[3], caption_text
         )
+        svg = re.search(r"<svg\b.*</svg>", text, re.DOTALL)
+        if svg is not None:
+            data = base64.b64encode(standalone_svg(svg[0]).encode()).decode()
+            title = re.search(r"<title[^>]*>(.*?)</title>", svg[0], re.DOTALL)
+            alt = title[1] if title else ""
+            return markdown_cell(
+                f"![{alt}](data:image/svg+xml;base64,{data})\n\n{caption_text}"
+            )
+        image = FIGURE_IMAGE.search(text)
+        if image is None:
+            raise PluginError(f"{where}: a figure needs an SVG or a figure's images")
+        if image["kind"] == "plots":
+            return markdown_cell(caption_text)
+        drawn = self.files.get_file_from_path(image["path"])
+        if drawn is None:
+            raise PluginError(f"{where}: {image['path']} was not drawn")
+        data = base64.b64encode(drawn.content_bytes).decode()
         return markdown_cell(
-            f"![{alt}](data:image/svg+xml;base64,{data})\n\n{caption_text}"
+            f"![{image['alt']}](data:image/svg+xml;base64,{data})\n\n{caption_text}"
         )
 
     # The whole notebook.

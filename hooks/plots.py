@@ -1,27 +1,38 @@
-"""The book's plots, drawn from the package at build time (never a stale image).
+"""The book's figures drawn at build time: plots and diagrams (never a stale image).
 
-- Each script ``docs_src/plots/<name>.py`` defines ``figure(labels)``: it
-  computes its data with ``attention_docs`` and draws it with
-  ``attention_docs.plotting``, returning a matplotlib Figure. The page that
-  shows the plot also shows the script (an ``--8<--`` include).
-- ``docs_src/plots/labels.yml`` holds the words of every plot in every
-  language: ``{name: {language: {alt: ..., <label>: ...}}}``.
+- **Two kinds, one machinery.** A plot (``docs_src/plots/<name>.py``) draws
+  the package's numbers with ``attention_docs.plotting``, and the page shows
+  the script after it; a diagram (``docs_src/diagrams/<name>.py``) draws
+  shapes, boxes and arrows with ``attention_book.diagrams``, its sizes and
+  numbers taken from the package and the running example, and the page does
+  not show its code. Both define ``figure(labels)`` and return a matplotlib
+  Figure. Each folder's ``labels.yml`` holds the words of its figures in every
+  language: ``{name: {language: {alt: ..., caption: ..., <label>: ...}}}``.
 - ``on_files``: for the build's language (``theme.language``) every script is
   drawn twice, inside ``theme("light")`` and ``theme("dark")``, and added to
-  the site as ``assets/plots/<name>.svg`` and ``assets/plots/<name>-dark.svg``.
+  the site as ``assets/<kind>/<name>.svg`` and ``assets/<kind>/<name>-dark.svg``.
   The SVGs keep their text as text, so the browser draws the labels with the
-  page's fonts. A warning while drawing fails the build, as ``--strict`` does.
-- ``on_page_markdown``: a page shows a plot with Material's light/dark switch,
-  ``![](assets/plots/<name>.svg#only-light)`` and
-  ``![](assets/plots/<name>-dark.svg#only-dark)``, with an empty alt text; the
-  hook fills it in from ``labels.yml``, so every language's words about a plot
-  live in one file.
+  page's fonts (``_{...}`` and ``^{...}`` in a label become sub- and
+  superscripts, ``attention_book.diagrams.markup``). A warning while drawing
+  fails the build, as ``--strict`` does.
+- ``on_page_markdown``: a page shows a figure with Material's light/dark
+  switch, two lines ``![](assets/<kind>/<name>.svg#only-light)`` and
+  ``![](assets/<kind>/<name>-dark.svg#only-dark)`` with an empty alt text.
+  The hook fills the alt text in from ``labels.yml`` and makes the pair a
+  numbered figure, ``<figure id="fig-<name>">`` with a ``<figcaption>``:
+  "図 4.2" in the fourth chapter of the nav (a page outside the chapters
+  numbers its figures 1, 2, ...), then the caption of ``labels.yml``. The
+  paper's Figure 2, drawn by hand (``docs_src/figures/``) in a
+  ``<figure class="fig2">``, is numbered in the same sequence. A link with
+  no text to a figure of the page, ``[](#fig-<name>)``, gets its number as
+  its text, so the prose refers to a figure by the number it has.
 - The Simplified Chinese book (zh-Hans) uses the Traditional labels converted
   by ``attention_book.zh_hans``, like the rest of its pages.
 """
 
 from __future__ import annotations
 
+import html
 import importlib
 import importlib.util
 import re
@@ -38,22 +49,46 @@ from attention_book.editions import DERIVED
 from attention_book.zh_hans import to_simplified_text
 
 ROOT = Path(__file__).resolve().parent.parent
-PLOTS = ROOT / "docs_src" / "plots"
+#: kind of figure -> the folder of its scripts and labels.yml
+KINDS = {
+    "plots": ROOT / "docs_src" / "plots",
+    "diagrams": ROOT / "docs_src" / "diagrams",
+}
+PLOTS = KINDS["plots"]
 LABELS = PLOTS / "labels.yml"
 THEMES = {"light": "", "dark": "-dark"}  # theme -> suffix of the file name
+#: "Figure" in each language, before the figure's number.
+FIGURE_WORD = {"ja": "図", "zh-Hant": "圖", "zh-Hans": "图"}
 IMAGE = re.compile(
-    r"!\[(?P<alt>[^\]]*)\]\((?P<src>(?:\.\./)*assets/plots/(?P<file>[^)#\s]+))"
-    r"(?P<fragment>#[^)\s]*)?\)"
+    r"!\[(?P<alt>[^\]]*)\]\((?P<src>(?:\.\./)*assets/(?P<kind>plots|diagrams)/"
+    r"(?P<file>[^)#\s]+))(?P<fragment>#[^)\s]*)?\)"
 )
+#: A figure of the page: a light/dark pair of images, or the paper's Figure 2.
+FIGURE = re.compile(
+    r"^!\[\]\((?P<prefix>(?:\.\./)*)assets/(?P<kind>plots|diagrams)/(?P<name>[\w-]+)"
+    r"\.svg#only-light\)[ \t]*\n"
+    r"!\[\]\((?P=prefix)assets/(?P=kind)/(?P=name)-dark\.svg#only-dark\)[ \t]*$"
+    r"|^<figure class=\"fig2\">$",
+    re.MULTILINE,
+)
+FIG2_CAPTION = re.compile(r"(<figcaption\b[^>]*>)")
+REFERENCE = re.compile(r"\[\]\(#fig-(?P<name>[\w-]+)\)")
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]])")
+CODE = re.compile(r"`([^`]+)`")
 
 
 def _plotting():
     """Import ``attention_docs.plotting`` afresh (``mkdocs serve`` rebuilds)."""
-    for name in [n for n in sys.modules if n.partition(".")[0] == "attention_docs"]:
-        del sys.modules[name]  # re-read src/ on every build, so no plot is stale
+    for name in [
+        n
+        for n in sys.modules
+        if n.partition(".")[0] == "attention_docs" or n == "attention_book.diagrams"
+    ]:
+        del sys.modules[name]  # re-read src/ on every build, so no figure is stale
     try:
-        return importlib.import_module("attention_docs.plotting")
+        plotting = importlib.import_module("attention_docs.plotting")
+        importlib.import_module("attention_book.diagrams")
+        return plotting
     except ModuleNotFoundError as error:
         if (error.name or "").partition(".")[0] not in ("matplotlib", "attention_docs"):
             raise
@@ -63,15 +98,17 @@ def _plotting():
         ) from error
 
 
-def load_labels() -> dict:
-    """``labels.yml``, checked against the scripts of ``docs_src/plots/``."""
-    labels = yaml.safe_load(LABELS.read_text(encoding="utf-8"))
-    scripts = {path.stem for path in PLOTS.glob("*.py")}
+def load_labels(kind: str = "plots") -> dict:
+    """The kind's ``labels.yml``, checked against the scripts of its folder."""
+    folder = KINDS[kind]
+    path = folder / "labels.yml"
+    labels = yaml.safe_load(path.read_text(encoding="utf-8"))
+    scripts = {script.stem for script in folder.glob("*.py")}
     if not isinstance(labels, dict) or set(labels) != scripts:
         found = sorted(labels) if isinstance(labels, dict) else labels
         raise PluginError(
-            f"{LABELS.relative_to(ROOT)} must have one entry per script of "
-            f"docs_src/plots/: scripts {sorted(scripts)}, entries {found}"
+            f"{path.relative_to(ROOT)} must have one entry per script of "
+            f"{folder.relative_to(ROOT)}/: scripts {sorted(scripts)}, entries {found}"
         )
     return labels
 
@@ -91,18 +128,20 @@ def labels_for(labels: dict, name: str, language: str) -> dict:
             key: _convert(value, to_simplified_text) for key, value in entry.items()
         }
     entry = labels[name].get(language) if isinstance(labels[name], dict) else None
-    if not isinstance(entry, dict) or not entry.get("alt"):
+    if not isinstance(entry, dict) or not entry.get("alt") or not entry.get("caption"):
         raise PluginError(
-            f"{LABELS.relative_to(ROOT)}: {name} needs a `{language}` entry "
-            "with an `alt` text"
+            f"labels.yml: {name} needs a `{language}` entry with an `alt` text "
+            "and a `caption`"
         )
     return entry
 
 
-def draw(plotting, name: str, labels: dict, theme: str, language: str) -> str:
-    """Run ``docs_src/plots/<name>.py`` and return its figure as SVG."""
-    path = PLOTS / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_book_plot_{name}", path)
+def draw(plotting, kind: str, name: str, labels: dict, theme: str, language: str):
+    """Run ``docs_src/<kind>/<name>.py`` and return its figure as SVG."""
+    from attention_book.diagrams import markup
+
+    path = KINDS[kind] / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_book_{kind}_{name}", path)
     module = importlib.util.module_from_spec(spec)
     try:
         with warnings.catch_warnings():
@@ -110,7 +149,7 @@ def draw(plotting, name: str, labels: dict, theme: str, language: str) -> str:
             spec.loader.exec_module(module)
             with plotting.theme(theme):
                 fig = module.figure(labels)
-                return plotting.to_svg(fig, language=language)
+                return markup(plotting.to_svg(fig, language=language))
     except Exception as error:
         raise PluginError(
             f"{path.relative_to(ROOT)} failed to draw its {theme} figure for "
@@ -121,40 +160,111 @@ def draw(plotting, name: str, labels: dict, theme: str, language: str) -> str:
 def on_files(files: Files, config) -> Files:
     language = config.theme["language"]
     plotting = _plotting()
-    labels = load_labels()
-    for name in sorted(labels):
-        entry = labels_for(labels, name, language)
-        for theme, suffix in THEMES.items():
-            svg = draw(plotting, name, entry, theme, language)
-            uri = f"assets/plots/{name}{suffix}.svg"
-            files.append(File.generated(config, uri, content=svg))
+    for kind in KINDS:
+        labels = load_labels(kind)
+        for name in sorted(labels):
+            entry = labels_for(labels, name, language)
+            for theme, suffix in THEMES.items():
+                svg = draw(plotting, kind, name, entry, theme, language)
+                uri = f"assets/{kind}/{name}{suffix}.svg"
+                files.append(File.generated(config, uri, content=svg))
     return files
 
 
-def _fill_alt(match: re.Match, labels: dict, language: str, page: str) -> str:
-    file, fragment = match["file"], match["fragment"] or ""
+def chapter_numbers(nav) -> dict[str, int]:
+    """Page -> its chapter's number: the pages of the nav's parts, the last
+    part (the back matter) excepted, counted from 1 in reading order."""
+    parts = [item for item in nav or [] if isinstance(item, dict)]
+    pages = []
+    for part in parts[:-1]:
+        for children in part.values():
+            for child in children if isinstance(children, list) else [children]:
+                pages += [child] if isinstance(child, str) else list(child.values())
+    return {page: number for number, page in enumerate(pages, 1)}
+
+
+def _check_image(match: re.Match, labels: dict, page: str) -> None:
+    kind, file, fragment = match["kind"], match["file"], match["fragment"] or ""
     name, dark, extension = re.fullmatch(r"(.+?)(-dark)?(\.svg)?", file).groups()
     expected = "#only-dark" if dark else "#only-light"
-    if extension is None or name not in labels or fragment != expected:
+    if extension is None or name not in labels[kind] or fragment != expected:
         raise PluginError(
-            f"{page}: {match[0]} must be assets/plots/<name>.svg#only-light or "
-            f"assets/plots/<name>-dark.svg#only-dark, <name> one of {sorted(labels)}"
+            f"{page}: {match[0]} must be assets/{kind}/<name>.svg#only-light or "
+            f"assets/{kind}/<name>-dark.svg#only-dark, <name> one of "
+            f"{sorted(labels[kind])}"
         )
     if match["alt"]:
         raise PluginError(
             f"{page}: {match[0]} must leave its alt text empty: it comes from "
-            f"{LABELS.relative_to(ROOT)}"
+            f"docs_src/{kind}/labels.yml"
         )
-    alt = MARKDOWN_SPECIAL.sub(r"\\\1", labels_for(labels, name, language)["alt"])
-    return f"![{alt}]({match['src']}{fragment})"
+
+
+def caption_html(caption: str) -> str:
+    """A caption of labels.yml as HTML: its `code` spans as code."""
+    return CODE.sub(r"<code>\1</code>", html.escape(caption.strip(), quote=False))
+
+
+def figure_html(match: re.Match, entry: dict, number: str) -> str:
+    kind, name, prefix = match["kind"], match["name"], match["prefix"]
+    alt = MARKDOWN_SPECIAL.sub(r"\\\1", entry["alt"].strip())
+    return (
+        f'<figure class="book-figure" id="fig-{name.replace("_", "-")}" '
+        'markdown="span">\n'
+        f"![{alt}]({prefix}assets/{kind}/{name}.svg#only-light)\n"
+        f"![{alt}]({prefix}assets/{kind}/{name}-dark.svg#only-dark)\n"
+        f'<figcaption><span class="book-figure-number">{number}</span> '
+        f"{caption_html(entry['caption'])}</figcaption>\n"
+        "</figure>"
+    )
+
+
+def number_figures(markdown: str, labels: dict, language: str, chapter, page: str):
+    """The page with its figures numbered and captioned, and their links' text."""
+    for match in IMAGE.finditer(markdown):
+        _check_image(match, labels, page)
+    word = FIGURE_WORD[language]
+    numbers: dict[str, str] = {}
+    pieces, position = [], 0
+    for count, match in enumerate(FIGURE.finditer(markdown), 1):
+        number = f"{word} {chapter}.{count}" if chapter else f"{word} {count}"
+        pieces.append(markdown[position : match.start()])
+        if match["name"] is None:  # the paper's Figure 2: number its caption
+            caption = FIG2_CAPTION.search(markdown, match.end())
+            if (
+                caption is None
+                or "</figure>" in markdown[match.end() : caption.start()]
+            ):
+                raise PluginError(f"{page}: a <figure> needs a <figcaption>")
+            pieces.append(markdown[match.start() : caption.end()])
+            pieces.append(f'<span class="book-figure-number">{number}</span> ')
+            position = caption.end()
+            continue
+        entry = labels_for(labels[match["kind"]], match["name"], language)
+        pieces.append(figure_html(match, entry, number))
+        numbers[match["name"].replace("_", "-")] = number
+        position = match.end()
+    pieces.append(markdown[position:])
+    markdown = "".join(pieces)
+    alone = [m[0] for m in IMAGE.finditer(markdown) if not m["alt"]]
+    if alone:
+        raise PluginError(
+            f"{page}: {alone[0]} must be shown as a pair of lines, the light "
+            "image and then the dark one"
+        )
+
+    def reference(match: re.Match) -> str:
+        if match["name"] not in numbers:
+            raise PluginError(
+                f"{page}: {match[0]} links to no figure of the page: {sorted(numbers)}"
+            )
+        return f"[{numbers[match['name']]}](#fig-{match['name']})"
+
+    return REFERENCE.sub(reference, markdown)
 
 
 def on_page_markdown(markdown, page, config, files):
-    if "assets/plots/" not in markdown:
-        return markdown
-    labels = load_labels()
+    labels = {kind: load_labels(kind) for kind in KINDS}
     language = config.theme["language"]
-    return IMAGE.sub(
-        lambda match: _fill_alt(match, labels, language, page.file.src_path),
-        markdown,
-    )
+    chapter = chapter_numbers(getattr(config, "nav", None)).get(page.file.src_path)
+    return number_figures(markdown, labels, language, chapter, page.file.src_path)

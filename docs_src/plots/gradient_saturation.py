@@ -50,8 +50,8 @@ def figure(labels: dict) -> Figure:
         "scaled": mpl.rcParams["axes.prop_cycle"].by_key()["color"][0],
     }
     styles = {"unscaled": ("--", "s"), "scaled": ("-", "o")}
-    fig = Figure(figsize=(7.0, 3.8), layout="constrained")
-    axes = fig.subplots(1, 2)
+    fig = Figure(figsize=(4.8, 6.6), layout="constrained")
+    axes = fig.subplots(2, 1)  # one above the other: wide enough for a phone
     for ax, panel in zip(axes, ("total", "query"), strict=True):
         for name in ("unscaled", "scaled"):
             linestyle, marker = styles[name]
@@ -75,7 +75,8 @@ def figure(labels: dict) -> Figure:
         ax.set_xlabel(labels["xlabel"])
         ax.grid(True, which="major", alpha=0.3)
     axes[0].set_yticks([20, 50, 100, 200])  # the left panel spans one decade only
-    axes[0].set_ylabel(labels["ylabel"])
+    for ax in axes:
+        ax.set_ylabel(labels["ylabel"])
     handles, names = axes[1].get_legend_handles_labels()
     fig.legend(handles, names, loc="outside lower center", ncols=2)
     return fig

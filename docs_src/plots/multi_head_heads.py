@@ -17,6 +17,7 @@ def figure(labels: dict) -> Figure:
         titles=labels["heads"],
         xlabel=labels["xlabel"],
         ylabel=labels["ylabel"],
+        ncols=2,  # two by two: wide enough for a phone
     )
     return fig
 

@@ -18,7 +18,7 @@ def figure(labels: dict) -> Figure:
         xlabel=labels["xlabel"],
         ylabel=labels["ylabel"],
     )
-    fig.set_size_inches(6.0, 3.2)  # two 6 x 6 panels, larger than the default
+    fig.set_size_inches(4.8, 2.9)  # two 6 x 6 panels side by side
     return fig
 
 

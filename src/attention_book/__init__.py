@@ -13,6 +13,7 @@ and reads the repository's files: ``ROOT`` is that checkout.
 - ``glossary``: the glossary's table, for its pages and for the search.
 - ``site``: the build of every edition into one site (``make site``).
 - ``browser``: the Chromium that prints the PDFs and runs the browser tests.
+- ``diagrams``: the drawing helpers of the book's diagrams (``docs_src/diagrams/``).
 """
 
 from __future__ import annotations

@@ -203,7 +203,7 @@ def _text_colour_on(rgb: Sequence[float]) -> str:
 def _annotate_cells(ax: Axes, image: AxesImage, labels: NDArray[np.str_]) -> None:
     """Write ``labels[i, j]`` in the middle of cell (i, j) of ``image``."""
     data = np.asarray(image.get_array())
-    size = 0.8 * mpl.rcParams["font.size"]
+    size = mpl.rcParams["font.size"]  # as large as the labels: read on a phone
     for (i, j), label in np.ndenumerate(labels):
         colour = _text_colour_on(to_rgb(image.cmap(image.norm(data[i, j]))))
         ax.text(j, i, label, ha="center", va="center", color=colour, fontsize=size)
@@ -240,7 +240,7 @@ def plot_weights_bar(
     title, xlabel, ylabel : str, optional
         Title and axis labels, in the reader's language. Default: none.
     ax : matplotlib.axes.Axes, optional
-        Draw into this Axes; default: a new 6 x 4 inch figure.
+        Draw into this Axes; default: a new 4.8 x 3.4 inch figure.
 
     Returns
     -------
@@ -278,7 +278,7 @@ def plot_weights_bar(
     w = _as_weights("weights", weights, 1, "(n_k,)")
     n_k = w.shape[0]
     _check_count("labels", labels, n_k, f"weights: shape {w.shape}")
-    fig, ax = _figure_and_axes(ax, (6.0, 4.0))
+    fig, ax = _figure_and_axes(ax, (4.8, 3.4))
     ticks = [str(j) for j in range(n_k)] if labels is None else list(labels)
     bars = ax.bar(np.arange(n_k), w, tick_label=ticks)  # colour: axes.prop_cycle
     ax.bar_label(bars, labels=[f"{value:.2f}" for value in w], padding=3)
@@ -307,7 +307,7 @@ def plot_heatmap(
     title, xlabel, ylabel : str, optional
         Title and axis labels (keys along x, queries along y). Default: none.
     ax : matplotlib.axes.Axes, optional
-        Draw into this Axes; default: a new 6 x 5 inch figure.
+        Draw into this Axes; default: a new 4.8 x 4 inch figure.
     colorbar : bool, optional
         Add a colour bar (default True).
     annotate : bool, optional
@@ -349,7 +349,7 @@ def plot_heatmap(
     ['1.00', '0.00', '0.00']
     """
     w = _as_weights("weights", weights, 2, "(n_q, n_k)")
-    fig, ax = _figure_and_axes(ax, (6.0, 5.0))
+    fig, ax = _figure_and_axes(ax, (4.8, 4.0))
     image = _heat_image(ax, w, _vmax(w))
     if colorbar:
         fig.colorbar(image, ax=ax)
@@ -381,15 +381,16 @@ def plot_causal_mask(
     titles : pair of str or None, optional
         Titles of the mask panel and of the weights panel. Default: none.
     xlabel, ylabel : str, optional
-        Axis labels: keys along x (both panels), queries along y (left panel).
+        Axis labels: keys along x, queries along y (both panels).
 
     Returns
     -------
     fig : matplotlib.figure.Figure
-        A new 7 x 3.4 inch figure.
+        A new 4.8 x 7 inch figure, one panel above the other (narrow
+        enough to be read on a phone).
     ax : ndarray of matplotlib.axes.Axes, shape (2,)
-        Left: the mask, each cell coloured and labelled ``True`` or ``False``.
-        Right: the weights as in :func:`plot_heatmap`, every cell annotated,
+        Top: the mask, each cell coloured and labelled ``True`` or ``False``.
+        Bottom: the weights as in :func:`plot_heatmap`, every cell annotated,
         so the zeros where the mask is False are visible.
 
     Raises
@@ -432,8 +433,8 @@ def plot_causal_mask(
         raise ValueError("`weights` must be 0 wherever `mask` is False")
     if len(titles) != 2:
         raise ValueError(f"`titles` must be a pair, got {len(titles)} entries")
-    fig = Figure(figsize=(7.0, 3.4), layout="constrained")
-    axes = fig.subplots(1, 2)
+    fig = Figure(figsize=(4.8, 7.0), layout="constrained")
+    axes = fig.subplots(2, 1)
     mask_image = axes[0].imshow(
         m.astype(np.int8),  # False -> 0, True -> 1
         cmap=ListedColormap(_MASK_COLOURS),
@@ -447,8 +448,7 @@ def plot_causal_mask(
     _annotate_cells(axes[1], image, np.vectorize("{:.2f}".format)(w))
     fig.colorbar(image, ax=axes[1])
     for ax, title in zip(axes, titles, strict=True):
-        _set_labels(ax, title, xlabel, None)
-    _set_labels(axes[0], None, None, ylabel)
+        _set_labels(ax, title, xlabel, ylabel)
     return fig, axes
 
 
@@ -519,7 +519,7 @@ def plot_heads(
     ncols = min(h, 4) if ncols is None else check_positive_int("ncols", ncols)
     ncols = min(ncols, h)
     nrows = math.ceil(h / ncols)
-    fig = Figure(figsize=(1.5 * ncols + 1.0, 1.8 * nrows + 0.6), layout="constrained")
+    fig = Figure(figsize=(1.9 * ncols + 1.0, 1.9 * nrows + 0.6), layout="constrained")
     grid = fig.subplots(nrows, ncols, squeeze=False)
     axes = grid.ravel()[:h]
     for extra in grid.ravel()[h:]:

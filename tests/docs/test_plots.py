@@ -1,14 +1,17 @@
-"""The book's plots: the scripts of docs_src/plots/, their labels, their pages.
+"""The figures drawn at build time (plots, diagrams): their labels, their pages.
 
-Each plot is a script ``docs_src/plots/<name>.py`` defining ``figure(labels)``;
-``docs_src/plots/labels.yml`` holds its words in every language; hooks/plots.py
-draws it at build time (tests/site/test_plots.py checks the built site).
+Each figure is a script ``docs_src/<kind>/<name>.py`` (``plots`` or
+``diagrams``) defining ``figure(labels)``; the folder's ``labels.yml`` holds
+its words, its alt text and its caption in every language; hooks/plots.py
+draws it at build time and numbers it on its page (tests/site/test_plots.py
+checks the built site).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -18,6 +21,7 @@ import yaml
 from matplotlib.figure import Figure
 from mkdocs.exceptions import PluginError
 
+from attention_book.diagrams import MIN_PX, markup, plain, smallest_text_px
 from attention_docs import causal_mask
 from attention_docs.plotting import theme, to_svg
 from hooks import plots
@@ -26,66 +30,121 @@ ROOT = Path(__file__).resolve().parents[2]
 PLOTS = ROOT / "docs_src" / "plots"
 DOCS = ROOT / "docs"
 LANGUAGES = ("ja", "zh-Hant")
-LABELS = yaml.safe_load((PLOTS / "labels.yml").read_text(encoding="utf-8"))
+KINDS = {"plots": PLOTS, "diagrams": ROOT / "docs_src" / "diagrams"}
+ALL_LABELS = {
+    kind: yaml.safe_load((folder / "labels.yml").read_text(encoding="utf-8"))
+    for kind, folder in KINDS.items()
+}
+LABELS = ALL_LABELS["plots"]
 NAMES = sorted(path.stem for path in PLOTS.glob("*.py"))
+#: (kind, name) of every figure drawn at build time
+FIGURES = [
+    (kind, path.stem)
+    for kind, folder in KINDS.items()
+    for path in sorted(folder.glob("*.py"))
+]
 CODE_TITLE = {"ja": "この図を描いたコード", "zh-Hant": "繪製此圖的程式碼"}
+#: Keys of a labels.yml entry that are not drawn in the figure.
+NOT_DRAWN = ("alt", "caption")
+KANA = re.compile(r"[\u3041-\u30ff]")
+SVG = "{http://www.w3.org/2000/svg}"
 
 
-def load_script(name: str):
-    spec = importlib.util.spec_from_file_location(f"_plot_{name}", PLOTS / f"{name}.py")
+def load_script(name: str, kind: str = "plots"):
+    path = KINDS[kind] / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_{kind}_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def drawn_labels(entry: dict) -> list[str]:
-    """Every string of a language's entry that the figure draws (not `alt`)."""
+    """Every string of a language's entry that the figure draws, as it reads."""
     strings = []
     for key, value in entry.items():
-        if key != "alt":
+        if key not in NOT_DRAWN:
             strings += value if isinstance(value, list) else [value]
-    return strings
+    return [plain(s) for s in strings]
 
 
 def svg_texts(svg: str) -> list[str]:
-    return re.findall(r"<text [^>]*>([^<]*)</text>", svg)
+    root = ET.fromstring(svg.split("\n", 3)[3])  # after the XML and DOCTYPE lines
+    return ["".join(element.itertext()) for element in root.iter(f"{SVG}text")]
 
 
-def figure(name: str, language: str) -> Figure:
-    return load_script(name).figure(LABELS[name][language])
+def figure(name: str, language: str, kind: str = "plots") -> Figure:
+    return load_script(name, kind).figure(ALL_LABELS[kind][name][language])
+
+
+def draw(kind: str, name: str, language: str, name_of_theme: str) -> str:
+    with theme(name_of_theme):
+        return markup(to_svg(figure(name, language, kind), language=language))
 
 
 def test_every_script_has_labels_in_every_language() -> None:
     assert NAMES, "the book has plots"
-    assert sorted(LABELS) == NAMES
-    for name in NAMES:
-        assert sorted(LABELS[name]) == sorted(LANGUAGES), name
-        keys = {language: sorted(LABELS[name][language]) for language in LANGUAGES}
-        assert keys["ja"] == keys["zh-Hant"], f"{name}: {keys}"
-        for language in LANGUAGES:
-            entry = LABELS[name][language]
-            assert isinstance(entry["alt"], str) and len(entry["alt"]) > 20
-            assert all(isinstance(s, str) and s.strip() for s in drawn_labels(entry))
+    for kind, folder in KINDS.items():
+        labels = ALL_LABELS[kind]
+        assert sorted(labels) == sorted(path.stem for path in folder.glob("*.py"))
+        for name in labels:
+            assert sorted(labels[name]) == sorted(LANGUAGES), name
+            keys = {language: sorted(labels[name][language]) for language in LANGUAGES}
+            assert keys["ja"] == keys["zh-Hant"], f"{name}: {keys}"
+            for language in LANGUAGES:
+                entry = labels[name][language]
+                assert isinstance(entry["alt"], str) and len(entry["alt"]) > 20
+                assert isinstance(entry["caption"], str) and len(entry["caption"]) > 8
+                assert all(
+                    isinstance(s, str) and s.strip() for s in drawn_labels(entry)
+                )
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("name", NAMES)
-def test_script_draws_its_labels(name: str, language: str) -> None:
-    entry = LABELS[name][language]
-    svgs = {}
-    for name_of_theme in ("light", "dark"):
-        with theme(name_of_theme):
-            svgs[name_of_theme] = to_svg(figure(name, language), language=language)
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_alt_text_and_caption_are_in_the_language(kind, name, language) -> None:
+    entry = ALL_LABELS[kind][name][language]
+    for key in NOT_DRAWN:
+        has_kana = bool(KANA.search(entry[key]))
+        assert has_kana == (language == "ja"), f"{name} {key} ({language})"
+        assert re.search(r"[\u4e00-\u9fff]", entry[key]), f"{name} {key} ({language})"
+    if language != "ja":  # no Japanese word among the drawn labels
+        japanese = [label for label in drawn_labels(entry) if KANA.search(label)]
+        assert not japanese, f"{name} ({language}) draws {japanese}"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_script_draws_its_labels(kind: str, name: str, language: str) -> None:
+    entry = ALL_LABELS[kind][name][language]
+    svgs = {t: draw(kind, name, language, t) for t in ("light", "dark")}
     assert svgs["light"] != svgs["dark"]
     texts = svg_texts(svgs["light"])
-    missing = [label for label in drawn_labels(entry) if label not in texts]
+    # a label is a text of the figure, or begins one ("... = 4")
+    missing = [
+        label
+        for label in drawn_labels(entry)
+        if not any(text.startswith(label) for text in texts)
+    ]
     assert not missing, f"{name} ({language}) does not draw {missing}"
+    other = next(lang for lang in LANGUAGES if lang != language)
+    foreign = set(drawn_labels(ALL_LABELS[kind][name][other])) - set(
+        drawn_labels(entry)
+    )
+    drawn = [label for label in foreign if any(label in text for text in texts)]
+    assert not drawn, f"{name} ({language}) draws {other} words {drawn}"
+
+
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_text_is_legible_on_a_phone(kind: str, name: str) -> None:
+    """No text below MIN_PX px once the figure is shrunk to a phone's column."""
+    svg = draw(kind, name, "ja", "light")
+    assert smallest_text_px(svg) >= MIN_PX - 0.05, f"{name}: {smallest_text_px(svg)}"
 
 
 def test_script_runs_alone_as_a_page_shows_it() -> None:
     """The pages' Sybil runner executes each script as a block: no side effects."""
-    for name in NAMES:
-        source = (PLOTS / f"{name}.py").read_text(encoding="utf-8")
+    for kind, name in FIGURES:
+        source = (KINDS[kind] / f"{name}.py").read_text(encoding="utf-8")
         namespace = {"__name__": "__book__"}
         exec(compile(source, name, "exec"), namespace)
         assert callable(namespace["figure"]), name
@@ -169,29 +228,63 @@ def test_gradient_saturation_figure_draws_the_table_of_its_example() -> None:
 
 # --- the pages ----------------------------------------------------------------
 
-PLOT_IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)]*assets/plots/[^)]*)\)")
+FIGURE_IMAGE = re.compile(
+    r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)]*assets/(?:plots|diagrams)/[^)]*)\)"
+)
+#: A figure shown on a page: its light image, then its dark one.
+SHOWN = re.compile(
+    r"^!\[\]\(assets/(?P<kind>plots|diagrams)/(?P<name>\w+)\.svg#only-light\)\n"
+    r"!\[\]\(assets/(?P=kind)/(?P=name)-dark\.svg#only-dark\)$",
+    re.MULTILINE,
+)
+REFERENCE = re.compile(r"\[\]\(#fig-(?P<name>[\w-]+)\)")
 
 
-def pages_showing(name: str, language: str) -> list[str]:
+def page_text(language: str, page: str) -> str:
+    return (DOCS / language / page).read_text(encoding="utf-8")
+
+
+def pages_showing(name: str, language: str, kind: str = "plots") -> list[str]:
     return sorted(
         path.name
         for path in (DOCS / language).glob("*.md")
-        if f"assets/plots/{name}.svg" in path.read_text(encoding="utf-8")
+        if f"assets/{kind}/{name}.svg" in path.read_text(encoding="utf-8")
     )
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_each_plot_is_shown_on_the_same_page_in_every_language(name: str) -> None:
-    shown = {language: pages_showing(name, language) for language in LANGUAGES}
+def figures_of(language: str, page: str) -> list[str]:
+    return [m["name"] for m in SHOWN.finditer(page_text(language, page))]
+
+
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_each_figure_is_shown_on_the_same_page_in_every_language(kind, name) -> None:
+    shown = {language: pages_showing(name, language, kind) for language in LANGUAGES}
     assert len(shown["ja"]) == 1, shown
     assert shown["zh-Hant"] == shown["ja"], shown
+    for language in LANGUAGES:
+        assert figures_of(language, shown["ja"][0]).count(name) == 1, language
+
+
+def test_every_page_shows_its_figures_in_the_same_order_in_every_language() -> None:
+    for path in sorted((DOCS / "ja").glob("*.md")):
+        figures = {language: figures_of(language, path.name) for language in LANGUAGES}
+        assert figures["ja"] == figures["zh-Hant"], path.name
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_the_text_refers_to_each_figure(kind, name, language) -> None:
+    """Each figure is named in its page's prose by its number: ``[](#fig-name)``."""
+    (page,) = pages_showing(name, language, kind)
+    referred = [m["name"] for m in REFERENCE.finditer(page_text(language, page))]
+    assert name.replace("_", "-") in referred, f"{language}/{page}: {name}"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("name", NAMES)
 def test_plot_is_followed_by_the_code_that_made_it(name: str, language: str) -> None:
     (page,) = pages_showing(name, language)
-    text = (DOCS / language / page).read_text(encoding="utf-8")
+    text = page_text(language, page)
     expected = (
         f"![](assets/plots/{name}.svg#only-light)\n"
         f"![](assets/plots/{name}-dark.svg#only-dark)\n\n"
@@ -204,9 +297,9 @@ def test_plot_is_followed_by_the_code_that_made_it(name: str, language: str) -> 
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_plot_images_leave_their_alt_text_to_labels_yml(language: str) -> None:
+def test_figure_images_leave_their_alt_text_to_labels_yml(language: str) -> None:
     for path in (DOCS / language).glob("*.md"):
-        for match in PLOT_IMAGE.finditer(path.read_text(encoding="utf-8")):
+        for match in FIGURE_IMAGE.finditer(path.read_text(encoding="utf-8")):
             assert match["alt"] == "", f"{path.name}: {match[0]}"
 
 
@@ -218,17 +311,63 @@ def hook():
     return plots
 
 
-def page_markdown(hook, markdown: str, language: str) -> str:
-    page = SimpleNamespace(file=SimpleNamespace(src_path="page.md"))
-    config = SimpleNamespace(theme={"language": language})
+NAV = [
+    "index.md",
+    {"Part one": ["notation.md", "masks.md"]},
+    {"Part two": ["multi-head.md"]},
+    {"Back matter": ["about.md"]},
+]
+
+
+def page_markdown(hook, markdown: str, language: str, page: str = "masks.md") -> str:
+    page = SimpleNamespace(file=SimpleNamespace(src_path=page))
+    config = SimpleNamespace(theme={"language": language}, nav=NAV)
     return hook.on_page_markdown(markdown, page, config, None)
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_hook_fills_in_the_alt_text_of_the_language(hook, language) -> None:
-    image = "(assets/plots/causal_mask-dark.svg#only-dark)"
-    alt = LABELS["causal_mask"][language]["alt"]
-    assert page_markdown(hook, f"![]{image}", language) == f"![{alt}]{image}"
+PAIR = (
+    "![](assets/plots/causal_mask.svg#only-light)\n"
+    "![](assets/plots/causal_mask-dark.svg#only-dark)"
+)
+
+
+def test_chapters_are_numbered_in_the_order_of_the_nav(hook) -> None:
+    assert hook.chapter_numbers(NAV) == {
+        "notation.md": 1,
+        "masks.md": 2,
+        "multi-head.md": 3,
+    }
+
+
+@pytest.mark.parametrize("language", [*LANGUAGES, "zh-Hans"])
+def test_hook_makes_a_numbered_figure_with_alt_text_and_caption(hook, language) -> None:
+    entry = plots.labels_for(LABELS, "causal_mask", language)
+    text = page_markdown(hook, f"See [](#fig-causal-mask).\n\n{PAIR}\n", language)
+    number = f"{plots.FIGURE_WORD[language]} 2.1"
+    assert f"See [{number}](#fig-causal-mask)." in text
+    assert '<figure class="book-figure" id="fig-causal-mask" markdown="span">' in text
+    alt = plots.MARKDOWN_SPECIAL.sub(r"\\\1", entry["alt"])
+    assert f"![{alt}](assets/plots/causal_mask.svg#only-light)" in text
+    assert f"![{alt}](assets/plots/causal_mask-dark.svg#only-dark)" in text
+    assert (
+        f'<figcaption><span class="book-figure-number">{number}</span> '
+        f"{entry['caption']}</figcaption>"
+    ) in text
+
+
+def test_hook_numbers_the_papers_figure_in_the_same_sequence(hook) -> None:
+    fig2 = (
+        '<figure class="fig2">\n<svg></svg>\n'
+        '<figcaption id="c">Words</figcaption>\n</figure>'
+    )
+    text = page_markdown(hook, f"{fig2}\n\n{PAIR}\n", "ja", page="multi-head.md")
+    assert (
+        '<figcaption id="c"><span class="book-figure-number">図 3.1</span> Words'
+        in text
+    )
+    assert '<span class="book-figure-number">図 3.2</span>' in text
+    text = page_markdown(hook, f"{PAIR}\n", "ja", page="about.md")
+    assert '<span class="book-figure-number">図 1</span>' in text  # not a chapter
 
 
 @pytest.mark.parametrize(
@@ -238,8 +377,11 @@ def test_hook_fills_in_the_alt_text_of_the_language(hook, language) -> None:
         ("![](assets/plots/causal_mask.svg#only-dark)", "#only-light"),
         ("![](assets/plots/causal_mask-dark.svg)", "#only-dark"),
         ("![](assets/plots/no_such_plot.svg#only-light)", "one of"),
+        ("![](assets/diagrams/no_such_diagram.svg#only-light)", "one of"),
+        ("![](assets/plots/causal_mask-dark.svg#only-dark)", "a pair"),
+        (f"{PAIR}\n\nSee [](#fig-no-such-figure).", "links to no figure"),
     ],
 )
-def test_hook_rejects_a_wrong_plot_image(hook, markdown, message) -> None:
+def test_hook_rejects_a_wrong_figure(hook, markdown, message) -> None:
     with pytest.raises(PluginError, match=message):
         page_markdown(hook, markdown, "ja")

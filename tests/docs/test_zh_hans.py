@@ -29,7 +29,8 @@ from attention_book import snippets, zh_hans
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "zh-Hant"
 GLOSSARY = ROOT / "docs_src" / "glossary.yml"
-LABELS = ROOT / "docs_src" / "plots" / "labels.yml"
+#: The words of the figures drawn at build time (plots and diagrams).
+LABELS = [ROOT / "docs_src" / kind / "labels.yml" for kind in ("plots", "diagrams")]
 
 
 TABLE = zh_hans.load_overrides()
@@ -54,13 +55,14 @@ def _strings(value) -> list[str]:
 
 
 def text_sources() -> dict[str, str]:
-    """The plain strings of the zh-Hant book: glossary terms and plot labels."""
+    """The plain strings of the zh-Hant book: glossary terms and figure labels."""
     sources = {}
     for entry in yaml.safe_load(GLOSSARY.read_text("utf-8")):
         sources[f"glossary.yml:{entry['en']}"] = entry["zh-Hant"]
-    for name, entry in yaml.safe_load(LABELS.read_text("utf-8")).items():
-        for i, text in enumerate(_strings(entry["zh-Hant"])):
-            sources[f"labels.yml:{name}:{i}"] = text
+    for labels in LABELS:
+        for name, entry in yaml.safe_load(labels.read_text("utf-8")).items():
+            for i, text in enumerate(_strings(entry["zh-Hant"])):
+                sources[f"{labels.parent.name}/labels.yml:{name}:{i}"] = text
     return sources
 
 

@@ -193,6 +193,29 @@ def test_the_text_reads_as_the_pages_do(texts, language) -> None:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+def test_every_figure_is_printed_with_its_caption(site: Path, texts, language) -> None:
+    """The figures of the pages (plots, diagrams, the paper's Figure 2) are in
+    the PDF: each caption, with its number, and the diagrams' words, which
+    stay text in print."""
+    text = squeeze("".join(texts[language]))
+    captions = [
+        squeeze(caption.get_text())
+        for path in reading_order(site, language)
+        for caption in parse(path).select("article figure figcaption")
+    ]
+    assert len(captions) >= 10
+    assert [caption for caption in captions if caption not in text] == []
+    drawn = squeeze(
+        (site / language / "assets" / "diagrams" / "attention_shapes.svg")
+        .read_text(encoding="utf-8")
+        .split("<text", 2)[1]
+        .split(">", 1)[1]
+        .split("<", 1)[0]
+    )
+    assert drawn in text
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_every_font_is_embedded(pdfs, language) -> None:
     """Chromium embeds the fonts it draws with: TrueType ones (KaTeX's, DejaVu)
     as font files, the CFF outlines of Noto CJK as Type 3 fonts, whose glyphs

@@ -1,12 +1,15 @@
-"""The built site's plots: drawn at build time, per language and per colour scheme.
+"""The built site's figures: drawn at build time, per language and per colour scheme.
 
-hooks/plots.py draws every script of docs_src/plots/ into each language's build
-as assets/plots/<name>.svg (light) and <name>-dark.svg (dark); nothing of the
-kind is committed. The SVGs keep their labels as text in the page's language.
+hooks/plots.py draws every script of docs_src/plots/ and docs_src/diagrams/
+into each language's build as assets/<kind>/<name>.svg (light) and
+<name>-dark.svg (dark); nothing of the kind is committed. The SVGs keep their
+labels as text in the page's language. Each page shows its figures as
+numbered <figure>s whose caption and alt text are in the edition's language.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import xml.etree.ElementTree as ET
@@ -16,35 +19,50 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 import yaml
 
+from attention_book.diagrams import MIN_PX, plain, smallest_text_px
 from attention_book.zh_hans import to_simplified_text
 from attention_docs.plotting import THEMES
+from hooks.notebooks import NOT_CHAPTERS
+from hooks.plots import chapter_numbers
 
 from .helpers import DERIVED, LANGUAGES, ROOT, parse, traditional_characters
 
-PLOTS = ROOT / "docs_src" / "plots"
-LABELS = yaml.safe_load((PLOTS / "labels.yml").read_text(encoding="utf-8"))
-NAMES = sorted(path.stem for path in PLOTS.glob("*.py"))
+KINDS = ("plots", "diagrams")
+LABELS = {
+    kind: yaml.safe_load(
+        (ROOT / "docs_src" / kind / "labels.yml").read_text(encoding="utf-8")
+    )
+    for kind in KINDS
+}
+FIGURES = [
+    (kind, path.stem)
+    for kind in KINDS
+    for path in sorted((ROOT / "docs_src" / kind).glob("*.py"))
+]
 VARIANTS = {"": "#only-light", "-dark": "#only-dark"}
 SVG = "{http://www.w3.org/2000/svg}"
+FIGURE_WORD = {"ja": "図", "zh-Hant": "圖", "zh-Hans": "图"}
+KANA = re.compile(r"[\u3041-\u30ff]")
+NAV = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
 
 
-def labels(name: str, language: str) -> dict:
+def labels(kind: str, name: str, language: str) -> dict:
     """labels.yml's entry; for zh-Hans, the zh-Hant one converted."""
     if language not in DERIVED:
-        return LABELS[name][language]
+        return LABELS[kind][name][language]
     convert = to_simplified_text
     return {
         key: [convert(v) for v in value] if isinstance(value, list) else convert(value)
-        for key, value in LABELS[name][DERIVED[language]].items()
+        for key, value in LABELS[kind][name][DERIVED[language]].items()
     }
 
 
-def drawn_labels(name: str, language: str) -> set[str]:
+def drawn_labels(kind: str, name: str, language: str) -> set[str]:
     strings = set()
-    for key, value in labels(name, language).items():
-        if key != "alt":
+    for key, value in labels(kind, name, language).items():
+        if key not in ("alt", "caption"):
             strings |= set(value) if isinstance(value, list) else {value}
-    return strings
+    return {plain(s) for s in strings}
 
 
 def svg_texts(path: Path) -> set[str]:
@@ -58,61 +76,165 @@ def text_fills(path: Path) -> set[str]:
     )
 
 
+def check_language(text: str, language: str, what: str) -> None:
+    """``text`` is written in ``language``: kana for ja, the right script for zh."""
+    assert re.search(r"[\u4e00-\u9fff]", text), what
+    assert bool(KANA.search(text)) == (language == "ja"), what
+    if language == "zh-Hant":
+        assert traditional_characters(text), f"{what}: no Traditional character"
+    if language == "zh-Hans":
+        assert traditional_characters(text) == [], what
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("name", NAMES)
-def test_both_variants_are_built_with_the_language_labels(site, name, language) -> None:
-    light = site / language / "assets" / "plots" / f"{name}.svg"
-    dark = site / language / "assets" / "plots" / f"{name}-dark.svg"
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_both_variants_are_built_with_the_language_labels(
+    site, kind, name, language
+) -> None:
+    light = site / language / "assets" / kind / f"{name}.svg"
+    dark = site / language / "assets" / kind / f"{name}-dark.svg"
     for path in (light, dark):
         assert path.is_file(), path
         texts = svg_texts(path)
-        missing = drawn_labels(name, language) - texts
+        missing = {
+            label
+            for label in drawn_labels(kind, name, language)
+            if not any(text.startswith(label) for text in texts)
+        }
         assert not missing, f"{path}: {missing}"
         for other in LANGUAGES:
             if other == language:
                 continue
-            foreign = (drawn_labels(name, other) - drawn_labels(name, language)) & texts
+            foreign = {
+                label
+                for label in drawn_labels(kind, name, other)
+                - drawn_labels(kind, name, language)
+                if any(label in text for text in texts)
+            }
             assert not foreign, f"{path} draws {other} labels {foreign}"
         if language == "zh-Hans":
             assert traditional_characters(" ".join(texts)) == [], path
         assert f'xml:lang="{language}"' in path.read_text(encoding="utf-8")
+        assert smallest_text_px(path.read_text(encoding="utf-8")) >= MIN_PX - 0.05
     # labels in each theme's text colour (numbers inside heat-map cells excepted)
     assert THEMES["light"]["text"] in text_fills(light) - text_fills(dark)
     assert THEMES["dark"]["text"] in text_fills(dark) - text_fills(light)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("name", NAMES)
-def test_a_page_shows_both_variants_with_alt_text(site, pages, name, language) -> None:
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_a_page_shows_the_numbered_figure_with_caption_and_alt_text(
+    site, pages, kind, name, language
+) -> None:
     showing = []
     for path in pages[language]:
         base = f"http://host/{path.relative_to(site / language).as_posix()}"
         images = {}
         for img in parse(path).select("article img[src]"):
             target = urlsplit(urljoin(base, img["src"]))
-            images[(target.path, target.fragment)] = img.get("alt", "")
+            images[(target.path, target.fragment)] = img
         found = {
-            suffix: images.get((f"/assets/plots/{name}{suffix}.svg", fragment[1:]))
+            suffix: images.get((f"/assets/{kind}/{name}{suffix}.svg", fragment[1:]))
             for suffix, fragment in VARIANTS.items()
         }
-        if any(alt is not None for alt in found.values()):
+        if any(img is not None for img in found.values()):
             showing.append(path)
-            assert set(found.values()) == {labels(name, language)["alt"]}, path
+            entry = labels(kind, name, language)
+            assert {img.get("alt") for img in found.values()} == {entry["alt"]}, path
+            check_language(entry["alt"], language, f"{path}: alt of {name}")
+            figure = found[""].find_parent("figure")
+            assert figure is not None and figure.get("id") == "fig-" + name.replace(
+                "_", "-"
+            ), path
+            assert found["-dark"].find_parent("figure") is figure, path
+            caption = figure.find("figcaption")
+            number = caption.find(class_="book-figure-number").get_text()
+            words = caption.get_text()[len(number) :].strip()
+            assert words == entry["caption"], path
+            check_language(words, language, f"{path}: caption of {name}")
+            assert re.fullmatch(rf"{FIGURE_WORD[language]} \d+(\.\d+)?", number), number
     assert len(showing) == 1, f"{name} shown on {showing}"
-    summaries = [s.get_text() for s in parse(showing[0]).select("details > summary")]
-    code = "".join(c.get_text() for c in parse(showing[0]).select("details code"))
-    assert summaries and "def figure(labels: dict) -> Figure:" in code
+    if kind == "plots":  # a plot is followed by the code that drew it
+        summaries = [
+            s.get_text() for s in parse(showing[0]).select("details > summary")
+        ]
+        code = "".join(c.get_text() for c in parse(showing[0]).select("details code"))
+        assert summaries and "def figure(labels: dict) -> Figure:" in code
 
 
-def test_plots_are_generated_not_committed(site) -> None:
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_figures_are_numbered_in_order_per_chapter(site, pages, language) -> None:
+    """図 <chapter>.1, .2, ... in page order (図 1, 2, ... on a page outside the
+    chapters), and each link to a figure says its number; the paper's Figure 2
+    is numbered with the others."""
+    chapters = chapter_numbers(NAV)
+    total = 0
+    for path in pages[language]:
+        folder = path.parent.relative_to(site / language).as_posix()
+        chapter = chapters.get("index.md" if folder == "." else f"{folder}.md")
+        soup = parse(path)
+        numbers = [
+            span.get_text()
+            for span in soup.select("article figure figcaption .book-figure-number")
+        ]
+        word = FIGURE_WORD[language]
+        prefix = f"{word} {chapter}." if chapter else f"{word} "
+        assert numbers == [f"{prefix}{i}" for i in range(1, len(numbers) + 1)], path
+        assert len(soup.select("article figure")) == len(numbers), path
+        total += len(numbers)
+        for figure in soup.select("article figure.book-figure[id]"):
+            number = figure.select_one(".book-figure-number").get_text()
+            links = soup.select(f'article a[href="#{figure["id"]}"]')
+            assert links, f"{path}: nothing refers to {figure['id']}"
+            assert {a.get_text() for a in links} == {number}, path
+    assert total == len(FIGURES) + 2  # each drawn figure once, and Figure 2's halves
+
+
+def page_showing(kind: str, name: str) -> str:
+    """The page (``masks.md``) that shows a figure, read from the sources."""
+    (page,) = [
+        path.name
+        for path in sorted((ROOT / "docs" / "ja").glob("*.md"))
+        if f"assets/{kind}/{name}.svg" in path.read_text(encoding="utf-8")
+    ]
+    return page
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_the_chapter_notebook_carries_the_figure(site, kind, name, language) -> None:
+    """A diagram is an image of its chapter's notebook, a plot the cell of its
+    script; both with their numbered caption. Pages without a notebook (the
+    home and notation pages) have none to carry it."""
+    page = page_showing(kind, name)
+    caption = labels(kind, name, language)["caption"]
+    found = []
+    for path in sorted((site / language).rglob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for cell in cells:
+            source = "".join(cell["source"])
+            if cell["cell_type"] == "markdown" and source.endswith(caption):
+                found.append(path)
+                assert re.search(rf"\*\*{FIGURE_WORD[language]} [\d.]+\*\* ", source)
+                if kind == "diagrams":
+                    assert "](data:image/svg+xml;base64," in source
+    if page in NOT_CHAPTERS:
+        assert found == [], (name, found)
+    else:
+        assert [path.parent.name for path in found] == [page.removesuffix(".md")]
+
+
+def test_figures_are_generated_not_committed(site) -> None:
     tracked = subprocess.run(
         ["git", "ls-files", "*.svg"], cwd=ROOT, capture_output=True, text=True
     ).stdout.split()
-    assert not [path for path in tracked if "/plots/" in path], tracked
+    generated = [path for path in tracked if "/plots/" in path or "/diagrams/" in path]
+    assert not generated, tracked
     assert not list((ROOT / "docs").rglob("assets/plots"))
-    for name in NAMES:
+    assert not list((ROOT / "docs").rglob("assets/diagrams"))
+    for kind, name in FIGURES:
         svgs = {
-            (site / language / "assets" / "plots" / f"{name}.svg").read_text()
+            (site / language / "assets" / kind / f"{name}.svg").read_text()
             for language in LANGUAGES
         }
         assert len(svgs) == len(LANGUAGES), name

@@ -215,7 +215,7 @@ def test_causal_mask_panels_show_the_mask_and_the_masked_weights() -> None:
     assert np.all(weights_panel.images[0].get_array()[~mask] == 0.0)
     assert [a.get_title() for a in ax] == ["mask", "weights"]
     assert [a.get_xlabel() for a in ax] == ["key", "key"]
-    assert [a.get_ylabel() for a in ax] == ["query", ""]
+    assert [a.get_ylabel() for a in ax] == ["query", "query"]  # one above the other
     assert weights_panel.images[0].get_clim()[0] == 0.0
     assert len(fig.axes) == 3, "two panels and the weights' colour bar"
 

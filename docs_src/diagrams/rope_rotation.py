@@ -1,0 +1,66 @@
+"""RoPE on pair 0: the row (1, 0, 1, 0) at positions 0 to 3 turns 1 radian a step."""
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Circle
+
+from attention_book.diagrams import arrow, canvas, palette, text
+from attention_docs import apply_rope
+
+RADIUS = 90.0
+
+
+def figure(labels: dict) -> Figure:
+    x = np.tile([1.0, 0.0, 1.0, 0.0], (4, 1))  # the page's row at positions 0..3
+    rotated = apply_rope(x)  # (4, 4): position m turns pair 0 by m radians
+    fig, ax = canvas(370, 300)
+    colours = palette()
+    cx, cy = 170.0, 150.0
+    ax.add_patch(
+        Circle(
+            (cx, cy),
+            RADIUS,
+            fill=False,
+            edgecolor=colours["line"],
+            linewidth=0.6,
+            linestyle=(0, (3, 3)),
+        )
+    )
+    ax.plot(
+        [cx - RADIUS - 10, cx + RADIUS + 10],
+        [cy, cy],
+        color=colours["line"],
+        linewidth=0.6,
+    )
+    ax.plot(
+        [cx, cx],
+        [cy - RADIUS - 10, cy + RADIUS + 10],
+        color=colours["line"],
+        linewidth=0.6,
+    )
+    text(ax, cx + RADIUS + 2, cy + 24, "x_{0}", ha="left")
+    text(ax, cx + 8, cy - RADIUS - 10, "x_{1}", ha="left", va="bottom")
+    for m, row in enumerate(rotated):
+        u, w = row[0], row[1]  # the first pair, on the unit circle
+        end = (cx + RADIUS * u, cy - RADIUS * w)  # y grows downwards
+        arrow(ax, (cx, cy), end, colour=colours["accent"])
+        angle = np.arctan2(w, u)
+        text(
+            ax,
+            cx + (RADIUS + 26) * np.cos(angle),
+            cy - (RADIUS + 18) * np.sin(angle),
+            f"m = {m}",
+        )
+    text(ax, 4, 8, labels["title"], ha="left", va="top")
+    text(ax, 4, 294, labels["relative"], ha="left", va="bottom")
+    return fig
+
+
+if __name__ == "__main__":
+    from attention_docs.plotting import to_svg
+
+    english = {
+        "title": "Pair 0 of (1, 0, 1, 0) at position m: turned by m θ_{0}",
+        "relative": "query at m, key at n: the angle between them is (m − n) θ_{0}",
+    }
+    print(to_svg(figure(english)))

@@ -1,0 +1,432 @@
+"""Drawing helpers of the book's diagrams (``docs_src/diagrams/<name>.py``).
+
+A diagram is a matplotlib figure whose coordinates are SVG units (points):
+:func:`canvas` makes a figure ``width`` × ``height`` points large with one
+Axes that fills it, y pointing down as in SVG, so that a box drawn 40 units
+wide with a 12-point label keeps that proportion in every rendering. The
+book's figures are shown at most as wide as the page's column; on a 390 px
+phone that column is :data:`PHONE_COLUMN` px wide, so a label of ``size``
+units in a figure ``width`` units wide is drawn ``size * PHONE_COLUMN /
+width`` px high there. :data:`MIN_PX` is the smallest size the tests allow.
+
+Words come from the diagram's entry of ``docs_src/diagrams/labels.yml``
+(the page's language); symbols and code names are written in the scripts.
+In any label, ``_{...}`` and ``^{...}`` mark a subscript and a superscript
+(``d_{k}``, ``K^{⊤}``, ``W^{Q}``): :func:`markup` turns them into SVG
+``<tspan>`` elements after matplotlib has written the figure, so the
+browser draws them with the page's fonts like the rest of the text.
+
+Colours follow :func:`attention_docs.plotting.theme`: :func:`palette`
+returns the fills of the theme the figure is drawn in, soft on the light
+page and deep on the dark one, one colour per kind of matrix (the same in
+every diagram: queries, keys, values, scores, weights, ...).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+
+import matplotlib as mpl
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+from attention_docs.plotting import THEMES
+
+#: Width in CSS px of the page's column on a 390 px wide phone.
+PHONE_COLUMN = 358
+#: The smallest text, in CSS px, that a figure may show on that phone.
+MIN_PX = 11.0
+#: Widest diagram, in SVG units: its 12-unit labels stay >= MIN_PX on a phone.
+MAX_WIDTH = 380
+#: Size of ordinary labels and of symbols (a subscript is SUB of it).
+FONT = 12.5
+MATH = 15.0
+SUB = 0.75
+
+#: Fills per kind of matrix and per theme.
+FILLS = {
+    "light": {
+        "x": "#e3e8f0",
+        "w": "#f1e4c8",
+        "q": "#cfe3f7",
+        "k": "#f7d9c4",
+        "v": "#d5ecd0",
+        "s": "#e6dbf5",
+        "a": "#f8d3da",
+        "z": "#d9f0ee",
+        "mask": "#9e9e9e",
+        "keep": "#21918c",
+        "box": "#eeeeee",
+        "highlight": "#ffe08a",
+        "accent": "#c2410c",
+        "head1": "#bfdbfe",
+        "head2": "#fde68a",
+    },
+    "dark": {
+        "x": "#3a4354",
+        "w": "#5a4b2c",
+        "q": "#284a6b",
+        "k": "#6b4630",
+        "v": "#30553a",
+        "s": "#4b3f66",
+        "a": "#653b45",
+        "z": "#2c5753",
+        "mask": "#5f5f5f",
+        "keep": "#1c7a76",
+        "box": "#33363f",
+        "highlight": "#7a6420",
+        "accent": "#fdba74",
+        "head1": "#1e4f86",
+        "head2": "#6b5412",
+    },
+}
+
+
+def current_theme() -> str:
+    """``"light"`` or ``"dark"``: the :func:`~attention_docs.plotting.theme` in use."""
+    return "dark" if mpl.rcParams["text.color"] == THEMES["dark"]["text"] else "light"
+
+
+def palette() -> dict[str, str]:
+    """Fills, text and line colours of the theme the figure is drawn in."""
+    name = current_theme()
+    return {**FILLS[name], "text": THEMES[name]["text"], "line": THEMES[name]["line"]}
+
+
+def canvas(width: float, height: float) -> tuple[Figure, Axes]:
+    """A figure ``width`` × ``height`` SVG units, drawn in those units, y down."""
+    if width > MAX_WIDTH:
+        raise ValueError(f"a diagram is at most {MAX_WIDTH} units wide, got {width}")
+    fig = Figure(figsize=(width / 72, height / 72))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, width)
+    ax.set_ylim(height, 0)
+    ax.set_axis_off()
+    return fig, ax
+
+
+def text(ax: Axes, x: float, y: float, label: str, *, size: float = FONT, **kw):
+    """A label centred on (x, y) unless ``ha``/``va`` say otherwise."""
+    kw.setdefault("ha", "center")
+    kw.setdefault("va", "center")
+    kw.setdefault("color", palette()["text"])
+    return ax.text(x, y, label, fontsize=size, **kw)
+
+
+def box(
+    ax: Axes,
+    x: float,
+    y: float,
+    width: float,
+    height: float,
+    label: str = "",
+    *,
+    fill: str = "box",
+    size: float = FONT,
+    dashed: bool = False,
+    rounded: bool = True,
+) -> None:
+    """A box with its top-left corner at (x, y), its label in the middle."""
+    colours = palette()
+    patch = FancyBboxPatch(
+        (x, y),
+        width,
+        height,
+        boxstyle="round,pad=0,rounding_size=5" if rounded else "square,pad=0",
+        facecolor=colours.get(fill, fill),
+        edgecolor=colours["line"],
+        linewidth=1.0,
+        linestyle=(0, (4, 3)) if dashed else "solid",
+    )
+    ax.add_patch(patch)
+    if label:
+        text(ax, x + width / 2, y + height / 2, label, size=size)
+
+
+def arrow(
+    ax: Axes,
+    start: tuple[float, float],
+    end: tuple[float, float],
+    *,
+    colour: str | None = None,
+    style: str = "-|>",
+    dashed: bool = False,
+) -> None:
+    """An arrow from ``start`` to ``end``."""
+    ax.add_patch(
+        FancyArrowPatch(
+            start,
+            end,
+            arrowstyle=style,
+            mutation_scale=12,
+            color=colour or palette()["line"],
+            linewidth=1.2,
+            linestyle=(0, (4, 3)) if dashed else "solid",
+            shrinkA=0,
+            shrinkB=0,
+        )
+    )
+
+
+def matrix(
+    ax: Axes,
+    x: float,
+    y: float,
+    rows: int,
+    cols: int,
+    *,
+    cell: float = 12.0,
+    name: str = "",
+    fill: str = "box",
+    row_label: str | None = None,
+    col_label: str | None = None,
+    values: Sequence[Sequence[str]] | None = None,
+    highlight_rows: Sequence[int] = (),
+    highlight_cols: Sequence[int] = (),
+    accent: str = "",
+    col_fills: Sequence[str] | None = None,
+    size: float = MATH,
+) -> tuple[float, float]:
+    """A ``rows`` × ``cols`` grid with its top-left corner at (x, y).
+
+    ``name`` is written in the middle (unless ``values`` fill the cells),
+    ``row_label`` left of the grid (its number of rows) and ``col_label``
+    above it (its number of columns); ``accent`` ("row", "col" or both) draws
+    those labels in the accent colour, for dimensions that must agree;
+    ``col_fills`` gives each column its own fill (the heads' blocks).
+    Returns the grid's width and height.
+    """
+    colours = palette()
+    width, height = cols * cell, rows * cell
+    for i in range(rows):
+        for j in range(cols):
+            lit = i in highlight_rows or j in highlight_cols
+            base = colours[col_fills[j]] if col_fills else colours[fill]
+            ax.add_patch(
+                Rectangle(
+                    (x + j * cell, y + i * cell),
+                    cell,
+                    cell,
+                    facecolor=colours["highlight"] if lit else base,
+                    edgecolor=colours["line"],
+                    linewidth=0.5,
+                )
+            )
+    ax.add_patch(
+        Rectangle(
+            (x, y), width, height, fill=False, edgecolor=colours["line"], linewidth=1.2
+        )
+    )
+    if values is not None:
+        for i, row in enumerate(values):
+            for j, value in enumerate(row):
+                text(ax, x + (j + 0.5) * cell, y + (i + 0.5) * cell, value, size=FONT)
+    elif name:
+        text(ax, x + width / 2, y + height / 2, name, size=size, fontstyle="italic")
+    if row_label:
+        style = (
+            {"color": colours["accent"], "fontweight": "bold"}
+            if "row" in accent
+            else {}
+        )
+        text(ax, x - 4, y + height / 2, row_label, ha="right", **style)
+    if col_label:
+        style = (
+            {"color": colours["accent"], "fontweight": "bold"}
+            if "col" in accent
+            else {}
+        )
+        text(ax, x + width / 2, y - 4, col_label, va="bottom", **style)
+    return width, height
+
+
+_MARK = re.compile(r"([_^])\{([^{}]*)\}")
+_TEXT = re.compile(
+    r'(<text style="(?P<style>[^"]*)"(?P<attrs>[^>]*)>)(?P<body>[^<]*)(</text>)'
+)
+_SIZE = re.compile(r"font-size: ([\d.]+)px")
+
+
+def markup(svg: str) -> str:
+    """``svg`` with each ``_{...}`` / ``^{...}`` of its text as a ``<tspan>``.
+
+    The sub- or superscript is ``SUB`` times the text's size, but never below
+    the size that :data:`MIN_PX` asks of a figure :data:`MAX_WIDTH` wide.
+    """
+
+    def replace(match: re.Match) -> str:
+        body = html.unescape(match["body"])
+        if not _MARK.search(body):
+            return match[0]
+        size = float(_SIZE.search(match["style"])[1])
+        small = max(round(SUB * size, 2), round(MIN_PX * MAX_WIDTH / PHONE_COLUMN, 2))
+        pieces, last = [], 0
+        for mark in _MARK.finditer(body):
+            pieces.append(html.escape(body[last : mark.start()], quote=False))
+            shift = "sub" if mark[1] == "_" else "super"
+            pieces.append(
+                f'<tspan style="font-size: {small}px" baseline-shift="{shift}">'
+                f"{html.escape(mark[2], quote=False)}</tspan>"
+            )
+            last = mark.end()
+        pieces.append(html.escape(body[last:], quote=False))
+        return match[1] + "".join(pieces) + match[5]
+
+    return _TEXT.sub(replace, svg)
+
+
+def smallest_text_px(svg: str) -> float:
+    """The smallest text of a figure's SVG, in CSS px, on a phone.
+
+    The SVG is ``width`` pt wide (4/3 px each) and shown at most
+    :data:`PHONE_COLUMN` px wide; its text sizes are in its own units.
+    """
+    width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg)[1])
+    shown = min(PHONE_COLUMN, width * 4 / 3)
+    sizes = [float(size) for size in re.findall(r"font-size: ?([\d.]+)px", svg)]
+    return min(sizes) * shown / width
+
+
+def plain(label: str) -> str:
+    """``label`` as the SVG's text reads: the marks of :func:`markup` removed."""
+    return _MARK.sub(r"\2", label)
+
+
+def bool_grid(
+    ax: Axes,
+    x: float,
+    y: float,
+    mask,
+    *,
+    cell: float = 14.0,
+    row_label: str | None = None,
+    col_label: str | None = None,
+) -> tuple[float, float]:
+    """A boolean mask as a grid: True ("may attend") filled, False grey.
+
+    Returns the grid's width and height.
+    """
+    colours = palette()
+    rows, cols = len(mask), len(mask[0])
+    for i in range(rows):
+        for j in range(cols):
+            ax.add_patch(
+                Rectangle(
+                    (x + j * cell, y + i * cell),
+                    cell,
+                    cell,
+                    facecolor=colours["keep"] if mask[i][j] else colours["mask"],
+                    edgecolor=colours["line"],
+                    linewidth=0.6,
+                )
+            )
+    ax.add_patch(
+        Rectangle(
+            (x, y),
+            cols * cell,
+            rows * cell,
+            fill=False,
+            edgecolor=colours["line"],
+            linewidth=1.2,
+        )
+    )
+    if row_label:
+        text(ax, x - 4, y + rows * cell / 2, row_label, ha="right")
+    if col_label:
+        text(ax, x + cols * cell / 2, y - 4, col_label, va="bottom")
+    return cols * cell, rows * cell
+
+
+def legend(ax: Axes, x: float, y: float, entries: Sequence[tuple[str, str]]) -> None:
+    """Colour swatches with their words, in a row starting at (x, y)."""
+    colours = palette()
+    for fill, label in entries:
+        ax.add_patch(
+            Rectangle(
+                (x, y - 6),
+                12,
+                12,
+                facecolor=colours.get(fill, fill),
+                edgecolor=colours["line"],
+                linewidth=0.6,
+            )
+        )
+        drawn = text(ax, x + 17, y, label, ha="left")
+        x += 17 + 9 + FONT * _width_in_em(label)
+    del drawn
+
+
+def _width_in_em(label: str) -> float:
+    """A label's width in em, as the page's fonts draw it (CJK 1 em, else ~0.6)."""
+    plain_label = plain(label)
+    wide = sum(1 for c in plain_label if ord(c) > 0x2E80)
+    return wide + 0.6 * (len(plain_label) - wide)
+
+
+def vector(
+    ax: Axes,
+    x: float,
+    y: float,
+    values: Sequence[str],
+    *,
+    width: float = 24.0,
+    height: float = 20.0,
+    fill: str = "box",
+) -> float:
+    """A row vector as a strip of cells holding ``values``; returns its width."""
+    for j, value in enumerate(values):
+        box(ax, x + j * width, y, width, height, value, fill=fill, rounded=False)
+    return len(values) * width
+
+
+def bars(
+    ax: Axes,
+    x: float,
+    baseline: float,
+    values: Sequence[float],
+    *,
+    top: float,
+    height: float,
+    width: float = 22.0,
+    gap: float = 6.0,
+    fill: str = "a",
+    digits: int = 2,
+    names: Sequence[str] | None = None,
+) -> float:
+    """Bars standing on ``baseline``, ``height`` units tall at value ``top``,
+    each value written above its bar and its name (if any) below. Returns the
+    width of the group."""
+    colours = palette()
+    for j, value in enumerate(values):
+        left = x + j * (width + gap)
+        tall = height * value / top
+        ax.add_patch(
+            Rectangle(
+                (left, baseline - tall),
+                width,
+                tall,
+                facecolor=colours[fill],
+                edgecolor=colours["line"],
+                linewidth=0.8,
+            )
+        )
+        text(
+            ax,
+            left + width / 2,
+            baseline - tall - 3,
+            f"{value:.{digits}f}",
+            va="bottom",
+        )
+        if names is not None:
+            text(ax, left + width / 2, baseline + 4, names[j], va="top")
+    group = len(values) * (width + gap) - gap
+    ax.plot(
+        [x - 3, x + group + 3],
+        [baseline, baseline],
+        color=colours["line"],
+        linewidth=1.0,
+    )
+    return group
