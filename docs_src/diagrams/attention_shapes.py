@@ -1,4 +1,4 @@
-"""The two products of attention as blocks, Q Kᵀ = S and A V = Z (running example)."""
+"""The two products of attention as blocks, Q Kᵀ (then S = Q Kᵀ / √d_k) and A V = Z."""
 
 from matplotlib.figure import Figure
 
@@ -22,7 +22,7 @@ def figure(labels: dict) -> Figure:
             [
                 ("Q", n, d_k, "q", ("n_{q}", "d_{k}"), "col"),
                 ("K^{⊤}", d_k, n, "k", ("d_{k}", "n_{k}"), "row"),
-                ("S", n, n, "s", ("n_{q}", "n_{k}"), ""),
+                ("Q K^{⊤}", n, n, "s", ("n_{q}", "n_{k}"), ""),
             ],
         ),
         (
@@ -65,7 +65,7 @@ if __name__ == "__main__":
     from attention_docs.plotting import to_svg
 
     english = {
-        "scores": "Scores: Q K^{⊤} = S",
+        "scores": "Scores: S = Q K^{⊤} / √d_{k}",
         "output": "Output: A V = Z",
         "match_scores": "columns of Q = rows of K^{⊤} = d_{k}",
         "match_output": "columns of A = rows of V = n_{k}",

@@ -30,9 +30,9 @@ def figure(labels: dict) -> Figure:
             )
             text(ax, left + 2 * CELL, top + (CACHED + 1) * CELL + 12, name)
         arrow(ax, (110, top + 25), (164, top + 25))
-        below = 244.0 if layer == 0 else 160.0  # x_t, or the layer below
+        below = 244.0 if layer == 0 else 160.0  # x_i, or the layer below
         arrow(ax, (65, below), (65, top + 40))
-    box(ax, x_new - 30, 244, 70, 22, "x_{t}", fill="x")
+    box(ax, x_new - 30, 244, 70, 22, "x_{i}", fill="x")
     text(ax, 360, 244, labels["new"], ha="right", va="top")
     return fig
 

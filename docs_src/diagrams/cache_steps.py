@@ -15,15 +15,15 @@ def figure(labels: dict) -> Figure:
     cache = KVCache(d_k=k.shape[1], d_v=v.shape[1])
     fig, ax = canvas(370, 300)
     text(ax, 4, 8, labels["title"], ha="left", va="top")
-    for t in range(1, 4):  # step t: token t arrives
-        cache.append(k[t - 1 : t], v[t - 1 : t])  # one row each
-        top = 40.0 + (t - 1) * 86
-        text(ax, 4, top + 20, f"t = {t}", ha="left")
+    for i in range(1, 4):  # step i: token i arrives
+        cache.append(k[i - 1 : i], v[i - 1 : i])  # one row each
+        top = 40.0 + (i - 1) * 86
+        text(ax, 4, top + 20, f"i = {i}", ha="left")
         vector(
             ax, 52, top + 14, ["" for _ in range(4)], width=CELL, height=CELL, fill="q"
         )
-        text(ax, 52 + 2 * CELL, top + 40, f"q_{{{t}}}")
-        new = [t - 1]
+        text(ax, 52 + 2 * CELL, top + 40, f"q_{{{i}}}")
+        new = [i - 1]
         matrix(
             ax,
             136,
@@ -48,8 +48,8 @@ def figure(labels: dict) -> Figure:
             highlight_rows=new,
         )
         text(ax, 220 + 2 * CELL, top + len(cache) * CELL + 14, "V")
-        weights = attention_weights(q[t - 1 : t], cache.keys)[0]  # (t,)
-        assert np.allclose(cache.attend(q[t - 1 : t]), weights @ cache.values)
+        weights = attention_weights(q[i - 1 : i], cache.keys)[0]  # (i,)
+        assert np.allclose(cache.attend(q[i - 1 : i]), weights @ cache.values)
         text(ax, 296, top + 6, "A:", ha="left")
         for j, weight in enumerate(weights):
             text(ax, 318, top + 6 + j * 16, f"{weight:.2f}", ha="left")

@@ -14,12 +14,12 @@ def figure(labels: dict) -> Figure:
     fig, ax = canvas(370, 250)
     accent = palette()["accent"]
     columns = [
-        (24, "j"),
-        (64, "s_{j}"),
-        (110, "m"),
-        (168, "e^{m - m'}"),
-        (236, "ℓ"),
-        (310, "o"),
+        (24, "t"),
+        (64, "s_{t}"),
+        (110, "m_{t}"),
+        (172, "exp(m_{t−1} − m_{t})"),
+        (236, "ℓ_{t}"),
+        (310, "o_{t}"),
     ]
     for x, head in columns:
         text(ax, x, 40, head)
@@ -72,6 +72,6 @@ if __name__ == "__main__":
 
     english = {
         "title": "One key at a time",
-        "rescale": "highlighted: the maximum rises, l and o shrink",
+        "rescale": "highlighted: the maximum rises; l and o shrink, then add",
     }
     print(to_svg(figure(english)))

@@ -20,7 +20,7 @@ def figure(labels: dict) -> Figure:
     z_swapped = self_attention(x[ORDER], w_q, w_k, w_v)
     assert np.allclose(z_swapped, z[ORDER])  # SelfAttention(P X) = P SelfAttention(X)
     fig, ax = canvas(370, 270)
-    fills = ["q", "k", "v"]
+    fills = ["token1", "token2", "token3"]  # one neutral shade per token
     for top, order, title in (
         (40.0, [0, 1, 2], labels["original"]),
         (172.0, ORDER, labels["swapped"]),

@@ -38,7 +38,7 @@ def figure(labels: dict) -> Figure:
         text(ax, left + 50, 36, symbol)
     text(ax, 124, 120, "→", size=MATH)
     text(ax, 248, 120, "→", size=MATH)
-    total = f"Σ exp(x_{{p}}) = {exp.sum():.3f}"
+    total = f"Σ_{{p}} exp(x_{{p}}) = {exp.sum():.3f}"
     text(ax, 4, 224, f"{labels['sum']}  {total}", ha="left", va="bottom")
     return fig
 
@@ -50,6 +50,6 @@ if __name__ == "__main__":
         "inputs": "inputs",
         "exp": "exponentials",
         "weights": "weights",
-        "sum": "divided by the sum of the exponentials:",
+        "sum": "divided by their sum:",
     }
     print(to_svg(figure(english)))

@@ -20,7 +20,7 @@ def figure(labels: dict) -> Figure:
         (f"{labels['tokens']} t", "box", f"({n},)"),
         ("X = E_{t} + PE", "x", f"({n}, {d_model})"),
         ("Q, K, V", "q", f"({n}, {fwd.q.shape[2]})"),
-        ("softmax(Q K^{⊤} / √d_{k}) V", "s", f"({n}, {fwd.output.shape[2]})"),
+        ("Z = softmax(Q K^{⊤} / √d_{k}) V", "s", f"({n}, {fwd.output.shape[2]})"),
         ("U = Z W_{out}", "w", f"({n}, {vocab})"),
         (labels["loss"], "a", "L"),
     ]

@@ -64,6 +64,9 @@ FILLS = {
         "accent": "#c2410c",
         "head1": "#bfdbfe",
         "head2": "#fde68a",
+        "token1": "#f3f4f6",
+        "token2": "#d1d5db",
+        "token3": "#a8aeb8",
     },
     "dark": {
         "x": "#3a4354",
@@ -81,6 +84,9 @@ FILLS = {
         "accent": "#fdba74",
         "head1": "#1e4f86",
         "head2": "#6b5412",
+        "token1": "#2a2d34",
+        "token2": "#474c59",
+        "token3": "#666d7c",
     },
 }
 
