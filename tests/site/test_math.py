@@ -196,3 +196,37 @@ def test_cut_fonts_keep_every_glyph_the_formulas_use(pages, site: Path, language
     assert (
         sizes["KaTeX_Main-Regular.woff2"][1] < sizes["KaTeX_Main-Regular.woff2"][0] / 2
     )
+
+
+#: Where a heading's words are reused: the tables of contents (the sidebar's,
+#: and the drawer's on a phone), the navigation, the page's title and the
+#: labels Material derives from an entry's title.
+NAVIGATION = "title, nav.md-nav"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_headings_reach_the_navigation_typeset_or_as_text(pages, language) -> None:
+    """No TeX in the navigation: a heading's formula is typeset in its table
+    of contents entry (hooks/katex.py), and labels hold readable text."""
+    problems, typeset = [], 0
+    for path in pages[language]:
+        page = tree(path)
+        for element in page.cssselect(NAVIGATION):
+            text = text_of(element, ".katex-mathml")
+            labels = " ".join(element.get(name, "") for name in ("aria-label", "title"))
+            problems += [
+                f"{path.parent.name}: {delimiter} in {element.tag}: "
+                f"{text[:60] if delimiter in text else labels}"
+                for delimiter in DELIMITERS
+                if delimiter in text or delimiter in labels
+            ]
+        typeset += len(page.cssselect("nav.md-nav--secondary a.md-nav__link .katex"))
+    assert not problems, "\n".join(problems)
+    # The multi-head page's exercise "divide by √d_model" has its formula
+    # typeset in its entry.
+    multi_head = tree(next(p for p in pages[language] if p.parent.name == "multi-head"))
+    [entry] = multi_head.cssselect(
+        'nav.md-nav--secondary a[href="#exercise-scale-by-d-model"]'
+    )
+    assert entry.cssselect(".katex .katex-html"), "the entry's formula is typeset"
+    assert typeset >= 1
