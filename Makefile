@@ -45,7 +45,10 @@ site: setup
 	$(BIN)/python scripts/build_site.py site
 
 # A PDF of each edition, printed by Chromium (scripts/build_pdf.py), beside
-# the edition's pages, which link it.
+# the edition's pages, which link it. Only a site built with BOOK_PDF=1 links
+# the PDFs (hooks/book.py), so that `make site` never ships a link to a file
+# it lacks; a target-specific variable reaches the prerequisites too.
+pdf: export BOOK_PDF := 1
 pdf: site browser
 	$(BIN)/python scripts/build_pdf.py site
 

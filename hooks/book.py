@@ -17,27 +17,42 @@
   to the build as ``assets/katex/``. The maths itself is typeset while the
   book is built (``hooks/katex.py``); no page loads KaTeX's script.
 - Each edition's PDF, ``attention-<language>.pdf`` beside its home page, is
-  made after the build by ``make pdf`` (``scripts/build_pdf.py``). The build
-  lists it among its files, so that the home and about pages' links to it
-  pass ``--strict``, and copies nothing for it. The Simplified edition's
-  pages come from the Traditional ones, whose links name
-  ``attention-zh-Hant.pdf``: they are pointed at its own PDF.
+  made after the build by ``make pdf`` (``scripts/build_pdf.py``), which
+  builds the site with ``BOOK_PDF=1``; a site built without it has no PDF.
+  The home and about pages speak of the PDF in paragraphs marked
+  ``{: .book-pdf }``: with ``BOOK_PDF=1`` the build lists the PDF among its
+  files, so that their links pass ``--strict``, and copies nothing for it;
+  without, those paragraphs are left out, so that no build links a file it
+  does not have. The Simplified edition's pages come from the Traditional
+  ones, whose links name ``attention-zh-Hant.pdf``: they are pointed at its
+  own PDF.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
+from attention_book.site import DEFAULT_SITE_URL
+
 ROOT = Path(__file__).resolve().parent.parent
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 KATEX_FILES = ("katex.min.css",)
-DEFAULT_SITE_URL = "http://127.0.0.1:8000/"
 #: An edition's PDF (scripts/build_pdf.py writes it under the same name).
 PDF_NAME = "attention-{}.pdf"
+#: A paragraph about the PDF: its lines, then the attribute list that marks
+#: it. (Each line's first non-blank character starts its match: one way to match
+#: a line, whatever the text.)
+PDF_PARAGRAPH = re.compile(r"^(?:[ \t]*\S[^\n]*\n)*?\{: \.book-pdf \}\n?", re.M)
+
+
+def with_pdf() -> bool:
+    """Whether this build's site gets the PDFs (``make pdf``: ``BOOK_PDF=1``)."""
+    return os.environ.get("BOOK_PDF") == "1"
 
 
 class MadeAfterTheBuild(File):
@@ -99,18 +114,20 @@ def on_files(files: Files, config) -> Files:
     for source in sources:
         uri = "assets/katex/" + source.relative_to(KATEX_DIST).as_posix()
         files.append(File.generated(config, uri, abs_src_path=str(source)))
-    pdf = PDF_NAME.format(config.theme["language"])
-    files.append(
-        MadeAfterTheBuild(
-            pdf,
-            src_dir=None,
-            dest_dir=config.site_dir,
-            use_directory_urls=config.use_directory_urls,
+    if with_pdf():
+        files.append(
+            MadeAfterTheBuild(
+                PDF_NAME.format(config.theme["language"]),
+                src_dir=None,
+                dest_dir=config.site_dir,
+                use_directory_urls=config.use_directory_urls,
+            )
         )
-    )
     return files
 
 
 def on_page_markdown(markdown, page, config, files):
+    if not with_pdf():
+        return PDF_PARAGRAPH.sub("", markdown)
     source = PDF_NAME.format(Path(config.docs_dir).name)  # zh-Hant for zh-Hans
     return markdown.replace(source, PDF_NAME.format(config.theme["language"]))

@@ -5,7 +5,9 @@ too (each term leads to the section that explains it).
 
 - ``glossary.md`` of each language holds a marker line; this hook replaces it
   with the table in the page's language: the term, its English original, the
-  other language's term, and the section of the book that explains it.
+  other language's term, and the section of the book that explains it. The
+  table sits in a ``<div class="book-glossary">`` (md_in_html), for the
+  stylesheet's narrow-screen layout of its rows.
 - The Chinese search index keeps the glossary's terms whole: jieba learns them
   as words, so that 線性變換 or 注意力權重 is one token that a search finds.
 - The Simplified Chinese book (zh-Hans) has no column of its own in the
@@ -69,7 +71,8 @@ def glossary_table(language: str, docs_dir: Path) -> str:
             link,
         )
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    table = "\n".join(lines)
+    return f'<div class="book-glossary" markdown>\n\n{table}\n\n</div>'
 
 
 def on_config(config):

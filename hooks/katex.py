@@ -35,6 +35,12 @@ from ``node_modules``) but no KaTeX script.
   exclusion. So the page is indexed with each formula as readable text
   (``QK^⊤/√(d_k)``, by pylatexenc), and the typeset formulas replace those
   placeholders once the page is indexed.
+- **Headings.** The toc extension names a heading's entry in the table of
+  contents with the heading's text, the TeX of an inline formula included
+  (``\\(\\sqrt{d_{\\text{model}}}\\)``). Such an entry gets the formula
+  typeset, as Material's template shows an entry's ``typeset`` title, and
+  readable text (``√(d_model)``) as its plain title, which the template uses
+  as a label.
 """
 
 from __future__ import annotations
@@ -72,6 +78,8 @@ CSS_RULE = re.compile(r"(?P<selectors>[^{}]+)\{(?P<declarations>[^{}]*)\}")
 #: Where the page's stylesheets start, for the font preloads to go before.
 HEAD_STYLES = re.compile(r'<link rel="stylesheet"')
 CLASS = re.compile(r'class="([^"]+)"')
+#: An inline formula in a table of contents entry's title (escaped text).
+TOC_FORMULA = re.compile(r"\\\((.+?)\\\)")
 
 
 class KatexError(Exception):
@@ -277,12 +285,37 @@ def on_page_content(html_: str, page, config, files) -> str:
     return html_
 
 
+def _interleave(texts: list[str], formulas: list[str]) -> str:
+    return "".join(a + b for a, b in zip(texts, [*formulas, ""], strict=True))
+
+
+def typeset_toc(items) -> None:
+    """Typeset the formulas of table of contents entries (``AnchorLink``s).
+
+    An entry whose title holds ``\\(…\\)`` gets ``typeset = {"title": …}``,
+    the title with the formulas typeset, which Material's toc-item template
+    shows instead of the title; the title itself keeps the formulas as
+    readable text, for the labels the template derives from it.
+    """
+    for item in items:
+        # Text and formulas alternate: [text, tex, text, …, text].
+        parts = TOC_FORMULA.split(item.title)
+        if len(parts) > 1:
+            formulas = [html.unescape(tex) for tex in parts[1::2]]
+            typeset = [KATEX.render(tex, False) for tex in formulas]
+            readable = [html.escape(_readable(tex), quote=False) for tex in formulas]
+            item.typeset = {"title": _interleave(parts[::2], typeset)}
+            item.title = _interleave(parts[::2], readable)
+        typeset_toc(item.children)
+
+
 @_timed
 def on_page_context(context, page, config, nav):
     # Material's search plugin has indexed the page (it runs first): put the
     # typeset formulas in place of their readable text.
     formulas = _TYPESET.pop(page.file.src_uri, [])
     page.content = PLACEHOLDER.sub(lambda match: formulas[int(match[1])], page.content)
+    typeset_toc(page.toc.items)
     _FONTS[page.file.src_uri] = fonts_used(formulas)
     _FONTS_USED.update(_FONTS[page.file.src_uri])
     return context

@@ -334,7 +334,9 @@ def build_edition(language: str, site_dir: Path) -> tuple[float, str]:
     """Make an edition's PDF in a process of its own: (seconds, its log)."""
     target = site_dir / language / pdf_name(language)
     command = [sys.executable, __file__, "--edition", language, str(target)]
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    # The print view is the edition as the site with its PDFs shows it: its
+    # home and about pages speak of the PDF (hooks/book.py).
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "BOOK_PDF": "1"}
     start = time.perf_counter()
     result = subprocess.run(
         command,

@@ -170,10 +170,12 @@ def test_pages_builds_the_site_and_deploys_with_the_official_actions() -> None:
     ):
         assert name in used
     # `make pdf` builds the site first (its prerequisite), then the PDFs that
-    # the site's home and about pages link.
+    # the site's home and about pages link: a site built with BOOK_PDF=1,
+    # the only one whose pages link them (hooks/book.py).
     assert any(step.get("run") == "make pdf" for step in steps("pages.yml"))
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^pdf: .*\bsite\b", makefile, re.MULTILINE)
+    assert re.search(r"^pdf: export BOOK_PDF := 1$", makefile, re.MULTILINE)
 
 
 def test_the_job_that_builds_holds_no_write_token() -> None:

@@ -4,7 +4,10 @@ Each edition is its own MkDocs build (its own search index, ``<html lang>``
 and ``theme.language``) in ``SITE_DIR/<language>/``; the pages of
 ``site-root/`` go to ``SITE_DIR/``: ``index.html``, which sends readers to
 their language or lets them choose, and ``404.html``, the page a host such as
-GitHub Pages shows for any address the site does not have.
+GitHub Pages shows for any address the site does not have. Beside them, the
+files that browsers and crawlers ask the root of a site for: ``favicon.ico``
+(the book's icon, drawn from its SVG), ``robots.txt`` and ``sitemap.xml``, a
+sitemap index of the editions' sitemaps.
 Every build runs with ``--strict``: a broken link, anchor or snippet fails.
 The editions build side by side, one per core.
 
@@ -107,9 +110,15 @@ def build(site_dir: Path, jobs: int | None = None) -> dict[str, dict]:
     start = time.perf_counter()
     editions = side_by_side(build_edition, LANGUAGES, site_dir, "built", jobs)
     copy_root_pages(site_dir, os.environ.get("SITE_URL", "/"))
+    write_root_files(site_dir, os.environ.get("SITE_URL", DEFAULT_SITE_URL))
     editions["total"]["seconds"] = time.perf_counter() - start
     return editions
 
+
+#: Where the editions are built for when SITE_URL is not set (hooks/book.py).
+DEFAULT_SITE_URL = "http://127.0.0.1:8000/"
+#: The book's icon (theme.favicon), which favicon.ico is drawn from.
+FAVICON_SVG = ROOT / "overrides" / "assets" / "images" / "favicon.svg"
 
 #: The root 404 page's <base> as written in site-root/404.html.
 ROOT_404_BASE = '<base href="/">'
@@ -139,3 +148,72 @@ def copy_root_pages(site_dir: Path, site_url: str) -> None:
             raise SystemExit(f"{source} must hold {ROOT_404_BASE} once")
         base = f'<base href="{html.escape(root_path(site_url))}">'
         target.write_text(page.replace(ROOT_404_BASE, base), encoding="utf-8")
+
+
+def write_root_files(site_dir: Path, site_url: str) -> None:
+    """Write what browsers and crawlers ask a site's root for.
+
+    ``favicon.ico`` (browsers ask for it where a page names no icon: a PDF,
+    a file, the server's own error page), ``robots.txt``, which names the
+    sitemap, and ``sitemap.xml``: a sitemap index of the editions' own
+    sitemaps, with absolute addresses, as the protocol asks.
+    """
+    base = site_url.rstrip("/") + "/"
+    (site_dir / "favicon.ico").write_bytes(favicon_ico(FAVICON_SVG))
+    (site_dir / "robots.txt").write_text(
+        f"User-agent: *\nAllow: /\n\nSitemap: {base}sitemap.xml\n", encoding="utf-8"
+    )
+    entries = "".join(
+        f"  <sitemap><loc>{html.escape(base + language)}/sitemap.xml</loc></sitemap>\n"
+        for language in LANGUAGES
+    )
+    (site_dir / "sitemap.xml").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"{entries}</sitemapindex>\n",
+        encoding="utf-8",
+    )
+
+
+#: The only SVG the icon may use: rectangles, with a fill and an opacity.
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def favicon_ico(svg: Path, size: int = 256) -> bytes:
+    """The icon ``svg`` as an ICO file (16, 32 and 48 px), drawn with Pillow.
+
+    The icon is a few rounded rectangles (overrides/assets/images/favicon.svg);
+    anything else in it is refused rather than drawn wrong.
+    """
+    import io
+    import xml.etree.ElementTree as ET
+
+    from PIL import Image, ImageColor, ImageDraw
+
+    root = ET.parse(svg).getroot()
+    scale = size / float(root.get("viewBox").split()[2])
+    image = Image.new("RGBA", (size, size), (0, 0, 0, 0))
+    fill = None
+    for element in root.iter():
+        tag = element.tag.removeprefix(SVG)
+        fill = element.get("fill", fill)
+        if tag in ("svg", "g"):
+            continue
+        if tag != "rect":
+            raise ValueError(f"{svg}: cannot draw <{tag}> into favicon.ico")
+        x, y = (float(element.get(name, 0)) * scale for name in ("x", "y"))
+        width, height = (
+            float(element.get(name)) * scale for name in ("width", "height")
+        )
+        red, green, blue = ImageColor.getrgb(fill)
+        alpha = round(255 * float(element.get("opacity", 1)))
+        layer = Image.new("RGBA", image.size, (0, 0, 0, 0))
+        ImageDraw.Draw(layer).rounded_rectangle(
+            (x, y, x + width - 1, y + height - 1),
+            radius=float(element.get("rx", 0)) * scale,
+            fill=(red, green, blue, alpha),
+        )
+        image = Image.alpha_composite(image, layer)
+    out = io.BytesIO()
+    image.save(out, format="ICO", sizes=[(16, 16), (32, 32), (48, 48)])
+    return out.getvalue()

@@ -4,6 +4,7 @@ every page (test_every_page.py) and the tests of single pages.
 - ``math_report``: KaTeX's markup in every formula, no error, no delimiter
   left in the text a reader sees;
 - ``FIT_REPORT``: what does not fit the column at a phone's width;
+- ``WIDE_FORMULAS``: the display formulas wider than their column;
 - ``start_axe`` / ``axe_violations``: axe-core's serious and critical
   violations (and every ``landmark-unique``);
 - ``copy_every_block``: what the copy button of each code block puts on the
@@ -183,6 +184,14 @@ FIT_REPORT = """() => {
     }
     return {problems, boxes: boxes.length};
 }"""
+
+#: The display formulas wider than their box (the column, or an
+#: admonition's): each as its width, its box's and the start of its TeX.
+WIDE_FORMULAS = """() => [...document.querySelectorAll("article div.arithmatex")]
+    .filter(box => box.scrollWidth > box.clientWidth + 1)
+    .map(box => `${box.scrollWidth} px in ${box.clientWidth} px: `
+        + (box.querySelector("annotation")?.textContent ?? "")
+            .replace(/\\s+/g, " ").trim().slice(0, 60))"""
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 

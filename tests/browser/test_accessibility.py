@@ -76,3 +76,21 @@ def test_colours_in_dark_mode(open_page, path):
     start_axe(page, only)
     problems = report(path, axe_violations(page))
     assert not problems, "axe-core violations (dark):\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_colours_of_the_search_results(open_page, scheme):
+    """With results shown: their count, and the words they matched (Material
+    writes them in its accent colour), in both schemes."""
+    page, _ = open_page("ja/", color_scheme=scheme)
+    page.keyboard.press("/")
+    box = page.locator("input.md-search__input")
+    box.fill("マスク")
+    box.press("End")  # Material searches on keyup; fill() sends no key
+    page.wait_for_function(
+        "document.querySelectorAll('.md-search-result__list mark').length > 3"
+    )
+    assert page.locator(".md-search-result__meta").is_visible()
+    start_axe(page, {"runOnly": ["color-contrast"]})
+    problems = report(f"ja/ search ({scheme})", axe_violations(page))
+    assert not problems, "axe-core violations:\n" + "\n".join(problems)

@@ -17,10 +17,12 @@ tab, as the sitemap lists them, and on each page, without loading it again:
    own box, which keeps the text's margins, can be reached with the keyboard,
    hides nothing above or below and shows its last symbol when scrolled to
    its end; inline formulas stay in the column.
-4. **Accessibility** (the tab resized to 1280 px): axe-core finds no serious
+4. **A desktop's width** (the tab resized to 1280 px): every display
+   formula fits its column (the long ones are set on several lines).
+5. **Accessibility** (at 1280 px): axe-core finds no serious
    or critical violation (nor any ``landmark-unique``), in the light scheme,
    with the fonts loaded and the formulas rendered. Nothing is excluded.
-5. **Copying** (the Japanese edition; every edition shows the same examples
+6. **Copying** (the Japanese edition; every edition shows the same examples
    with the same highlighting): every code block's copy button, clicked as a
    reader clicks it, gives exactly what ``tests/copying.py`` works out from
    the built page, which the site tests run as a script and pasted into
@@ -44,6 +46,7 @@ from .checks import (
     FIT_REPORT,
     PHONE,
     SETTLED,
+    WIDE_FORMULAS,
     axe_violations,
     check_pycon_copy,
     copy_every_block,
@@ -76,6 +79,7 @@ def sweep(browser, base_url: str, site: Path, language: str, copy: bool) -> dict
     )
     page.set_default_timeout(TIMEOUT)
     found = {"load": {}, "formulas": Counter(), "axe": [], "fit": [], "boxes": 0}
+    found["desktop"] = []
     found["copies"] = []
     try:
         for index, path in enumerate(paths):
@@ -97,6 +101,9 @@ def sweep(browser, base_url: str, site: Path, language: str, copy: bool) -> dict
             found["fit"] += [f"{path}: {problem}" for problem in fit["problems"]]
             found["boxes"] += fit["boxes"]
             page.set_viewport_size(DESKTOP)
+            found["desktop"] += [
+                f"{path}: {wide}" for wide in page.evaluate(WIDE_FORMULAS)
+            ]
             maths = math_report(page)
             found["formulas"][path] = maths["formulas"]
             start_axe(page)
@@ -139,6 +146,11 @@ class Edition:
     def test_every_page_fits_a_phone(self, swept) -> None:
         assert swept["boxes"] > 50, "the pages hold wide formulas and tables"
         assert not swept["fit"], "\n".join(swept["fit"])
+
+    def test_every_display_formula_fits_a_desktop_column(self, swept) -> None:
+        assert not swept["desktop"], "wider than their column at 1280 px:\n" + (
+            "\n".join(swept["desktop"])
+        )
 
 
 class TestJapanese(Edition):

@@ -1,8 +1,10 @@
 """Pages that fit: a phone's width, other languages' words, missing pages.
 
 - At 390 px (a phone), every page fits (test_every_page.py); here: a
-  shadow on a scrolling box's edge shows that more lies beyond it, and only
-  there (checked on the pixels).
+  shadow on a scrolling box's edge (a formula, a table, a code block) shows
+  that more lies beyond it, and only there (checked on the pixels).
+- The glossary on a phone: a card per term, the term beside its
+  translations, the section's link below them; nothing scrolls sideways.
 - A span in another language is drawn in a font of its own language: the
   glossary's Japanese terms on the Chinese pages, the Traditional terms on
   the Japanese page (the fonts Chromium actually used, from the DevTools
@@ -63,15 +65,23 @@ BACKGROUND = r"""box => {
 }"""
 
 
+#: A small phone, where the book's widest table (self-attention's) scrolls
+#: far enough for the test below.
+SMALL_PHONE = {"width": 320, "height": 640}
+
+
 @pytest.mark.parametrize(
-    ("path", "selector"),
+    ("path", "selector", "viewport"),
     [
-        ("ja/scaled-dot-product/", "div.arithmatex"),
-        ("zh-Hant/glossary/", ".md-typeset__scrollwrap"),
+        ("ja/scaled-dot-product/", "div.arithmatex", PHONE),
+        ("zh-Hant/self-attention/", ".md-typeset__scrollwrap", SMALL_PHONE),
+        ("zh-Hans/masks/", "pre > code", PHONE),
     ],
 )
-def test_a_shadow_shows_where_a_box_hides_content(open_page, path, selector) -> None:
-    page, watch = open_page(path, viewport=PHONE, color_scheme="light")
+def test_a_shadow_shows_where_a_box_hides_content(
+    open_page, path, selector, viewport
+) -> None:
+    page, watch = open_page(path, viewport=viewport, color_scheme="light")
     page.evaluate(SETTLED)
     widest = page.evaluate(
         """selector => {
@@ -261,4 +271,52 @@ def test_code_blocks_add_no_unnamed_landmark(open_page) -> None:
     assert path_of(page.url) == "/ja/multi-head/"
     after = page.evaluate(LANDMARKS)
     assert after["toolbars"] > 3 and not after["unnamed"], after
+    assert not problems_but_cancelled(watch), watch.problems()
+
+
+#: The glossary's rows as laid out: where each cell is, in CSS pixels.
+GLOSSARY = """() => {
+    const wrap = document.querySelector(
+        "article .book-glossary .md-typeset__scrollwrap");
+    const table = wrap.querySelector("table");
+    const box = e => e.getBoundingClientRect();
+    const lines = e => Math.round(
+        box(e).height / parseFloat(getComputedStyle(e).lineHeight));
+    return {
+        hidden: wrap.scrollWidth - wrap.clientWidth,
+        header: box(table.tHead).height,
+        rows: [...table.tBodies[0].rows].map(row => {
+            const [term, english, other, section] = [...row.cells].map(box);
+            return {
+                term: row.cells[0].textContent,
+                beside: [english, other].every(cell =>
+                    cell.left >= term.right && cell.top < term.bottom),
+                below: section.top >= Math.max(term.bottom, other.bottom) - 1,
+                oneRow: english.top === term.top && section.top === term.top,
+                sectionLines: lines(row.cells[3]),
+            };
+        }),
+    };
+}"""
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+def test_the_glossary_reads_on_a_phone(open_page, language) -> None:
+    """On a phone, each term sits beside its English and other-language
+    terms, with the section that explains it across the card below, in one
+    or two lines; nothing scrolls sideways. On a desktop, the same page is a
+    table of four columns with its header."""
+    page, watch = open_page(f"{language}/glossary/", viewport=PHONE)
+    page.evaluate(SETTLED)
+    phone = page.evaluate(GLOSSARY)
+    assert len(phone["rows"]) > 40
+    assert phone["hidden"] <= 0, f"{phone['hidden']} px hidden sideways"
+    assert phone["header"] == 0
+    for row in phone["rows"]:
+        assert row["beside"] and row["below"], row
+        assert row["sectionLines"] <= 3, row
+    page.set_viewport_size({"width": 1280, "height": 900})
+    desktop = page.evaluate(GLOSSARY)
+    assert desktop["header"] > 0
+    assert all(row["oneRow"] for row in desktop["rows"]), desktop["rows"][:2]
     assert not problems_but_cancelled(watch), watch.problems()

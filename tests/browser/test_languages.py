@@ -169,3 +169,35 @@ def test_root_page_lists_every_book_without_javascript(open_page, base_url) -> N
     for _, href in links:
         assert page.request.get(href).ok, href
     assert not problems_but_cancelled(watch), watch.problems()
+
+
+def test_selector_keeps_the_section_the_reader_is_in(open_page, base_url) -> None:
+    """The anchors are the same in every edition: the selector carries the
+    section along, from an address with an anchor, and from the one
+    navigation.tracking writes while the reader scrolls (without an event,
+    so the link must take the anchor when it is used)."""
+    page, watch = open_page("ja/softmax/#stability")
+    page.set_default_timeout(TIMEOUT)
+    choose_language(page, "zh-Hant")
+    assert page.url == f"{base_url}zh-Hant/softmax/#stability"
+    in_view = """id => {
+        const top = document.getElementById(id).getBoundingClientRect().top;
+        return top >= 0 && top < 200;
+    }"""
+    page.wait_for_load_state("load")
+    page.wait_for_function(in_view, arg="stability", timeout=TIMEOUT)
+    # The reader scrolls on to the next section, and the address follows
+    # (scrolled there again until it does: the page may still be settling).
+    page.wait_for_function(
+        """() => {
+            const heading = document.getElementById("derivative");
+            if (Math.abs(heading.getBoundingClientRect().top) > 2)
+                heading.scrollIntoView();
+            return location.hash === "#derivative";
+        }""",
+        timeout=TIMEOUT,
+    )
+    choose_language(page, "zh-Hans")
+    assert page.url == f"{base_url}zh-Hans/softmax/#derivative"
+    page.wait_for_function(in_view, arg="derivative", timeout=TIMEOUT)
+    assert not problems_but_cancelled(watch), watch.problems()

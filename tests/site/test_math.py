@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.toc import AnchorLink, TableOfContents
 
 from hooks import katex
 
@@ -119,8 +120,12 @@ def test_search_index_holds_formulas_as_text(site: Path, language) -> None:
     assert not re.search(r"dk\u200b|d_kd_k", everything)
 
 
-def fake_page(src_uri: str = "softmax.md") -> SimpleNamespace:
-    return SimpleNamespace(file=SimpleNamespace(src_uri=src_uri), content=None)
+def fake_page(src_uri: str = "softmax.md", toc=()) -> SimpleNamespace:
+    return SimpleNamespace(
+        file=SimpleNamespace(src_uri=src_uri),
+        content=None,
+        toc=TableOfContents(list(toc)),
+    )
 
 
 @pytest.fixture
@@ -169,6 +174,24 @@ def test_the_page_is_indexed_with_text_then_shows_the_typeset_formula(hook) -> N
     assert "formula-text" not in page.content
 
 
+def test_a_headings_formula_is_typeset_in_its_table_of_contents_entry(hook) -> None:
+    """The toc extension's title holds the heading's TeX (escaped): its
+    entry shows the formula typeset, its plain title readable text."""
+    entry = AnchorLink("4. 改成除以 \\(\\sqrt{d_{\\text{model}}}\\)", "ex", 3)
+    plain = AnchorLink("練習題 &amp; 解答", "exercises", 2)
+    plain.children.append(entry)
+    page = fake_page(toc=[plain])
+    page.content = ""
+    hook.on_page_context({}, page=page, config=None, nav=None)
+    assert entry.title == "4. 改成除以 √(d_model)"
+    typeset = BeautifulSoup(entry.typeset["title"], "html.parser")
+    assert typeset.get_text().startswith("4. 改成除以 ")
+    assert typeset.select_one(".katex annotation").get_text() == (
+        "\\sqrt{d_{\\text{model}}}"
+    )
+    assert plain.title == "練習題 &amp; 解答" and not hasattr(plain, "typeset")
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_cut_fonts_keep_every_glyph_the_formulas_use(pages, site: Path, language):
     """A font cut to the book's characters still has all it had for them."""
@@ -196,3 +219,39 @@ def test_cut_fonts_keep_every_glyph_the_formulas_use(pages, site: Path, language
     assert (
         sizes["KaTeX_Main-Regular.woff2"][1] < sizes["KaTeX_Main-Regular.woff2"][0] / 2
     )
+
+
+#: Where a heading's words are reused: the tables of contents (the sidebar's,
+#: and the drawer's on a phone), the navigation, the page's title and the
+#: labels Material derives from an entry's title.
+NAVIGATION = "title, nav.md-nav"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_headings_reach_the_navigation_typeset_or_as_text(pages, language) -> None:
+    """No TeX in the navigation: a heading's formula is typeset in its table
+    of contents entry (hooks/katex.py), and labels hold readable text."""
+    problems, typeset = [], 0
+    for path in pages[language]:
+        page = tree(path)
+        for element in page.cssselect(NAVIGATION):
+            text = text_of(element, ".katex-mathml")
+            labels = " ".join(element.get(name, "") for name in ("aria-label", "title"))
+            problems += [
+                f"{path.parent.name}: {delimiter} in {element.tag}: "
+                f"{text[:60] if delimiter in text else labels}"
+                for delimiter in DELIMITERS
+                if delimiter in text or delimiter in labels
+            ]
+        typeset += len(page.cssselect("nav.md-nav--secondary a.md-nav__link .katex"))
+    assert not problems, "\n".join(problems)
+    # The multi-head page's exercise "divide by √d_model" has its formula
+    # typeset in its entry.
+    multi_head = tree(next(p for p in pages[language] if p.parent.name == "multi-head"))
+    entries = multi_head.cssselect(
+        'nav.md-nav--secondary a[href="#exercise-scale-by-d-model"]'
+    )
+    assert entries, "the exercise is in the table of contents"
+    for entry in entries:  # the sidebar's, and the drawer's on a phone
+        assert entry.cssselect(".katex .katex-html"), "its formula is typeset"
+    assert typeset >= len(entries)

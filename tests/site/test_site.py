@@ -337,3 +337,69 @@ def test_search_index_finds_multi_character_words(site, language, words) -> None
             assert word in text, word
         else:
             assert word in tokens, word
+
+
+def link_targets(site: Path, path: Path) -> list[tuple[str, str]]:
+    """(href, URL) of every link of the page ``path`` into the site.
+
+    Relative to the page, or to its ``<base>`` (the root 404 page's).
+    """
+    page = parse(path)
+    base = f"http://{LOCAL_HOST}/" + path.relative_to(site).as_posix()
+    if (tag := page.find("base", href=True)) is not None:
+        base = urljoin(f"http://{LOCAL_HOST}/", tag["href"])
+    return [
+        (a["href"], urljoin(base, a["href"]))
+        for a in page.find_all("a", href=True)
+        if urlsplit(urljoin(base, a["href"])).netloc == LOCAL_HOST
+    ]
+
+
+def test_every_link_leads_to_a_file_of_the_site(site: Path) -> None:
+    """No page links a file the site lacks: not even the PDFs, which only
+    ``make pdf`` makes (hooks/book.py leaves their paragraphs out of any
+    other build). ``--strict`` checks the links between pages while each
+    edition builds; this checks the whole site as served, root pages and
+    files made after the build included."""
+    missing, links = [], 0
+    for path in site.rglob("*.html"):
+        for href, url in link_targets(site, path):
+            links += 1
+            local = site / urlsplit(url).path.lstrip("/")
+            if not (local.is_file() or (local / "index.html").is_file()):
+                missing.append(f"{path.relative_to(site)}: {href}")
+    assert links > 1000
+    assert not missing, "\n".join(missing)
+
+
+def test_the_site_root_answers_browsers_and_crawlers(site: Path, base_url) -> None:
+    """favicon.ico, robots.txt and sitemap.xml at the root, served: an icon,
+    the sitemap named, and an index of every edition's sitemap."""
+    import io
+    import urllib.request
+    import xml.etree.ElementTree as ET
+
+    from PIL import Image
+
+    def get(name: str) -> tuple[str, bytes]:
+        with urllib.request.urlopen(base_url + name) as response:
+            return response.headers["Content-Type"], response.read()
+
+    kind, icon = get("favicon.ico")
+    assert kind in ("image/x-icon", "image/vnd.microsoft.icon"), kind
+    image = Image.open(io.BytesIO(icon))
+    assert image.format == "ICO" and {(16, 16), (32, 32)} <= image.info["sizes"]
+
+    kind, robots = get("robots.txt")
+    assert kind.startswith("text/plain"), kind
+    assert f"Sitemap: {base_url}sitemap.xml" in robots.decode().splitlines()
+
+    kind, sitemap = get("sitemap.xml")
+    index = ET.fromstring(sitemap)
+    namespace = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+    assert index.tag == f"{namespace}sitemapindex"
+    locations = [loc.text for loc in index.iter(f"{namespace}loc")]
+    assert locations == [f"{base_url}{language}/sitemap.xml" for language in LANGUAGES]
+    for location in locations:
+        local = site / urlsplit(location).path.lstrip("/")
+        assert ET.parse(local).getroot().tag == f"{namespace}urlset", location

@@ -16,3 +16,23 @@ document$.subscribe(() => {
     if (href) link.href = href;
   }
 });
+
+// The reader's section goes along: every heading has the same anchor in
+// every edition, so /ja/softmax/#stability leads to /zh-Hant/softmax/#stability.
+// The address holds the section being read (navigation.tracking rewrites
+// its hash while the reader scrolls, without an event), so a link takes it
+// when it is about to be used: pressed, clicked, focused (the keyboard) or
+// opened in a menu (a new tab, a copied address). The header outlives
+// instant navigation: one listener per type, on the document, is enough.
+for (const type of ["pointerdown", "click", "focusin", "contextmenu"]) {
+  document.addEventListener(
+    type,
+    (event) => {
+      const link =
+        event.target instanceof Element &&
+        event.target.closest(".md-select__link[hreflang]");
+      if (link) link.hash = location.hash;
+    },
+    true,
+  );
+}
