@@ -3,7 +3,7 @@
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from attention_book.diagrams import arrow, canvas, palette, text
+from attention_book.diagrams import arrow, bool_grid, canvas, palette, text
 
 N = 8  # queries and keys
 B = 2  # keys per block
@@ -11,29 +11,9 @@ CELL = 14.0
 
 
 def grid(ax, left: float, top: float, filled) -> None:
-    colours = palette()
-    for i in range(N):
-        for j in range(N):
-            ax.add_patch(
-                Rectangle(
-                    (left + j * CELL, top + i * CELL),
-                    CELL,
-                    CELL,
-                    facecolor=colours["s"] if filled(j) else "none",
-                    edgecolor=colours["line"],
-                    linewidth=0.5,
-                )
-            )
-    ax.add_patch(
-        Rectangle(
-            (left, top),
-            N * CELL,
-            N * CELL,
-            fill=False,
-            edgecolor=colours["line"],
-            linewidth=1.2,
-        )
-    )
+    """The N x N scores, the columns ``filled(j)`` holds coloured."""
+    mask = [[filled(j) for j in range(N)] for _ in range(N)]
+    bool_grid(ax, left, top, mask, cell=CELL, on="s", off="none")
 
 
 def figure(labels: dict) -> Figure:

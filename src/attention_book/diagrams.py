@@ -310,12 +310,15 @@ def bool_grid(
     cell: float = 14.0,
     row_label: str | None = None,
     col_label: str | None = None,
+    on: str = "keep",
+    off: str = "mask",
 ) -> tuple[float, float]:
     """A boolean mask as a grid: True ("may attend") filled, False grey.
 
-    Returns the grid's width and height.
+    ``on`` and ``off`` name the palette's fills of True and False cells
+    (``"none"`` leaves a cell empty). Returns the grid's width and height.
     """
-    colours = palette()
+    colours = {**palette(), "none": "none"}
     rows, cols = len(mask), len(mask[0])
     for i in range(rows):
         for j in range(cols):
@@ -324,7 +327,7 @@ def bool_grid(
                     (x + j * cell, y + i * cell),
                     cell,
                     cell,
-                    facecolor=colours["keep"] if mask[i][j] else colours["mask"],
+                    facecolor=colours[on] if mask[i][j] else colours[off],
                     edgecolor=colours["line"],
                     linewidth=0.6,
                 )
