@@ -73,4 +73,4 @@ lint: setup
 	$(BIN)/ruff format --check src tests scripts hooks conftest.py
 
 clean:
-	rm -rf site $(VENV) node_modules
+	rm -rf site $(VENV) node_modules .cache
