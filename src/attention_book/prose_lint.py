@@ -211,12 +211,16 @@ def pages(language: str) -> list[Path]:
     return sorted((DOCS / language).glob("*.md"))
 
 
-def _write_views(language: str, folder: Path) -> dict[str, str]:
+def _write_views(
+    language: str, folder: Path, only: set[str] | None = None
+) -> dict[str, str]:
     """Each page's lint view in ``folder``; view path -> the page's path."""
     names = {}
     target = folder / language
     target.mkdir(parents=True)
     for page in pages(language):
+        if only is not None and page.name not in only:
+            continue
         view = target / page.name
         view.write_text(lint_view(page.read_text("utf-8"), language), "utf-8")
         names[str(view)] = page.relative_to(ROOT).as_posix()
@@ -343,14 +347,19 @@ def _change(line: str, fixed: str, column: int) -> str:
     return f": 「{before}」 -> 「{after}」"
 
 
-def lint(languages: tuple[str, ...] = LANGUAGES) -> list[Finding]:
-    """Every finding of every linter over the pages of ``languages``."""
+def lint(
+    languages: tuple[str, ...] = LANGUAGES, only: set[str] | None = None
+) -> list[Finding]:
+    """Every finding of every linter over the pages of ``languages`` (only
+    the pages named in ``only``, file names such as masks.md, if given)."""
     with tempfile.TemporaryDirectory(prefix="prose-lint-") as tmp:
         folder = Path(tmp)
         names: dict[str, str] = {}
         running = []
         for language in languages:
-            views = _write_views(language, folder)
+            views = _write_views(language, folder, only)
+            if not views:
+                continue
             names.update(views)
             running.append(
                 (_textlint_findings, _start_textlint(language, folder, list(views)))
@@ -366,8 +375,12 @@ def lint(languages: tuple[str, ...] = LANGUAGES) -> list[Finding]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    languages = tuple(argv or sys.argv[1:]) or LANGUAGES
-    findings = lint(languages)
+    """``prose_lint [ja] [zh-Hant] [page.md ...]``: the languages (both if
+    none is named) and the pages (all if none is named) to lint."""
+    args = argv if argv is not None else sys.argv[1:]
+    languages = tuple(a for a in args if a in LANGUAGES) or LANGUAGES
+    only = {Path(a).name for a in args if a not in LANGUAGES} or None
+    findings = lint(languages, only)
     for finding in findings:
         print(finding)
     if findings:
