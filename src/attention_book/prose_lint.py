@@ -74,9 +74,10 @@ CJK_CHARS = "\u3000-\u9fff\uf900-\ufaff\uff00-\uffef"
 CJK = re.compile(f"[{CJK_CHARS}]")
 #: An English title quoted as a link, "[Layer Normalization](https://…)".
 QUOTED_LINK = re.compile(r'"\[([^\]"`]*)\]\([^)\s]*\)"')
+#: A number with its thousands grouped (4,199,936) holds no comma of a sentence.
+GROUPED_NUMBER = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?![\d,])")
 #: An en dash or hyphen joining two Chinese words (編碼器–解碼器).
 CJK_DASH = re.compile(f"(?<=[{CJK_CHARS}])[–-](?=[{CJK_CHARS}])")
-MARKUP_START = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+\.\s+|>\s*)*")
 FIGURE_REFERENCE = re.compile(r"\[\]\((#fig-[^)\s]*)\)")
 #: A figure reference [](#fig-...) reads "図 4.2" in the built page (hooks/plots.py).
 FIGURE_WORD = {"ja": "図", "zh-Hant": "圖"}
@@ -160,33 +161,32 @@ def lint_view(markdown: str, language: str) -> str:
         body = FIGURE_REFERENCE.sub(rf"[{FIGURE_WORD[language]} 1.1](\1)", body)
         body = ATTR_LIST.sub("", body)
         body = HEADING_NUMBER.sub(r"\1", body)
-        if language.startswith("zh"):
-            body = _latin_as_code(body)
+        body = _latin_as_code(body, language)
         out.append(body.rstrip())
     return "\n".join(out)
 
 
-def _latin_as_code(text: str) -> str:
-    """A Chinese line with each Latin phrase that holds punctuation as code.
+def _latin_as_code(text: str, language: str) -> str:
+    """A line with each Latin phrase that holds punctuation as code.
 
-    An English phrase or citation in Chinese prose keeps its own punctuation
+    An English phrase or citation in Chinese or Japanese prose keeps its own
+    punctuation
     (Vaswani et al. (2017), Rabe & Staats, 2021, "We suspect"); zhlint reads
     a half-width comma or period between two words as Chinese punctuation to
-    widen. As inline code, the phrase is left alone and zhlint still checks
+    widen, textlint's max-comma counts its commas as the sentence's. As
+    inline code, the phrase is left alone and zhlint still checks
     the spaces around it, as around any Latin word. A single word with a
     period after it (NumPy.) is not a phrase: its period is still checked.
-    A line with no Chinese at all (a reference's authors and title) is
-    English: zhlint has nothing to check there, and fails on some of them.
+    A line with no Chinese or Japanese at all (a reference's authors and
+    title) is English: left out (zhlint fails on some of them).
     An English title quoted as a link, "[title](url)", is English too. Labels
     of equations and cases, (5), (a), keep their half-width parentheses. An
     en dash joining two Chinese words (編碼器–解碼器, 柯西–舒瓦茲) takes no
     spaces in Taiwan's usage: zhlint reads it as a Latin character, so the
     view shows it as a Chinese one.
     """
-    if not CJK.search(text):
-        start = MARKUP_START.match(text).end()
-        rest = text[start:].replace("`", "")
-        return f"{text[:start]}`{rest}`" if rest.strip() else text
+    if not CJK.search(text) and not text.lstrip().startswith("|"):  # not a table
+        return ""
 
     def phrase(match: re.Match) -> str:
         run = match[0].rstrip(" ")
@@ -197,7 +197,9 @@ def _latin_as_code(text: str) -> str:
         return match[0]
 
     text = QUOTED_LINK.sub(lambda m: m[0] if CJK.search(m[1]) else f"`{m[1]}`", text)
-    text = CJK_DASH.sub("與", text)
+    if language.startswith("zh"):
+        text = CJK_DASH.sub("與", text)
+    text = GROUPED_NUMBER.sub(lambda m: m[0].replace(",", ""), text)
     parts = PROTECTED.split(text)
     kept = PROTECTED.findall(text)
     out = [LATIN_RUN.sub(phrase, parts[0])]
