@@ -64,17 +64,24 @@ def test_lint_view_keeps_lines_and_leaves_out_what_is_not_prose() -> None:
             "",
             "[](#fig-softmax-steps) は図です。",
             "### 2. 練習",
+            "Ashish Vaswani, Noam Shazeer. *Attention Is All You Need*.",
+            "| 文字 | 意味 |",
+            "|---|---|",
+            "形は 4,199,936 個です。",
         ]
     )
     view = prose_lint.lint_view(page, "ja").split("\n")
     assert len(view) == len(page.split("\n"))
     assert view[0] == "# 題"
-    assert view[2] == "`x` 個の値を足すと `x`。"
+    assert view[2] == "式 個の値を足すと 式。"
     assert view[4:12] == [""] * 8
     assert view[12] == "###### 答え"
     assert view[14] == "本文です。"
     assert view[16] == "[図 1.1](#fig-softmax-steps) は図です。"
     assert view[17] == "### 練習"
+    assert view[18] == ""  # English only: a reference
+    assert view[19:21] == ["| 文字 | 意味 |", "|---|---|"]
+    assert view[21] == "形は 4199936 個です。"
 
 
 def test_lint_view_shows_english_phrases_in_chinese_as_code() -> None:
