@@ -33,7 +33,7 @@ from attention_book.glossary import (
 
 MARKER = "<!-- glossary-table -->"
 HEADERS = {
-    "ja": ("日本語", "英語", "繁體中文", "説明している節"),
+    "ja": ("日本語", "英語", "中国語（繁体字）", "説明している節"),
     "zh-Hant": ("繁體中文", "英文", "日文", "說明章節"),
     "zh-Hans": ("简体中文", "英文", "日文", "说明章节"),
 }
