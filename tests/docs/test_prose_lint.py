@@ -69,7 +69,7 @@ def test_lint_view_keeps_lines_and_leaves_out_what_is_not_prose() -> None:
     view = prose_lint.lint_view(page, "ja").split("\n")
     assert len(view) == len(page.split("\n"))
     assert view[0] == "# 題"
-    assert view[2] == "`x` 個の値を足すと `x`。"
+    assert view[2] == "式 個の値を足すと 式。"
     assert view[4:12] == [""] * 8
     assert view[12] == "###### 答え"
     assert view[14] == "本文です。"
