@@ -29,7 +29,7 @@ SVG_NS = "{http://www.w3.org/2000/svg}"
 REFERENCE = "../references/#vaswani-2017"
 CREDIT = {
     "ja": "の図 2 をもとに本書で作図",
-    "zh-Hant": "的 Figure 2 為本書重新繪製",
+    "zh-Hant": "的圖 2 重新繪製",
 }
 
 #: figure id (also the section's anchor) -> (SVG, page, block names, inputs)
