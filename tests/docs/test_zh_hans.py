@@ -6,6 +6,9 @@ The conversion is attention_book.zh_hans (hooks/zh_hans.py runs it).
   on a sentence, mostly sentences of the book; rows and columns swap their
   names, other words with 列 or 行 keep them; every 列 and 行 of the book is
   covered by a phrase, so a new sentence cannot slip through unclassified.
+- One sense per phrase: every use of an ambiguous word (偏差: bias or
+  deviation) is inside a phrase that decides it, and every use of a short
+  phrase that could mean something else is one it was written for (MEANT).
 - Prose only: for every zh-Hant page, the fenced blocks, maths,
   inline code, snippet lines, anchors, link URLs and HTML tags of the
   converted page equal the original's, and nothing but Han characters changes.
@@ -88,7 +91,10 @@ def without_dropped(text: str) -> str:
 # short; every phrase of the table occurs in at least one of them.
 SENTENCES = [
     # mainland terms of the third review (issue 26): maths and machine learning
-    ("不用計算機，求出 \\(\\mathbf{s}\\) 的 softmax", "不用计算器，求出 \\(\\mathbf{s}\\) 的 softmax"),
+    (
+        "不用計算機，求出 \\(\\mathbf{s}\\) 的 softmax",
+        "不用计算器，求出 \\(\\mathbf{s}\\) 的 softmax",
+    ),
     ("計算機科學的教科書", "计算机科学的教科书"),
     ("當成合成函數來微分：", "当成复合函数来微分："),
     ("得到的不是平均，而是外插。", "得到的不是平均，而是外推。"),
@@ -154,7 +160,10 @@ SENTENCES = [
     ("看個別元素；個別內積的值", "看单个元素；单个内积的值"),
     ("遮罩真正擋掉的，是被遮住位置的值", "掩码真正屏蔽的，是被掩蔽位置的值"),
     ("我們接續本書的例題", "我们接着用本书的例题"),
-    ("本頁先定義自注意力，並接續本書的例題往下算", "本页先定义自注意力，并接着用本书的例题往下算"),
+    (
+        "本頁先定義自注意力，並接續本書的例題往下算",
+        "本页先定义自注意力，并接着用本书的例题往下算",
+    ),
     ("我們實際量量看。", "我们实际测一测。"),
     ("我們用實際的模型來算算看。", "我们用实际的模型来算一算。"),
     ("用例題的第 1 列驗證看看。", "用例题的第 1 行验证一下。"),
@@ -169,8 +178,14 @@ SENTENCES = [
     ("正文以作者與發表年份標示文獻", "正文以作者与发表年份标注文献"),
     ("這些陣列所占的份量變小", "这些数组所占的比重变小"),
     ("這就是飽和的樣貌。", "这就是饱和的表现。"),
-    ("保存一個用來比對的向量；拿來和查詢比對的一方", "保存一个用来匹配的向量；拿来和查询匹配的一方"),
-    ("權重由查詢和鍵的比對決定；逐字比對輸出", "权重由查询和键的匹配决定；逐字比对输出"),
+    (
+        "保存一個用來比對的向量；拿來和查詢比對的一方",
+        "保存一个用来匹配的向量；拿来和查询匹配的一方",
+    ),
+    (
+        "權重由查詢和鍵的比對決定；逐字比對輸出",
+        "权重由查询和键的匹配决定；逐字比对输出",
+    ),
     # rows and columns
     (
         "內積可以寫成列向量乘以行向量 \\(\\mathbf{q}_i \\mathbf{k}_j^\\top\\)，"
@@ -781,7 +796,9 @@ def test_every_use_of_an_ambiguous_word_is_decided_by_a_phrase(word: str) -> Non
     left = []
     for name, text in book_texts().items():
         rest = pattern.sub(" ", text)
-        left += [f"{name}: {_context(rest, m.start())}" for m in re.finditer(word, rest)]
+        left += [
+            f"{name}: {_context(rest, m.start())}" for m in re.finditer(word, rest)
+        ]
     assert left == [], f"{word}: {AMBIGUOUS[word]}; add a phrase to the table"
 
 
