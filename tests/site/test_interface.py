@@ -33,7 +33,7 @@ INTERFACE = [
     (".md-footer__direction", None),
     ("nav.md-nav--secondary > label.md-nav__title", None),
     (".md-header__option .md-select > button", "aria-label"),
-    ("label.md-header__button[for='__palette_0'], form.md-header__option label", "title"),
+    ("label.md-header__button[for^='__palette_']", "title"),
     ("button.md-top", None),
     ("a.md-content__button", "title"),
     (".md-source-file__fact [title]", None),
