@@ -42,7 +42,7 @@ DOCS = ROOT / "docs"
 CONFIG = ROOT / "lint"
 NODE_BIN = ROOT / "node_modules" / ".bin"
 
-#: Inline maths, \( ... \) or $...$, stands in as one word. In Japanese, the
+#: Inline maths, \( ... \), stands in as one word. In Japanese, the
 #: noun 式: a formula reads as a noun, and textlint's rules that parse the
 #: sentence (max-ten, no-doubled-joshi) then read "式、式、式 の成分" as a
 #: list of nouns (a Latin letter would trip ja-unnatural-alphabet). In
@@ -58,8 +58,9 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 ADMONITION = re.compile(
     r'^(\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(.*)")?\s*$'
 )
-DISPLAY_OPEN = re.compile(r"^\s*(\\\[|\$\$)")
-INLINE_MATH = re.compile(r"\\\((?:\\.|[^\\])*?\\\)|(?<![\\$])\$(?!\$)[^$\n]+?(?<!\\)\$")
+# Maths is \( \) inline and \[ \] displayed; $ is a dollar sign (CONTRIBUTING).
+DISPLAY_OPEN = re.compile(r"^\s*(\\\[)")
+INLINE_MATH = re.compile(r"\\\((?:\\.|[^\\])*?\\\)")
 ATTR_LIST = re.compile(r"\s*\{\s*[#.:][^}\n]*\}")
 HTML_TAG = re.compile(r"<[^>\n]*>")
 #: Chinese text: inline code and link targets, which no rule reads, and the
@@ -128,7 +129,7 @@ def lint_view(markdown: str, language: str) -> str:
             out.append("")
             continue
         if match := DISPLAY_OPEN.match(line):
-            closing = "\\]" if match[1] == "\\[" else "$$"
+            closing = "\\]"
             rest = stripped[len(match[1]) :]
             if not rest.endswith(closing):
                 display = closing
