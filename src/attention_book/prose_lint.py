@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -350,6 +351,20 @@ def _change(line: str, fixed: str, column: int) -> str:
     return f": 「{before}」 -> 「{after}」"
 
 
+def missing_tools() -> str | None:
+    """Why the linters cannot run here, or None."""
+    if not shutil.which("node"):
+        return "node is not installed"
+    for tool in ("textlint", "zhlint"):
+        if not (NODE_BIN / tool).exists():
+            return (
+                f"{NODE_BIN / tool} is missing: run `npm ci` in {ROOT} "
+                "(make setup does; a node_modules linked from an older "
+                "checkout lacks the linters)"
+            )
+    return None
+
+
 def lint(
     languages: tuple[str, ...] = LANGUAGES, only: set[str] | None = None
 ) -> list[Finding]:
@@ -383,6 +398,9 @@ def main(argv: list[str] | None = None) -> int:
     args = argv if argv is not None else sys.argv[1:]
     languages = tuple(a for a in args if a in LANGUAGES) or LANGUAGES
     only = {Path(a).name for a in args if a not in LANGUAGES} or None
+    if problem := missing_tools():
+        print(f"prose_lint: {problem}", file=sys.stderr)
+        return 2
     findings = lint(languages, only)
     for finding in findings:
         print(finding)

@@ -8,16 +8,14 @@ as ``make lint`` runs them; configuration in ``lint/``, term rules made from
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from attention_book import glossary, prose_lint
 
 
 def test_every_page_passes_the_prose_linters() -> None:
-    if not (prose_lint.NODE_BIN / "textlint").exists() or not shutil.which("node"):
-        pytest.fail("node_modules lacks textlint: run `make setup` (npm ci)")
+    if problem := prose_lint.missing_tools():
+        pytest.fail(problem)
     findings = prose_lint.lint()
     assert not findings, f"{len(findings)} prose-lint findings:\n" + "\n".join(
         map(str, findings)
