@@ -87,3 +87,12 @@ def test_lint_view_shows_english_phrases_in_chinese_as_code() -> None:
     assert prose_lint.lint_view(line, "zh-Hant") == (
         "見 [`Rabe & Staats, 2021`](references.md#r) 與 `Vaswani et al. (2017)`。"
     )
+
+
+def test_an_avoided_word_never_holds_its_term(monkeypatch) -> None:
+    entries = [
+        {"en": "x", "ja": "本頁", "zh-Hant": "本頁", "avoid": {"zh-Hant": ["本頁內"]}}
+    ]
+    monkeypatch.setattr(glossary, "load_entries", lambda: entries)
+    with pytest.raises(Exception, match="holds 本頁"):
+        glossary.term_rules("zh-Hant")
