@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,7 +43,7 @@ DOCS = ROOT / "docs"
 CONFIG = ROOT / "lint"
 NODE_BIN = ROOT / "node_modules" / ".bin"
 
-#: Inline maths, \( ... \) or $...$, stands in as one word. In Japanese, the
+#: Inline maths, \( ... \), stands in as one word. In Japanese, the
 #: noun 式: a formula reads as a noun, and textlint's rules that parse the
 #: sentence (max-ten, no-doubled-joshi) then read "式、式、式 の成分" as a
 #: list of nouns (a Latin letter would trip ja-unnatural-alphabet). In
@@ -58,8 +59,9 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 ADMONITION = re.compile(
     r'^(\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(.*)")?\s*$'
 )
-DISPLAY_OPEN = re.compile(r"^\s*(\\\[|\$\$)")
-INLINE_MATH = re.compile(r"\\\((?:\\.|[^\\])*?\\\)|(?<![\\$])\$(?!\$)[^$\n]+?(?<!\\)\$")
+# Maths is \( \) inline and \[ \] displayed; $ is a dollar sign (CONTRIBUTING).
+DISPLAY_OPEN = re.compile(r"^\s*(\\\[)")
+INLINE_MATH = re.compile(r"\\\((?:\\.|[^\\])*?\\\)")
 ATTR_LIST = re.compile(r"\s*\{\s*[#.:][^}\n]*\}")
 HTML_TAG = re.compile(r"<[^>\n]*>")
 #: Chinese text: inline code and link targets, which no rule reads, and the
@@ -128,7 +130,7 @@ def lint_view(markdown: str, language: str) -> str:
             out.append("")
             continue
         if match := DISPLAY_OPEN.match(line):
-            closing = "\\]" if match[1] == "\\[" else "$$"
+            closing = "\\]"
             rest = stripped[len(match[1]) :]
             if not rest.endswith(closing):
                 display = closing
@@ -349,6 +351,20 @@ def _change(line: str, fixed: str, column: int) -> str:
     return f": 「{before}」 -> 「{after}」"
 
 
+def missing_tools() -> str | None:
+    """Why the linters cannot run here, or None."""
+    if not shutil.which("node"):
+        return "node is not installed"
+    for tool in ("textlint", "zhlint"):
+        if not (NODE_BIN / tool).exists():
+            return (
+                f"{NODE_BIN / tool} is missing: run `npm ci` in {ROOT} "
+                "(make setup does; a node_modules linked from an older "
+                "checkout lacks the linters)"
+            )
+    return None
+
+
 def lint(
     languages: tuple[str, ...] = LANGUAGES, only: set[str] | None = None
 ) -> list[Finding]:
@@ -382,6 +398,9 @@ def main(argv: list[str] | None = None) -> int:
     args = argv if argv is not None else sys.argv[1:]
     languages = tuple(a for a in args if a in LANGUAGES) or LANGUAGES
     only = {Path(a).name for a in args if a not in LANGUAGES} or None
+    if problem := missing_tools():
+        print(f"prose_lint: {problem}", file=sys.stderr)
+        return 2
     findings = lint(languages, only)
     for finding in findings:
         print(finding)

@@ -8,16 +8,14 @@ as ``make lint`` runs them; configuration in ``lint/``, term rules made from
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from attention_book import glossary, prose_lint
 
 
 def test_every_page_passes_the_prose_linters() -> None:
-    if not (prose_lint.NODE_BIN / "textlint").exists() or not shutil.which("node"):
-        pytest.fail("node_modules lacks textlint: run `make setup` (npm ci)")
+    if problem := prose_lint.missing_tools():
+        pytest.fail(problem)
     findings = prose_lint.lint()
     assert not findings, f"{len(findings)} prose-lint findings:\n" + "\n".join(
         map(str, findings)
@@ -89,3 +87,12 @@ def test_lint_view_shows_english_phrases_in_chinese_as_code() -> None:
     assert prose_lint.lint_view(line, "zh-Hant") == (
         "見 [`Rabe & Staats, 2021`](references.md#r) 與 `Vaswani et al. (2017)`。"
     )
+
+
+def test_an_avoided_word_never_holds_its_term(monkeypatch) -> None:
+    entries = [
+        {"en": "x", "ja": "本頁", "zh-Hant": "本頁", "avoid": {"zh-Hant": ["本頁內"]}}
+    ]
+    monkeypatch.setattr(glossary, "load_entries", lambda: entries)
+    with pytest.raises(Exception, match="holds 本頁"):
+        glossary.term_rules("zh-Hant")
