@@ -1,6 +1,7 @@
 // zhlint over many files in one node process (attention_book.prose_lint).
 // Argument: a JSON file {"config": <zhlint rc>, "files": ["path", ...]}.
-// Prints a JSON list of {"file", "validations": [{name, index, length, message}]}.
+// Prints a JSON list of {"file", "result": <the text as zhlint would fix it>,
+// "validations": [{name, index, length, message}]}.
 import { readFileSync } from "node:fs";
 import { runWithConfig } from "zhlint";
 import * as messages from "zhlint/lib/rules/messages.js";
@@ -24,6 +25,7 @@ const results = request.files.map((file) => {
   }
   return {
     file,
+    result: output.result,
     validations: output.validations.map(({ index, length, message }) => ({
       name: ruleOf[message] ?? "zhlint", index, length, message,
     })),

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from pathlib import Path
 
 import yaml
@@ -41,10 +43,13 @@ DOCS = ROOT / "docs"
 CONFIG = ROOT / "lint"
 NODE_BIN = ROOT / "node_modules" / ".bin"
 
-#: Inline maths, \( ... \) or $...$, stands in as this inline code: the
-#: linters leave code alone, and see that something sits between the words
-#: (the book spaces inline maths as it spaces a Latin word).
-MATH_STAND_IN = "`x`"
+#: Inline maths, \( ... \), stands in as one word. In Japanese, the
+#: noun 式: a formula reads as a noun, and textlint's rules that parse the
+#: sentence (max-ten, no-doubled-joshi) then read "式、式、式 の成分" as a
+#: list of nouns (a Latin letter would trip ja-unnatural-alphabet). In
+#: Chinese, inline code: zhlint leaves it alone and checks the spaces around
+#: it, as the book spaces a formula like a Latin word.
+MATH_STAND_IN = {"ja": "式", "zh-Hant": "`x`"}
 
 #: "### 3. ..." numbers an exercise: the number is a label, not a sentence.
 HEADING_NUMBER = re.compile(r"^(#{1,6}\s+)\d+(?:\.\d+)*\.\s+")
@@ -54,16 +59,27 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 ADMONITION = re.compile(
     r'^(\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(.*)")?\s*$'
 )
-DISPLAY_OPEN = re.compile(r"^\s*(\\\[|\$\$)")
-INLINE_MATH = re.compile(r"\\\((?:\\.|[^\\])*?\\\)|(?<![\\$])\$(?!\$)[^$\n]+?(?<!\\)\$")
+# Maths is \( \) inline and \[ \] displayed; $ is a dollar sign (CONTRIBUTING).
+DISPLAY_OPEN = re.compile(r"^\s*(\\\[)")
+INLINE_MATH = re.compile(r"\\\((?:\\.|[^\\])*?\\\)")
 ATTR_LIST = re.compile(r"\s*\{\s*[#.:][^}\n]*\}")
 HTML_TAG = re.compile(r"<[^>\n]*>")
 #: Chinese text: inline code and link targets, which no rule reads, and the
 #: Latin runs among the rest (below).
 PROTECTED = re.compile(r"`[^`\n]*`|\]\([^)\s]*\)")
+LATIN = "A-Za-z\u00c0-\u024f"  # with the accented letters of names (Łukasz, Ré)
 LATIN_RUN = re.compile(
-    r'"[ -~]*?"|[A-Za-z][A-Za-z0-9 .,&\'’:/-]*(?:\([A-Za-z0-9 .,&]*\))?[A-Za-z0-9)]?'
+    r'"[^"\[\]`]*"|\((?:[A-Za-z]|[0-9]{1,3})\)'
+    rf"|[{LATIN}][{LATIN}0-9 .,&'’:/*-]*(?:\([{LATIN}0-9 .,&]*\))?[{LATIN}0-9)]?"
 )
+CJK_CHARS = "\u3000-\u9fff\uf900-\ufaff\uff00-\uffef"
+CJK = re.compile(f"[{CJK_CHARS}]")
+#: An English title quoted as a link, "[Layer Normalization](https://…)".
+QUOTED_LINK = re.compile(r'"\[([^\]"`]*)\]\([^)\s]*\)"')
+#: A number with its thousands grouped (4,199,936) holds no comma of a sentence.
+GROUPED_NUMBER = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?![\d,])")
+#: An en dash or hyphen joining two Chinese words (編碼器–解碼器).
+CJK_DASH = re.compile(f"(?<=[{CJK_CHARS}])[–-](?=[{CJK_CHARS}])")
 FIGURE_REFERENCE = re.compile(r"\[\]\((#fig-[^)\s]*)\)")
 #: A figure reference [](#fig-...) reads "図 4.2" in the built page (hooks/plots.py).
 FIGURE_WORD = {"ja": "図", "zh-Hant": "圖"}
@@ -87,7 +103,11 @@ def lint_view(markdown: str, language: str) -> str:
     fence: str | None = None  # the open fence's marker
     display = None  # the closing of an open display maths block
     admonitions: list[int] = []  # indentations of the open admonitions
-    for line in markdown.split("\n"):
+    lines = markdown.split("\n")
+    if lines[0] == "---" and "---" in lines[1:]:  # YAML front matter
+        end = lines.index("---", 1)
+        out, lines = [""] * (end + 1), lines[end + 1 :]
+    for line in lines:
         stripped = line.strip()
         if fence is not None:
             if stripped.startswith(fence):
@@ -110,7 +130,7 @@ def lint_view(markdown: str, language: str) -> str:
             out.append("")
             continue
         if match := DISPLAY_OPEN.match(line):
-            closing = "\\]" if match[1] == "\\[" else "$$"
+            closing = "\\]"
             rest = stripped[len(match[1]) :]
             if not rest.endswith(closing):
                 display = closing
@@ -124,7 +144,8 @@ def lint_view(markdown: str, language: str) -> str:
                 and not out[before].lstrip().startswith(("#", "|"))
                 and not out[before].endswith(SENTENCE_END)
             ):
-                out[before] += f" {MATH_STAND_IN}。"
+                joint = "" if out[before].endswith(tuple("、，；（「")) else " "
+                out[before] += f"{joint}{MATH_STAND_IN[language]}。"
             out.append("")
             continue
         if match := ADMONITION.match(line):
@@ -138,35 +159,49 @@ def lint_view(markdown: str, language: str) -> str:
             continue
         if stripped.startswith("<"):
             body = HTML_TAG.sub("", body)
-        body = INLINE_MATH.sub(MATH_STAND_IN, body)
+        body = INLINE_MATH.sub(MATH_STAND_IN[language], body)
         body = FIGURE_REFERENCE.sub(rf"[{FIGURE_WORD[language]} 1.1](\1)", body)
         body = ATTR_LIST.sub("", body)
         body = HEADING_NUMBER.sub(r"\1", body)
-        if language.startswith("zh"):
-            body = _latin_as_code(body)
+        body = _latin_as_code(body, language)
         out.append(body.rstrip())
     return "\n".join(out)
 
 
-def _latin_as_code(text: str) -> str:
-    """A Chinese line with each Latin phrase that holds punctuation as code.
+def _latin_as_code(text: str, language: str) -> str:
+    """A line with each Latin phrase that holds punctuation as code.
 
-    An English phrase or citation in Chinese prose keeps its own punctuation
+    An English phrase or citation in Chinese or Japanese prose keeps its own
+    punctuation
     (Vaswani et al. (2017), Rabe & Staats, 2021, "We suspect"); zhlint reads
     a half-width comma or period between two words as Chinese punctuation to
-    widen. As inline code, the phrase is left alone and zhlint still checks
+    widen, textlint's max-comma counts its commas as the sentence's. As
+    inline code, the phrase is left alone and zhlint still checks
     the spaces around it, as around any Latin word. A single word with a
     period after it (NumPy.) is not a phrase: its period is still checked.
+    A line with no Chinese or Japanese at all (a reference's authors and
+    title) is English: left out (zhlint fails on some of them).
+    An English title quoted as a link, "[title](url)", is English too. Labels
+    of equations and cases, (5), (a), keep their half-width parentheses. An
+    en dash joining two Chinese words (編碼器–解碼器, 柯西–舒瓦茲) takes no
+    spaces in Taiwan's usage: zhlint reads it as a Latin character, so the
+    view shows it as a Chinese one.
     """
+    if not CJK.search(text) and not text.lstrip().startswith("|"):  # not a table
+        return ""
 
     def phrase(match: re.Match) -> str:
         run = match[0].rstrip(" ")
         tail = match[0][len(run) :]
-        quoted = run.startswith('"')
-        if quoted or (" " in run.strip() and re.search(r"[.,&():]", run)):
+        label = run.startswith(('"', "("))  # "We suspect", (a), (5)
+        if label or (" " in run.strip() and re.search(r"[.,&():]", run)):
             return f"`{run.replace('`', '')}`{tail}"
         return match[0]
 
+    text = QUOTED_LINK.sub(lambda m: m[0] if CJK.search(m[1]) else f"`{m[1]}`", text)
+    if language.startswith("zh"):
+        text = CJK_DASH.sub("與", text)
+    text = GROUPED_NUMBER.sub(lambda m: m[0].replace(",", ""), text)
     parts = PROTECTED.split(text)
     kept = PROTECTED.findall(text)
     out = [LATIN_RUN.sub(phrase, parts[0])]
@@ -180,12 +215,16 @@ def pages(language: str) -> list[Path]:
     return sorted((DOCS / language).glob("*.md"))
 
 
-def _write_views(language: str, folder: Path) -> dict[str, str]:
+def _write_views(
+    language: str, folder: Path, only: set[str] | None = None
+) -> dict[str, str]:
     """Each page's lint view in ``folder``; view path -> the page's path."""
     names = {}
     target = folder / language
     target.mkdir(parents=True)
     for page in pages(language):
+        if only is not None and page.name not in only:
+            continue
         view = target / page.name
         view.write_text(lint_view(page.read_text("utf-8"), language), "utf-8")
         names[str(view)] = page.relative_to(ROOT).as_posix()
@@ -234,17 +273,25 @@ def _textlint_findings(
     except json.JSONDecodeError:
         message = f"textlint failed ({process.returncode}):\n{stderr}{stdout}"
         raise RuntimeError(message) from None
-    return [
-        Finding(
-            names[result["filePath"]],
-            message["line"],
-            message["column"],
-            f"textlint/{message['ruleId']}",
-            message["message"].replace("\n", " "),
-        )
-        for result in results
-        for message in result["messages"]
-    ]
+    findings = []
+    for result in results:
+        lines = Path(result["filePath"]).read_text("utf-8").split("\n")
+        for message in result["messages"]:
+            line, column = message["line"], message["column"]
+            text = lines[line - 1] if line <= len(lines) else ""
+            context = text[max(0, column - 9) : column + 8]
+            findings.append(
+                Finding(
+                    names[result["filePath"]],
+                    line,
+                    column,
+                    f"textlint/{message['ruleId']}",
+                    # The first line says it; the rest explains the rule.
+                    message["message"].strip().split("\n")[0]
+                    + (f": 「{context}」" if context.strip() else ""),
+                )
+            )
+    return findings
 
 
 def _start_zhlint(folder: Path, views: list[str]) -> subprocess.Popen:
@@ -268,31 +315,69 @@ def _zhlint_findings(process: subprocess.Popen, names: dict[str, str]) -> list[F
     findings = []
     for result in json.loads(stdout):
         text = Path(result["file"]).read_text("utf-8")
+        lines, fixed = text.split("\n"), result.get("result", text).split("\n")
         for validation in result["validations"]:
             index = validation["index"]
             line = text.count("\n", 0, index) + 1
             column = index - (text.rfind("\n", 0, index) + 1) + 1
-            context = text[max(0, index - 8) : index + 8].replace("\n", "⏎")
+            where = ""
+            if validation["name"] != "crash" and len(fixed) == len(lines):
+                where = _change(lines[line - 1], fixed[line - 1], column)
             findings.append(
                 Finding(
                     names[result["file"]],
                     line,
                     column,
                     f"zhlint/{validation['name']}",
-                    f"{validation['message']}: 「{context}」",
+                    f"{validation['message']}{where}",
                 )
             )
     return findings
 
 
-def lint(languages: tuple[str, ...] = LANGUAGES) -> list[Finding]:
-    """Every finding of every linter over the pages of ``languages``."""
+def _change(line: str, fixed: str, column: int) -> str:
+    """': 「old」 -> 「new」', the change zhlint would make to ``line`` nearest
+    to ``column`` (zhlint's positions can be off by a link's address)."""
+    changes = [
+        op
+        for op in SequenceMatcher(None, line, fixed, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]
+    if not changes:
+        return ""
+    _, i1, i2, j1, j2 = min(changes, key=lambda op: abs(op[1] - (column - 1)))
+    before = line[max(0, i1 - 6) : i2 + 6]
+    after = fixed[max(0, j1 - 6) : j2 + 6]
+    return f": 「{before}」 -> 「{after}」"
+
+
+def missing_tools() -> str | None:
+    """Why the linters cannot run here, or None."""
+    if not shutil.which("node"):
+        return "node is not installed"
+    for tool in ("textlint", "zhlint"):
+        if not (NODE_BIN / tool).exists():
+            return (
+                f"{NODE_BIN / tool} is missing: run `npm ci` in {ROOT} "
+                "(make setup does; a node_modules linked from an older "
+                "checkout lacks the linters)"
+            )
+    return None
+
+
+def lint(
+    languages: tuple[str, ...] = LANGUAGES, only: set[str] | None = None
+) -> list[Finding]:
+    """Every finding of every linter over the pages of ``languages`` (only
+    the pages named in ``only``, file names such as masks.md, if given)."""
     with tempfile.TemporaryDirectory(prefix="prose-lint-") as tmp:
         folder = Path(tmp)
         names: dict[str, str] = {}
         running = []
         for language in languages:
-            views = _write_views(language, folder)
+            views = _write_views(language, folder, only)
+            if not views:
+                continue
             names.update(views)
             running.append(
                 (_textlint_findings, _start_textlint(language, folder, list(views)))
@@ -308,8 +393,15 @@ def lint(languages: tuple[str, ...] = LANGUAGES) -> list[Finding]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    languages = tuple(argv or sys.argv[1:]) or LANGUAGES
-    findings = lint(languages)
+    """``prose_lint [ja] [zh-Hant] [page.md ...]``: the languages (both if
+    none is named) and the pages (all if none is named) to lint."""
+    args = argv if argv is not None else sys.argv[1:]
+    languages = tuple(a for a in args if a in LANGUAGES) or LANGUAGES
+    only = {Path(a).name for a in args if a not in LANGUAGES} or None
+    if problem := missing_tools():
+        print(f"prose_lint: {problem}", file=sys.stderr)
+        return 2
+    findings = lint(languages, only)
     for finding in findings:
         print(finding)
     if findings:

@@ -8,16 +8,14 @@ as ``make lint`` runs them; configuration in ``lint/``, term rules made from
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from attention_book import glossary, prose_lint
 
 
 def test_every_page_passes_the_prose_linters() -> None:
-    if not (prose_lint.NODE_BIN / "textlint").exists() or not shutil.which("node"):
-        pytest.fail("node_modules lacks textlint: run `make setup` (npm ci)")
+    if problem := prose_lint.missing_tools():
+        pytest.fail(problem)
     findings = prose_lint.lint()
     assert not findings, f"{len(findings)} prose-lint findings:\n" + "\n".join(
         map(str, findings)
@@ -64,17 +62,24 @@ def test_lint_view_keeps_lines_and_leaves_out_what_is_not_prose() -> None:
             "",
             "[](#fig-softmax-steps) は図です。",
             "### 2. 練習",
+            "Ashish Vaswani, Noam Shazeer. *Attention Is All You Need*.",
+            "| 文字 | 意味 |",
+            "|---|---|",
+            "形は 4,199,936 個です。",
         ]
     )
     view = prose_lint.lint_view(page, "ja").split("\n")
     assert len(view) == len(page.split("\n"))
     assert view[0] == "# 題"
-    assert view[2] == "`x` 個の値を足すと `x`。"
+    assert view[2] == "式 個の値を足すと 式。"
     assert view[4:12] == [""] * 8
     assert view[12] == "###### 答え"
     assert view[14] == "本文です。"
     assert view[16] == "[図 1.1](#fig-softmax-steps) は図です。"
     assert view[17] == "### 練習"
+    assert view[18] == ""  # English only: a reference
+    assert view[19:21] == ["| 文字 | 意味 |", "|---|---|"]
+    assert view[21] == "形は 4199936 個です。"
 
 
 def test_lint_view_shows_english_phrases_in_chinese_as_code() -> None:
@@ -82,3 +87,12 @@ def test_lint_view_shows_english_phrases_in_chinese_as_code() -> None:
     assert prose_lint.lint_view(line, "zh-Hant") == (
         "見 [`Rabe & Staats, 2021`](references.md#r) 與 `Vaswani et al. (2017)`。"
     )
+
+
+def test_an_avoided_word_never_holds_its_term(monkeypatch) -> None:
+    entries = [
+        {"en": "x", "ja": "本頁", "zh-Hant": "本頁", "avoid": {"zh-Hant": ["本頁內"]}}
+    ]
+    monkeypatch.setattr(glossary, "load_entries", lambda: entries)
+    with pytest.raises(Exception, match="holds 本頁"):
+        glossary.term_rules("zh-Hant")
