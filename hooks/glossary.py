@@ -4,8 +4,12 @@ The table is read by ``attention_book.glossary``, which the search hook uses
 too (each term leads to the section that explains it).
 
 - ``glossary.md`` of each language holds a marker line; this hook replaces it
-  with the table in the page's language: the term, its English original, the
-  other language's term, and the section of the book that explains it. The
+  with the table in the page's language: the term, its English original, a
+  third term, and the section of the book that explains it. The third term is
+  the one a reader of that edition meets elsewhere: the Chinese term on the
+  Japanese page, the mainland (Simplified) term on the Traditional page, which
+  the Simplified conversion gives, and the Japanese term on the Simplified
+  page. The
   table sits in a ``<div class="book-glossary">`` (md_in_html), for the
   stylesheet's narrow-screen layout of its rows.
 - The Chinese search index keeps the glossary's terms whole: jieba learns them
@@ -30,11 +34,12 @@ from attention_book.glossary import (
     load_glossary,
     variants,
 )
+from attention_book.zh_hans import to_simplified_text
 
 MARKER = "<!-- glossary-table -->"
 HEADERS = {
     "ja": ("日本語", "英語", "中国語（繁体字）", "説明している節"),
-    "zh-Hant": ("繁體中文", "英文", "日文", "說明章節"),
+    "zh-Hant": ("繁體中文", "英文", "中國大陸用語", "說明章節"),
     "zh-Hans": ("简体中文", "英文", "日文", "说明章节"),
 }
 HEADING = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*\{\s*#(?P<id>[\w-]+)\s*\}\s*$", re.M)
@@ -56,9 +61,17 @@ def section_title(docs_dir: Path, target: str) -> str:
     return f"{title} › {headings[anchor]}"
 
 
-def glossary_table(language: str, docs_dir: Path) -> str:
+def third_term(language: str, entry: dict) -> str:
+    """The table's third column: the term a reader of ``language`` meets elsewhere."""
+    if language == "zh-Hant":
+        return f'<span lang="zh-Hans">{to_simplified_text(entry["zh-Hant"])}</span>'
     source = DERIVED.get(language, language)
     other = next(code for code in LANGUAGES if code != source)
+    return f'<span lang="{other}">{entry[other]}</span>'
+
+
+def glossary_table(language: str, docs_dir: Path) -> str:
+    source = DERIVED.get(language, language)
     text, markdown = converters(language)
     lines = ["| " + " | ".join(HEADERS[language]) + " |", "|---|---|---|---|"]
     for entry in load_glossary():
@@ -67,7 +80,7 @@ def glossary_table(language: str, docs_dir: Path) -> str:
         cells = (
             text(entry[source]),
             f'<span lang="en">{entry["en"]}</span>',
-            f'<span lang="{other}">{entry[other]}</span>',
+            third_term(language, entry),
             link,
         )
         lines.append("| " + " | ".join(cells) + " |")
@@ -85,6 +98,11 @@ def on_config(config):
             for word in variants(text(entry[DERIVED.get(language, language)])):
                 if HAN_ONLY.match(word):
                     search_plugin.jieba.add_word(word)
+        if language == "zh-Hant":  # the glossary's mainland column
+            for entry in load_glossary():
+                for word in variants(to_simplified_text(entry["zh-Hant"])):
+                    if HAN_ONLY.match(word):
+                        search_plugin.jieba.add_word(word)
     return config
 
 

@@ -92,11 +92,12 @@ ABSENT = {
     # kana, and Taiwanese words that the conversion replaced
     "zh-Hans": ["コード", "です", "程式碼", "遮罩"],
 }
-#: Terms of the other language that only the glossary page names: the
-#: glossary gives each term in both languages, on purpose.
+#: Terms of another language that only the glossary page names: the
+#: glossary gives each term in a second language on purpose (the Traditional
+#: page gives the mainland term).
 GLOSSARY_ONLY = {
     "ja": ["權重", "權重矩陣"],
-    "zh-Hant": ["ソフトマックス", "アテンション"],
+    "zh-Hant": ["掩码", "层归一化"],
     "zh-Hans": ["ソフトマックス", "アテンション"],
 }
 
