@@ -82,6 +82,11 @@ def print_site_options(language: str) -> dict:
     }
 
 
+def _plugin_name(entry) -> str:
+    """The name of a ``plugins:`` entry of mkdocs.yml (a name or a mapping)."""
+    return entry if isinstance(entry, str) else next(iter(entry))
+
+
 def _build_print_view(language: str, out_dir: Path) -> None:
     """Build an edition with its print page into ``out_dir`` (in this process)."""
     from mkdocs.commands.build import build
@@ -96,13 +101,16 @@ def _build_print_view(language: str, out_dir: Path) -> None:
     config_file = ROOT / LANGUAGES[language]
     with config_file.open("rb") as source:
         raw = yaml_load(source)  # INHERIT resolved: the edition's full lists
+    # A PDF has no search box: the search index is not built for it.
+    plugins = [p for p in raw["plugins"] if _plugin_name(p) != "search"]
+    hooks = [h for h in raw["hooks"] if Path(h).name != "search.py"]
     config = load_config(
         str(config_file),
         site_dir=str(out_dir),
         strict=True,
         # The plugin must come last, after every plugin that changes pages.
-        plugins=[*raw["plugins"], {"print-site": print_site_options(language)}],
-        hooks=[*raw["hooks"], "hooks/print_page.py"],
+        plugins=[*plugins, {"print-site": print_site_options(language)}],
+        hooks=[*hooks, "hooks/print_page.py"],
     )
     config.plugins.on_startup(command="build", dirty=False)
     try:
