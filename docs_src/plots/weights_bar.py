@@ -19,7 +19,7 @@ def figure(labels: dict) -> Figure:
         Value(np.array([0.3, 0.4, 0.6])),
     ]
     query = Query(np.array([0.2, 0.8, 0.1]))
-    _, attention_weights = query.retrieve_values(keys, values)  # (3,), sums to 1
+    _, attention_weights = query.retrieve_values(keys, values)  # (3,)
     fig, _ = plot_weights_bar(
         attention_weights,
         labels=labels["keys"],
@@ -31,7 +31,7 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    english_labels = {  # labels for running the script alone
+    english_labels = {
         "keys": ["Key 1", "Key 2", "Key 3"],
         "title": "Attention Weights (Query vs Keys)",
         "xlabel": "Keys",
