@@ -1,5 +1,3 @@
-"""A causal mask and the self-attention weights it leaves: zeros above the diagonal."""
-
 import numpy as np
 from matplotlib.figure import Figure
 

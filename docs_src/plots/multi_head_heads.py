@@ -1,5 +1,3 @@
-"""The attention weights of each head of a multi-head self-attention layer."""
-
 import numpy as np
 from matplotlib.figure import Figure
 

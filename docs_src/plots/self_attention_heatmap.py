@@ -1,5 +1,3 @@
-"""Self-attention weights of five random tokens (np.random.seed(42)) as a heat map."""
-
 import numpy as np
 from matplotlib.figure import Figure
 

@@ -1,5 +1,3 @@
-"""The sinusoidal positional encoding, 64 positions and d_model = 64, as a heat map."""
-
 from matplotlib.figure import Figure
 
 from attention_docs import sinusoidal_positional_encoding

@@ -1,5 +1,3 @@
-"""The attention weights of one sequence before and after training on reversal."""
-
 import numpy as np
 from matplotlib.figure import Figure
 

@@ -1,5 +1,3 @@
-"""The attention weights of one query over three one-hot keys, as a bar chart."""
-
 import numpy as np
 from matplotlib.figure import Figure
 

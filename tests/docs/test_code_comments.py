@@ -14,11 +14,12 @@ on a page (a fenced ``pycon``/``python`` block of ``docs/ja`` or
   ``= 0.01``, ``<=``, ``...``;
 - one-letter symbols (``A``, ``Q``, ``h``, ``i``) and symbols with an
   index, a digit or a capital inside (``d_k``, ``z_11``, ``W_Q``, ``dL/dZ``,
-  ``dQ``, ``PE``, ``float32``, ``1e-8``);
+  ``dQ``, ``PE``, ``float32``, ``1e-8``) and differentials (``ds``, ``dt``);
 - names of the code in the same block (``# x @ w_q``, ``# mask: (2, 3, 3)``)
   and Python's ``True``, ``False``, ``None``;
-- the functions of the formulas: ``FORMULA_WORDS`` below (``softmax``,
-  ``sqrt``, ``exp``, ``log``, ``max``, ``sum``, ``diag``, ``Concat`` ...),
+- the words that formulas write: ``FORMULA_WORDS`` below (``softmax``,
+  ``sqrt``, ``exp``, ``log``, ``max``, ``sum``, ``diag``, ``rank``, the boxes of
+  the paper's Figure 2 such as ``Concat``, Greek letters such as ``sigma``),
   and the names of dimensions in a shape, ``DIMENSIONS``
   (``(batch, heads, n, d_k)``).
 
@@ -48,13 +49,21 @@ LANGUAGES = ("pycon", "python", "py")
 #: Function names that formulas write as words.
 FORMULA_WORDS = frozenset(
     "softmax sqrt exp log max min sum mean diag rowsum argmax logsumexp lse "
-    "norm var sin cos tanh relu Attention Concat Linear".split()
+    "norm var sin cos tanh relu ln Var rank sign argmin inf nan "
+    # the boxes of the paper's Figure 2
+    "Attention Concat Linear Scale Mask "
+    # Greek letters, spelled as the formulas' letters
+    "alpha beta gamma delta eps epsilon theta lambda mu pi sigma tau omega "
+    # the index of a position in PE(pos, 2i)
+    "pos".split()
 )
 #: Names of dimensions in shapes: ``(batch, heads, n, d_k)``.
 DIMENSIONS = frozenset({"batch", "heads", "chunk", "vocab"})
 #: Python's constants, which a comment may name as the code does.
 CONSTANTS = frozenset({"True", "False", "None"})
-WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A differential: ``dx``, ``ds``, ``dt`` (``dQ`` has its capital).
+DIFFERENTIAL = re.compile(r"d[a-z]")
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*)$")
 
 
@@ -131,6 +140,7 @@ def prose_words(comment: str, names: set[str] = frozenset()) -> list[str]:
             or word in FORMULA_WORDS
             or word in CONSTANTS
             or word in DIMENSIONS
+            or DIFFERENTIAL.fullmatch(word)
         )
     ]
 
