@@ -49,7 +49,7 @@ LANGUAGES = ("pycon", "python", "py")
 #: Function names that formulas write as words.
 FORMULA_WORDS = frozenset(
     "softmax sqrt exp log max min sum mean diag rowsum argmax logsumexp lse "
-    "norm var sin cos tanh relu ln Var rank sign argmin inf nan "
+    "norm var sin cos tanh relu ln Var rank sign argmin ceil inf nan "
     # the boxes of the paper's Figure 2
     "Attention Concat Linear Scale Mask "
     # Greek letters, spelled as the formulas' letters
