@@ -8,7 +8,7 @@ from attention_docs.plotting import plot_causal_mask, to_svg
 def figure(labels: dict) -> Figure:
     rng = np.random.default_rng(0)
     x = rng.standard_normal((5, 8))  # n = 5, d_model = 8
-# W / sqrt(d_model)
+    # W / sqrt(d_model)
     w_q, w_k = rng.standard_normal((2, 8, 8)) / np.sqrt(8)
     mask = causal_mask(5)  # (5, 5)
     weights = attention_weights(x @ w_q, x @ w_k, mask=mask)  # (5, 5)

@@ -5,10 +5,11 @@ from attention_docs.plotting import to_svg
 
 
 def figure(labels: dict) -> Figure:
-    pe = sinusoidal_positional_encoding(64, 64)  # PE[pos, 2i] = sin, PE[pos, 2i + 1] = cos
+    # PE[pos, 2i] = sin, PE[pos, 2i + 1] = cos
+    pe = sinusoidal_positional_encoding(64, 64)
     fig = Figure(figsize=(4.8, 4.0), layout="constrained")
     ax = fig.subplots()
-# -1 <= PE <= 1
+    # -1 <= PE <= 1
     image = ax.imshow(pe, cmap="viridis", vmin=-1.0, vmax=1.0, interpolation="nearest")
     ax.set_title(labels["title"])
     ax.set_xlabel(labels["xlabel"])
