@@ -23,10 +23,10 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    english = {
-        "mask_title": "Causal mask",
-        "weights_title": "Attention weights",
-        "xlabel": "Key position",
-        "ylabel": "Query position",
+    symbols = {
+        "mask_title": "mask",
+        "weights_title": "A",
+        "xlabel": "j",
+        "ylabel": "i",
     }
-    print(to_svg(figure(english)))
+    print(to_svg(figure(symbols)))

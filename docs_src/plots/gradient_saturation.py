@@ -72,12 +72,12 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    english = {
+    symbols = {
         "total_title": "|dW_Q|",
-        "query_title": "one query's share",
+        "query_title": "|x_i| |dq_i|",
         "xlabel": "d_k",
-        "ylabel": "median size",
-        "unscaled": "unscaled",
-        "scaled": "scaled by 1/sqrt(d_k)",
+        "ylabel": "median",
+        "unscaled": "scale = 1",
+        "scaled": "scale = 1/sqrt(d_k)",
     }
-    print(to_svg(figure(english)))
+    print(to_svg(figure(symbols)))

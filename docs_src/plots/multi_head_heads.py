@@ -21,9 +21,9 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    english = {
-        "heads": ["Head 1", "Head 2", "Head 3", "Head 4"],
-        "xlabel": "Key position",
-        "ylabel": "Query position",
+    symbols = {
+        "heads": ["head_1", "head_2", "head_3", "head_4"],
+        "xlabel": "j",
+        "ylabel": "i",
     }
-    print(to_svg(figure(english)))
+    print(to_svg(figure(symbols)))

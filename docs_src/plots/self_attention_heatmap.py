@@ -25,9 +25,9 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    english = {
-        "title": "Self-Attention Weight Matrix",
-        "xlabel": "Attended Token Index",
-        "ylabel": "Query Token Index",
+    symbols = {
+        "title": "A",
+        "xlabel": "j",
+        "ylabel": "i",
     }
-    print(to_svg(figure(english)))
+    print(to_svg(figure(symbols)))

@@ -19,10 +19,10 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    english = {
-        "title": "Sinusoidal positional encoding (n = 64, d_model = 64)",
-        "xlabel": "Component",
-        "ylabel": "Position",
-        "value": "Value",
+    symbols = {
+        "title": "PE (n = 64, d_model = 64)",
+        "xlabel": "2i, 2i + 1",
+        "ylabel": "pos",
+        "value": "PE",
     }
-    print(to_svg(figure(english)))
+    print(to_svg(figure(symbols)))

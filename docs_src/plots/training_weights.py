@@ -21,10 +21,10 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    english = {
-        "before": "Before training",
-        "after": "After training",
-        "xlabel": "Key position",
-        "ylabel": "Query position",
+    symbols = {
+        "before": "A (trained=False)",
+        "after": "A (trained=True)",
+        "xlabel": "j",
+        "ylabel": "i",
     }
-    print(to_svg(figure(english)))
+    print(to_svg(figure(symbols)))

@@ -29,10 +29,10 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    english_labels = {
-        "keys": ["Key 1", "Key 2", "Key 3"],
-        "title": "Attention Weights (Query vs Keys)",
-        "xlabel": "Keys",
-        "ylabel": "Attention Weight",
+    symbols = {
+        "keys": ["k_1", "k_2", "k_3"],
+        "title": "softmax(q K^T)",
+        "xlabel": "j",
+        "ylabel": "a_j",
     }
-    print(to_svg(figure(english_labels)))
+    print(to_svg(figure(symbols)))
