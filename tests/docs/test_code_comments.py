@@ -16,7 +16,8 @@ on a page (a fenced ``pycon``/``python`` block of ``docs/ja`` or
   index, a digit or a capital inside (``d_k``, ``z_11``, ``W_Q``, ``dL/dZ``,
   ``dQ``, ``PE``, ``float32``, ``1e-8``) and differentials (``ds``, ``dt``);
 - names of the code in the same block (``# x @ w_q``, ``# mask: (2, 3, 3)``)
-  and Python's ``True``, ``False``, ``None``;
+  and Python's ``True``, ``False``, ``None``; a few names of the package's
+  arguments and of Python's functions, ``API_NAMES`` (``scale``, ``len``);
 - the words that formulas write: ``FORMULA_WORDS`` below (``softmax``,
   ``sqrt``, ``exp``, ``log``, ``max``, ``sum``, ``diag``, ``rank``, the boxes of
   the paper's Figure 2 such as ``Concat``, Greek letters such as ``sigma``),
@@ -24,8 +25,16 @@ on a page (a fenced ``pycon``/``python`` block of ``docs/ja`` or
   (``(batch, heads, n, d_k)``).
 
 Any other word is prose, and fails: ``# n_k = 3 keys`` does
-(``# n_k = 3`` does not). ``tests/docs/test_code_comments.py`` reports each
-one with its page, its block and the included file it comes from.
+(``# n_k = 3`` does not). The test reports each one with its page, its block
+and the included file it comes from.
+
+The same rule holds for the words a plot script draws when it runs alone
+(the labels of its ``if __name__ == "__main__":`` block): a chapter's
+notebook draws the plot with them, in every edition, so they are symbols
+(``"j"``, ``"head_1"``, ``"softmax(q K^T)"``); the page's figure draws the
+edition's words of ``docs_src/plots/labels.yml``. And it holds for the text an
+example prints beside its numbers (``f"n = {n}: cached {cached:,}"``), but
+for units: ``UNITS`` (``bytes``, ``MiB``).
 """
 
 from __future__ import annotations
@@ -48,7 +57,7 @@ LANGUAGES = ("pycon", "python", "py")
 
 #: Function names that formulas write as words.
 FORMULA_WORDS = frozenset(
-    "softmax sqrt exp log max min sum mean diag rowsum argmax logsumexp lse "
+    "softmax sqrt exp log max min sum mean median diag rowsum argmax logsumexp lse "
     "norm var sin cos tanh relu ln Var rank sign argmin ceil inf nan "
     # the boxes of the paper's Figure 2
     "Attention Concat Linear Scale Mask "
@@ -59,6 +68,11 @@ FORMULA_WORDS = frozenset(
 )
 #: Names of dimensions in shapes: ``(batch, heads, n, d_k)``.
 DIMENSIONS = frozenset({"batch", "heads", "chunk", "vocab"})
+#: Names of the package's arguments and of Python's functions that a comment
+#: or a label may use as symbols: ``scale = 1 / sqrt(d_k)``, ``len(cache)``.
+API_NAMES = frozenset({"scale", "len"})
+#: Units that a printed line may carry after its number.
+UNITS = frozenset({"bytes", "MiB", "GiB"})
 #: Python's constants, which a comment may name as the code does.
 CONSTANTS = frozenset({"True", "False", "None"})
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -140,6 +154,7 @@ def prose_words(comment: str, names: set[str] = frozenset()) -> list[str]:
             or word in FORMULA_WORDS
             or word in CONSTANTS
             or word in DIMENSIONS
+            or word in API_NAMES
             or DIFFERENTIAL.fullmatch(word)
         )
     ]
@@ -161,6 +176,37 @@ def prose_comments(page: Path) -> list[str]:
     return found
 
 
+def printed_text(source: str) -> list[str]:
+    """The literal text of every ``print(...)`` call of ``source``: its
+    strings and the literal parts of its f-strings."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "print"
+        ):
+            for part in ast.walk(node):
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    found.append(part.value)
+    return found
+
+
+def prose_printed(page: Path) -> list[str]:
+    """Every printed text of the code ``page`` shows that holds prose."""
+    found = []
+    for line, info, body in fenced_blocks(page.read_text(encoding="utf-8")):
+        if not info or info.split()[0] not in LANGUAGES:
+            continue
+        source = source_of(info, snippets.expand(body))
+        names = names_of(source) | UNITS
+        origin = ", ".join(i.spec for i in snippets.includes(body)) or "the page"
+        for text in printed_text(source):
+            if prose_words(text, names):
+                found.append(f"{page.name}:{line} ({origin}): {text!r}")
+    return found
+
+
 def page_id(path: Path) -> str:
     return path.relative_to(DOCS).as_posix()
 
@@ -179,6 +225,50 @@ def test_code_on_a_page_explains_nothing_in_english(page: Path) -> None:
         "explanations in English in code shown on the page; write them in the "
         "page's prose, or as symbols (shapes, formulas):\n" + "\n".join(found)
     )
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_what_the_code_prints_is_labelled_in_symbols(page: Path) -> None:
+    found = prose_printed(page)
+    assert not found, (
+        "English words printed beside the numbers; label them with symbols or "
+        "the code's names:\n" + "\n".join(found)
+    )
+
+
+PLOTS = sorted((ROOT / "docs_src" / "plots").glob("*.py"))
+
+
+def standalone_labels(source: str) -> list[str]:
+    """The strings of a plot script's ``if __name__ == "__main__":`` block."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+            return [
+                part.value
+                for part in ast.walk(node)
+                if isinstance(part, ast.Constant) and isinstance(part.value, str)
+            ]
+    raise AssertionError('no `if __name__ == "__main__":` block')
+
+
+@pytest.mark.parametrize("script", PLOTS, ids=lambda p: p.name)
+def test_a_plot_run_alone_draws_symbols(script: Path) -> None:
+    """The labels a notebook draws the plot with, in every edition."""
+    source = script.read_text(encoding="utf-8")
+    names = names_of(source)
+    keys = {
+        key.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Dict)
+        for key in node.keys
+        if isinstance(key, ast.Constant)
+    }
+    words = {
+        label: prose_words(label, names)
+        for label in standalone_labels(source)
+        if label not in keys
+    }
+    assert not {label: w for label, w in words.items() if w}
 
 
 @pytest.mark.parametrize(
