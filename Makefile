@@ -18,7 +18,7 @@ help:
 	@echo "make site   set up, then build every language into site/"
 	@echo "make pdf    make site, then a PDF of each edition: site/<language>/attention-<language>.pdf"
 	@echo "make bench  set up, then measure build, pages and the package (bench/results.json)"
-	@echo "make lint   ruff over the package, tests and scripts"
+	@echo "make lint   ruff over the code; textlint and zhlint over the pages (lint/)"
 	@echo "make clean  remove site/, the virtual environment and node_modules/"
 
 $(PY_STAMP): pyproject.toml constraints.txt
@@ -71,6 +71,7 @@ bench: setup browser
 lint: setup
 	$(BIN)/ruff check src tests scripts hooks conftest.py
 	$(BIN)/ruff format --check src tests scripts hooks conftest.py
+	$(BIN)/python -m attention_book.prose_lint
 
 clean:
-	rm -rf site $(VENV) node_modules
+	rm -rf site $(VENV) node_modules .cache

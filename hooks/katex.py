@@ -13,6 +13,11 @@ from ``node_modules``) but no KaTeX script.
   with the KaTeX that ``package-lock.json`` pins and answers one formula per
   line. It starts with the first formula and stops after the build (also
   after each rebuild of ``mkdocs serve``); identical formulas are typeset once.
+- **Typeset once across builds.** What KaTeX answered is kept in
+  ``.cache/katex/<version>.json``, named by a hash of KaTeX's version and of
+  ``katex_server.js`` (the options), so that the editions, the PDFs' print
+  builds and later builds typeset only formulas they have not seen; a new
+  KaTeX or new options start a new file. ``BOOK_KATEX_CACHE=0`` turns it off.
 - **Strict.** A formula KaTeX cannot parse, or would only warn about, fails
   the build with the page and the formula named.
 - **Fonts at first paint.** KaTeX's fonts are requested only once text set
@@ -46,10 +51,12 @@ from ``node_modules``) but no KaTeX script.
 from __future__ import annotations
 
 import functools
+import hashlib
 import html
 import io
 import json
 import logging
+import os
 import re
 import shutil
 import subprocess
@@ -63,6 +70,8 @@ log = logging.getLogger("mkdocs.hooks.katex")
 
 SERVER = Path(__file__).resolve().with_name("katex_server.js")
 KATEX_DIST = SERVER.parent.parent / "node_modules" / "katex" / "dist"
+#: KaTeX's answers, kept between builds (``Katex.cache_file``).
+CACHE = SERVER.parent.parent / ".cache" / "katex"
 
 #: pymdownx.arithmatex's generic output: the TeX, HTML-escaped, delimiters kept.
 ARITHMATEX = re.compile(
@@ -92,6 +101,8 @@ class Katex:
     def __init__(self) -> None:
         self._process: subprocess.Popen | None = None
         self._cache: dict[tuple[str, bool], str] = {}
+        self._loaded = False  # the cache file read
+        self._new = False  # formulas typeset since the file was read
         self.formulas = 0  # typeset or taken from the cache
         self.seconds = 0.0  # spent waiting for KaTeX
         self.hook_seconds = 0.0  # spent in this hook, KaTeX included
@@ -109,8 +120,53 @@ class Katex:
             bufsize=1,
         )
 
+    @staticmethod
+    def cache_file() -> Path | None:
+        """The file of KaTeX's answers for this KaTeX and these options."""
+        if os.environ.get("BOOK_KATEX_CACHE", "1") == "0":
+            return None
+        version = json.loads((KATEX_DIST.parent / "package.json").read_bytes())
+        digest = hashlib.sha256(SERVER.read_bytes())
+        digest.update(version["version"].encode())
+        return CACHE / f"{digest.hexdigest()[:32]}.json"
+
+    @staticmethod
+    def _read(path: Path) -> dict[tuple[str, bool], str]:
+        try:
+            entries = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}  # none yet, or one a crash left unreadable
+        return {(tex, bool(display)): html for tex, display, html in entries}
+
+    def _load(self) -> None:
+        self._loaded = True
+        path = self.cache_file()
+        if path is not None:
+            self._cache = {**self._read(path), **self._cache}
+
+    def save(self) -> None:
+        """Add what this build typeset to the cache file (whole, then renamed,
+        as builds run side by side: a formula another build adds meanwhile
+        may be lost, never a file cut short)."""
+        path = self.cache_file()
+        if path is None or not self._new:
+            return
+        self._new = False
+        entries = {**self._read(path), **self._cache}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(
+            json.dumps(
+                [[tex, display, html] for (tex, display), html in entries.items()]
+            ),
+            encoding="utf-8",
+        )
+        partial.replace(path)
+
     def render(self, tex: str, display: bool) -> str:
         self.formulas += 1
+        if not self._loaded:
+            self._load()
         key = (tex, display)
         if key in self._cache:
             return self._cache[key]
@@ -129,6 +185,7 @@ class Katex:
         if "error" in answer:
             raise KatexError(answer["error"])
         self._cache[key] = answer["html"]
+        self._new = True
         return answer["html"]
 
     def close(self) -> None:
@@ -143,6 +200,7 @@ class Katex:
                 self.hook_seconds,
             )
         self.formulas, self.seconds, self.hook_seconds = 0, 0.0, 0.0
+        self.save()
         if self._process is not None:
             if self._process.stdin is not None:
                 self._process.stdin.close()

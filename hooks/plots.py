@@ -28,13 +28,25 @@
   its text, so the prose refers to a figure by the number it has.
 - The Simplified Chinese book (zh-Hans) uses the Traditional labels converted
   by ``attention_book.zh_hans``, like the rest of its pages.
+- **Drawn once per input.** A drawn SVG is kept in ``.cache/figures/``, named
+  by a hash of everything that can change it: the script, its words, the
+  theme, the language, every file of ``src/attention_docs`` and
+  ``src/attention_book`` (the numbers and the drawing helpers), this hook,
+  and matplotlib's version and fonts. A build whose figure inputs are
+  unchanged takes the SVG from there (the site's editions, the PDFs' print
+  builds and every rebuild of ``make serve`` draw each figure once); any
+  change to an input draws it again, so no figure is ever stale.
+  ``BOOK_FIGURE_CACHE=0`` draws everything.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import importlib
 import importlib.util
+import json
+import os
 import re
 import sys
 import traceback
@@ -75,6 +87,8 @@ FIG2_CAPTION = re.compile(r"(<figcaption\b[^>]*>)")
 REFERENCE = re.compile(r"\[\]\(#fig-(?P<name>[\w-]+)\)")
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]])")
 CODE = re.compile(r"`([^`]+)`")
+#: Drawn figures, by the hash of their inputs (``figure_key``).
+CACHE = ROOT / ".cache" / "figures"
 
 
 def _plotting():
@@ -157,15 +171,73 @@ def draw(plotting, kind: str, name: str, labels: dict, theme: str, language: str
         ) from error
 
 
+def inputs_digest(root: Path = ROOT) -> str:
+    """A hash of what every figure depends on besides its script and words:
+    the package and the book's helpers, this hook, matplotlib and its fonts."""
+    import matplotlib
+    from matplotlib import font_manager
+
+    digest = hashlib.sha256()
+    sources = [root / "hooks" / "plots.py"]
+    for package in ("attention_docs", "attention_book"):
+        sources += sorted((root / "src" / package).rglob("*.py"))
+    for path in sources:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    fonts = sorted(font.fname for font in font_manager.fontManager.ttflist)
+    digest.update(json.dumps([matplotlib.__version__, fonts]).encode())
+    return digest.hexdigest()
+
+
+def figure_key(
+    digest: str, kind: str, name: str, entry: dict, theme: str, language: str
+) -> str:
+    """The name of a drawn figure in the cache: a hash of all its inputs."""
+    script = (KINDS[kind] / f"{name}.py").read_bytes()
+    words = json.dumps(entry, sort_keys=True, ensure_ascii=False)
+    parts = [digest, kind, name, theme, language, words]
+    return hashlib.sha256(script + "\0".join(parts).encode()).hexdigest()
+
+
+class Drawer:
+    """Draws figures, or takes them from the cache when their inputs match."""
+
+    def __init__(self) -> None:
+        self.use_cache = os.environ.get("BOOK_FIGURE_CACHE", "1") != "0"
+        self.digest = inputs_digest() if self.use_cache else ""
+        self._plotting = None
+
+    def svg(self, kind: str, name: str, entry: dict, theme: str, language: str) -> str:
+        if not self.use_cache:
+            return self._draw(kind, name, entry, theme, language)
+        path = (
+            CACHE / f"{figure_key(self.digest, kind, name, entry, theme, language)}.svg"
+        )
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+        svg = self._draw(kind, name, entry, theme, language)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Builds run side by side: write whole, then rename into place.
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(svg, encoding="utf-8")
+        partial.replace(path)
+        return svg
+
+    def _draw(self, kind, name, entry, theme, language) -> str:
+        if self._plotting is None:
+            self._plotting = _plotting()
+        return draw(self._plotting, kind, name, entry, theme, language)
+
+
 def on_files(files: Files, config) -> Files:
     language = config.theme["language"]
-    plotting = _plotting()
+    drawer = Drawer()
     for kind in KINDS:
         labels = load_labels(kind)
         for name in sorted(labels):
             entry = labels_for(labels, name, language)
             for theme, suffix in THEMES.items():
-                svg = draw(plotting, kind, name, entry, theme, language)
+                svg = drawer.svg(kind, name, entry, theme, language)
                 uri = f"assets/{kind}/{name}{suffix}.svg"
                 files.append(File.generated(config, uri, content=svg))
     return files

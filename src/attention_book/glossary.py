@@ -7,6 +7,12 @@ optionally, ``also``: other words a reader may search the section by, per
 language (``en`` words for every edition), such as a common variant
 spelling (クロスエントロピー) or the name of a method the section explains.
 
+``avoid`` (optional, per language) lists the words the book does not use for
+the entry's term (詰め物 for パディング): the prose linters' term rules are
+made from it (``term_rules``). An entry without ``page`` is a usage rule
+only: the book's one word for something it uses but does not explain (回傳
+for a function's return), in neither the glossary page nor the search.
+
 The glossary hook builds each edition's glossary page from it and teaches
 jieba its Chinese terms; the search hook makes each term lead to the section
 that explains it.
@@ -28,16 +34,67 @@ GLOSSARY = ROOT / "docs_src" / "glossary.yml"
 LANGUAGES = ("ja", "zh-Hant")
 
 
-def load_glossary() -> list[dict]:
+def load_entries() -> list[dict]:
+    """Every entry of glossary.yml: the terms and the usage rules."""
     entries = yaml.safe_load(GLOSSARY.read_text(encoding="utf-8"))
     for entry in entries:
-        missing = {"en", *LANGUAGES, "page"} - set(entry)
+        missing = {"en", *LANGUAGES} - set(entry)
+        if "page" not in entry and not entry.get("avoid"):
+            missing.add("page")
         if missing:
             raise PluginError(f"{GLOSSARY.name}: {entry} lacks {sorted(missing)}")
         unknown = set(entry.get("also", {})) - {"en", *LANGUAGES}
         if unknown:
             raise PluginError(f"{GLOSSARY.name}: {entry} has also: {sorted(unknown)}")
+        avoid = entry.get("avoid", {})
+        if set(avoid) - set(LANGUAGES) or not all(
+            isinstance(words, list) and all(isinstance(w, str) and w for w in words)
+            for words in avoid.values()
+        ):
+            raise PluginError(
+                f"{GLOSSARY.name}: {entry}: avoid must map ja and/or zh-Hant "
+                "to a list of words"
+            )
     return entries
+
+
+def load_glossary() -> list[dict]:
+    """The glossary's terms: the entries that name the section explaining
+    them (``page``); usage rules without a page are left out."""
+    return [entry for entry in load_entries() if "page" in entry]
+
+
+def term_rules(language: str) -> list[tuple[str, list[str]]]:
+    """(the book's word, the words to avoid for it) for every entry of
+    glossary.yml with an ``avoid`` list in ``language`` (ja or zh-Hant).
+
+    The book's word is the term's first variant ('頭（注意力頭）' -> '頭').
+    A word to avoid must not hold the book's word: the rule would flag every
+    right use too.
+    """
+    rules = []
+    for entry in load_entries():
+        words = entry.get("avoid", {}).get(language)
+        if words:
+            expected = variants(entry[language])[0]
+            clash = [word for word in words if expected in word]
+            if clash:
+                raise PluginError(
+                    f"{GLOSSARY.name}: {entry['en']}: avoid {clash} holds {expected}"
+                )
+            rules.append((expected, list(words)))
+    return rules
+
+
+def prh_rules(language: str) -> dict:
+    """``term_rules`` as a prh dictionary (textlint-rule-prh's YAML)."""
+    return {
+        "version": 1,
+        "rules": [
+            {"expected": expected, "patterns": words}
+            for expected, words in term_rules(language)
+        ],
+    }
 
 
 def variants(term: str) -> list[str]:

@@ -28,8 +28,8 @@ CSS = ROOT / "overrides" / "assets" / "stylesheets" / "book.css"
 SVG_NS = "{http://www.w3.org/2000/svg}"
 REFERENCE = "../references/#vaswani-2017"
 CREDIT = {
-    "ja": "の Figure 2 をもとに本書で作図",
-    "zh-Hant": "的 Figure 2 為本書重新繪製",
+    "ja": "の図 2 をもとに本書で作図",
+    "zh-Hant": "的圖 2 重新繪製",
 }
 
 #: figure id (also the section's anchor) -> (SVG, page, block names, inputs)

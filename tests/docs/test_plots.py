@@ -385,3 +385,63 @@ def test_hook_numbers_the_papers_figure_in_the_same_sequence(hook) -> None:
 def test_hook_rejects_a_wrong_figure(hook, markdown, message) -> None:
     with pytest.raises(PluginError, match=message):
         page_markdown(hook, markdown, "ja")
+
+
+def test_a_drawn_figure_is_kept_under_the_hash_of_every_input(tmp_path, monkeypatch):
+    """The cache gives back what was drawn, and any changed input draws anew."""
+    monkeypatch.setattr(plots, "CACHE", tmp_path)
+    monkeypatch.delenv("BOOK_FIGURE_CACHE", raising=False)
+    entry = plots.labels_for(LABELS, "causal_mask", "ja")
+    drawer = plots.Drawer()
+    drawn = []
+    monkeypatch.setattr(drawer, "_draw", lambda *args: drawn.append(args) or "<svg/>")
+    assert drawer.svg("plots", "causal_mask", entry, "light", "ja") == "<svg/>"
+    assert drawer.svg("plots", "causal_mask", entry, "light", "ja") == "<svg/>"
+    assert len(drawn) == 1, "the second build takes the figure from the cache"
+    assert [p.suffix for p in tmp_path.iterdir()] == [".svg"], "no partial file left"
+    # Every input is in the key: words, theme, language, the package's code.
+    key = plots.figure_key(drawer.digest, "plots", "causal_mask", entry, "light", "ja")
+    changed = [
+        plots.figure_key(
+            drawer.digest, "plots", "causal_mask", {**entry, "x": 1}, "light", "ja"
+        ),
+        plots.figure_key(drawer.digest, "plots", "causal_mask", entry, "dark", "ja"),
+        plots.figure_key(
+            drawer.digest, "plots", "causal_mask", entry, "light", "zh-Hant"
+        ),
+        plots.figure_key(drawer.digest, "plots", "weights_bar", entry, "light", "ja"),
+        plots.figure_key("0" * 64, "plots", "causal_mask", entry, "light", "ja"),
+    ]
+    assert key not in changed and len(set(changed)) == len(changed)
+    assert drawer.digest == plots.inputs_digest()
+
+
+def test_the_inputs_digest_follows_the_code_the_figures_run(tmp_path) -> None:
+    (tmp_path / "hooks").mkdir()
+    (tmp_path / "hooks" / "plots.py").write_text("# hook\n")
+    for package in ("attention_docs", "attention_book"):
+        (tmp_path / "src" / package).mkdir(parents=True)
+        (tmp_path / "src" / package / "core.py").write_text("x = 1\n")
+    digest = plots.inputs_digest(tmp_path)
+    assert plots.inputs_digest(tmp_path) == digest
+    for path in [
+        tmp_path / "hooks" / "plots.py",
+        tmp_path / "src" / "attention_docs" / "core.py",
+        tmp_path / "src" / "attention_book" / "core.py",
+    ]:
+        original = path.read_text()
+        path.write_text(original + "y = 2\n")
+        assert plots.inputs_digest(tmp_path) != digest, path
+        path.write_text(original)
+    (tmp_path / "src" / "attention_docs" / "new.py").write_text("")
+    assert plots.inputs_digest(tmp_path) != digest, "a new module is an input"
+
+
+def test_the_cache_can_be_turned_off(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(plots, "CACHE", tmp_path)
+    monkeypatch.setenv("BOOK_FIGURE_CACHE", "0")
+    drawer = plots.Drawer()
+    monkeypatch.setattr(drawer, "_draw", lambda *args: "<svg/>")
+    entry = plots.labels_for(LABELS, "causal_mask", "ja")
+    assert drawer.svg("plots", "causal_mask", entry, "light", "ja") == "<svg/>"
+    assert not list(tmp_path.iterdir())

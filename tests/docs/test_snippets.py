@@ -27,6 +27,8 @@ def snippets_config() -> dict:
     """``pymdownx.snippets``'s settings in mkdocs.yml (every edition inherits them)."""
     with (ROOT / "mkdocs.yml").open("rb") as file:
         extensions = yaml_load(file)["markdown_extensions"]
+    if isinstance(extensions, dict):  # the mapping form, which editions extend
+        extensions = [{name: settings} for name, settings in extensions.items()]
     settings = [
         entry["pymdownx.snippets"]
         for entry in extensions

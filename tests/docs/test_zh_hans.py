@@ -6,6 +6,9 @@ The conversion is attention_book.zh_hans (hooks/zh_hans.py runs it).
   on a sentence, mostly sentences of the book; rows and columns swap their
   names, other words with 列 or 行 keep them; every 列 and 行 of the book is
   covered by a phrase, so a new sentence cannot slip through unclassified.
+- One sense per phrase: every use of an ambiguous word (偏差: bias or
+  deviation) is inside a phrase that decides it, and every use of a short
+  phrase that could mean something else is one it was written for (MEANT).
 - Prose only: for every zh-Hant page, the fenced blocks, maths,
   inline code, snippet lines, anchors, link URLs and HTML tags of the
   converted page equal the original's, and nothing but Han characters changes.
@@ -87,6 +90,102 @@ def without_dropped(text: str) -> str:
 # (Traditional, expected Simplified). Most are sentences of the book, some cut
 # short; every phrase of the table occurs in at least one of them.
 SENTENCES = [
+    # mainland terms of the third review (issue 26): maths and machine learning
+    (
+        "不用計算機，求出 \\(\\mathbf{s}\\) 的 softmax",
+        "不用计算器，求出 \\(\\mathbf{s}\\) 的 softmax",
+    ),
+    ("計算機科學的教科書", "计算机科学的教科书"),
+    ("當成合成函數來微分：", "当成复合函数来微分："),
+    ("得到的不是平均，而是外插。", "得到的不是平均，而是外推。"),
+    ("兩個總和的封閉形式", "两个总和的闭式"),
+    ("\\(d^2\\) 的項會恰好抵銷。", "\\(d^2\\) 的项会恰好抵消。"),
+    ("`merge_heads` 是它的反運算", "`merge_heads` 是它的逆运算"),
+    (
+        "它就是在分數上加一個依位置而定的偏差，已經不只是遮罩",
+        "它就是在分数上加一个随位置而定的偏置，已经不只是掩码",
+    ),
+    ("加一個依輸入而定的偏差", "加一个依输入而定的偏置"),
+    (
+        "層正規化、softmax 函數、偏差與殘差連接的運算都不計",
+        "层归一化、softmax 函数、偏置与残差连接的运算都不计",
+    ),
+    (
+        "這叫做偏差校正；它把「從 0 出發」造成的偏差完全消除。",
+        "这叫做偏差校正；它把“从 0 出发”造成的偏差完全消除。",
+    ),
+    ("損失與預測的正確率", "损失与预测的准确率"),
+    ("只由詞元的多重集合決定", "只由词元的多重集决定"),
+    ("用 `default_rng(0)` 建立亂數產生器", "用 `default_rng(0)` 创建随机数生成器"),
+    ("在雙對數尺度上擬合一條直線", "在双对数坐标上拟合一条直线"),
+    ("## 寫出完整的前向傳播 { #forward }", "## 写出完整的前向传播 { #forward }"),
+    ("三個線性方程式", "三个线性方程"),
+    ("陣列要放在 CPU 快取還是主記憶體", "数组要放在 CPU 缓存还是主存"),
+    ("每次呼叫都有固定的額外負擔", "每次调用都有固定的额外开销"),
+    (
+        "判定的容許誤差訂為 \\(10^{-7}\\)；每個公式都在容許誤差之內。",
+        "判定的容差定为 \\(10^{-7}\\)；每个公式都在容差之内。",
+    ),
+    ("四捨五入到小數第 4 位的權重", "四舍五入到小数点后第 4 位的权重"),
+    ("向量的分量用一般字體", "向量的分量用常规字体"),
+    (
+        "窄的頭能排出的分數樣式是受限的；分數樣式由 \\(W_Q\\) 決定。",
+        "窄的头能表示的分数模式是受限的；分数模式由 \\(W_Q\\) 决定。",
+    ),
+    ("注意力只是一層之中的一個零件。", "注意力只是一层之中的一个组件。"),
+    ("層正規化的兩種擺法", "层归一化的两种放置方式"),
+    (
+        "詞彙共有 8 種詞元；論文沒有寫出確切的詞彙數。見詞彙表。",
+        "词表共有 8 种词元；论文没有写出确切的词表大小。见术语表。",
+    ),
+    # the mainland's 单个 and 单一: 單一 alone stays 单一
+    ("單一查詢貢獻的大小", "单个查询贡献的大小"),
+    ("層正規化則只用單一樣本", "层归一化则只用单个样本"),
+    ("下面的範例對單一參數，手算梯度", "下面的示例对单个参数，手算梯度"),
+    ("在單一核心上算出同樣的和", "在单个核心上算出同样的和"),
+    ("在單一層裡，因果遮罩只告訴", "在单层里，因果掩码只告诉"),
+    ("到目前為止談的都是單一注意力層", "到目前为止谈的都是单个注意力层"),
+    ("看起來幾乎是單一顏色的直條", "看起来几乎是单一颜色的竖条"),
+    ("自注意力裡沒有這樣單一的「自己」。", "自注意力里没有这样单一的“自己”。"),
+    # this page, notebooks and laptops
+    ("本章卻要刻意用手推導出來；本頁先定義", "本页却要刻意用手推导出来；本页先定义"),
+    ("下載筆記本，在筆電上執行", "下载笔记本，在笔记本电脑上运行"),
+    ("在筆記型電腦上也能執行", "在笔记本电脑上也能运行"),
+    # mainland phrasing of the third review
+    ("把它們由上而下疊起來，由左而右排好", "把它们自上而下叠起来，从左到右排好"),
+    ("照定義直接計算", "按定义直接计算"),
+    ("任兩個位置都直接相連", "任意两个位置都直接相连"),
+    ("說明注意力位在 Transformer 層中的哪裡", "说明注意力位于 Transformer 层中的哪里"),
+    ("解碼器的自注意力套有因果遮罩", "解码器的自注意力带有因果掩码"),
+    ("看個別元素；個別內積的值", "看单个元素；单个内积的值"),
+    ("遮罩真正擋掉的，是被遮住位置的值", "掩码真正屏蔽的，是被掩蔽位置的值"),
+    ("我們接續本書的例題", "我们接着用本书的例题"),
+    (
+        "本頁先定義自注意力，並接續本書的例題往下算",
+        "本页先定义自注意力，并接着用本书的例题往下算",
+    ),
+    ("我們實際量量看。", "我们实际测一测。"),
+    ("我們用實際的模型來算算看。", "我们用实际的模型来算一算。"),
+    ("用例題的第 1 列驗證看看。", "用例题的第 1 行验证一下。"),
+    ("預測完再實際執行看看。", "预测完再实际运行一下。"),
+    ("以 `scale=1.0` 關掉縮放", "以 `scale=1.0` 关闭缩放"),
+    ("\\(10^{307}\\) 還表示得出來", "\\(10^{307}\\) 还能表示出来"),
+    ("有些環境量不準很短的時間", "有些环境无法准确测量很短的时间"),
+    ("FlashAttention 這類高速實作", "FlashAttention 这类高效实现"),
+    ("參考同樣這 \\(n\\) 個位置的鍵與值", "访问同样这 \\(n\\) 个位置的键与值"),
+    ("想成字典查找，會比較容易理解。", "想成字典查找，会更容易理解。"),
+    ("「注意力」是一般的稱呼", "“注意力”是通称"),
+    ("正文以作者與發表年份標示文獻", "正文以作者与发表年份标注文献"),
+    ("這些陣列所占的份量變小", "这些数组所占的比重变小"),
+    ("這就是飽和的樣貌。", "这就是饱和的表现。"),
+    (
+        "保存一個用來比對的向量；拿來和查詢比對的一方",
+        "保存一个用来匹配的向量；拿来和查询匹配的一方",
+    ),
+    (
+        "權重由查詢和鍵的比對決定；逐字比對輸出",
+        "权重由查询和键的匹配决定；逐字比对输出",
+    ),
     # rows and columns
     (
         "內積可以寫成列向量乘以行向量 \\(\\mathbf{q}_i \\mathbf{k}_j^\\top\\)，"
@@ -125,14 +224,14 @@ SENTENCES = [
     ("每個詞元的那一列都和其他詞元無關", "每个词元的那一行都和其他词元无关"),
     ("這時該列的分數全都是 \\(-\\infty\\)", "这时该行的分数全都是 \\(-\\infty\\)"),
     ("相當於矩陣寫法中的一列。", "相当于矩阵写法中的一行。"),
-    ("把詞元一列一個、由上而下疊成矩陣", "把词元一行一个、由上而下叠成矩阵"),
+    ("把詞元一列一個、由上而下疊成矩陣", "把词元一行一个、自上而下叠成矩阵"),
     ("| 輸出 | 每個查詢一列 |", "| 输出 | 每个查询一行 |"),
     ("得到同樣的 17 與 39，只是排成一列。", "得到同样的 17 与 39，只是排成一行。"),
     (
         "只有在向量排成「列」時才成立，所以本書把向量由上而下排成列。",
-        "只有在向量排成“行”时才成立，所以本书把向量由上而下排成行。",
+        "只有在向量排成“行”时才成立，所以本书把向量自上而下排成行。",
     ),
-    ("分別當成列由上而下疊成 \\(Q\\)", "分别当成行由上而下叠成 \\(Q\\)"),
+    ("分別當成列由上而下疊成 \\(Q\\)", "分别当成行自上而下叠成 \\(Q\\)"),
     ("## 逐列套用 { #row-wise }", "## 逐行应用 { #row-wise }"),
     (
         "\\(\\mathbf{x}\\) 的列數是 1，\\(A\\) 的行數是 2。",
@@ -163,7 +262,7 @@ SENTENCES = [
     ("`w_q` 的第 \\(i\\) 個行區塊", "`w_q` 的第 \\(i\\) 个列块"),
     (
         "把 \\(W^O\\) 由上而下分成 \\(h\\) 個列區塊",
-        "把 \\(W^O\\) 由上而下分成 \\(h\\) 个行块",
+        "把 \\(W^O\\) 自上而下分成 \\(h\\) 个行块",
     ),
     (
         "把結果的行每 \\(d_k\\) 行切成一塊",
@@ -175,7 +274,7 @@ SENTENCES = [
     ),
     (
         "各頭的輸出由上而下疊起來，每個位置是一行。",
-        "各头的输出由上而下叠起来，每个位置是一列。",
+        "各头的输出自上而下叠起来，每个位置是一列。",
     ),
     (
         "每個位置占一行的 \\(d_v \\times n\\) 矩陣",
@@ -212,7 +311,8 @@ SENTENCES = [
     ),
     ("因此不列在這裡；", "因此不列在这里；"),
     ("這裡應該列出兩者的形狀。", "这里应该列出两者的形状。"),
-    ("建議依下列順序：", "建议依下列顺序："),
+    ("建議依下列順序：", "建议按以下顺序："),
+    ("用下列公式計算", "用下列公式计算"),
     (
         "符號的完整列表見[記號與慣例](notation.md)一頁。",
         "符号的完整列表见[记号与惯例](notation.md)一页。",
@@ -433,7 +533,7 @@ SENTENCES = [
     ),
     (
         "附帶一提，個別的內積並不會無限制地變大",
-        "顺带一提，个别的内积并不会无限制地变大",
+        "顺带一提，单个的内积并不会无限制地变大",
     ),
     (
         "替中間的矩陣取名字，也可以拆成三個式子：",
@@ -635,6 +735,84 @@ def test_every_row_and_column_word_of_glossary_and_labels_is_in_the_table() -> N
         if re.search("[列行]", rest):
             left[name] = text
     assert left == {}, "add these to docs_src/zh_hans_overrides.yml"
+
+
+# --- no phrase changes a word it was not meant for ------------------------------
+
+# Words with two senses in the book, one of which the mainland writes otherwise:
+# the table does not list the word alone, and every use of it in the book is
+# inside a longer phrase of the table that says which sense it is (as for 列
+# and 行 above), so a new sentence cannot take the wrong one silently.
+AMBIGUOUS = {
+    "偏差": "a bias, 偏置 (而定的偏差, 偏差項), or a deviation, 偏差 (偏差校正)",
+}
+
+# Short phrases of the table that could also be part of another word or mean
+# something else: each use in the book, with four characters on either side,
+# must match the pattern of the uses the phrase was written for. A use that
+# does not is either a new use of the same sense (widen the pattern) or another
+# word (add a longer phrase to the table that keeps it).
+MEANT = {
+    "計算機": r"不用計算機",  # a calculator (計算機科學 is its own phrase)
+    "外插": r"是外插",  # extrapolation, not 額外插入
+    "本章": r"本章(?!節)",  # this page (each page is a chapter)
+    "個別": r"個別(的)?(內積|元素|序列|查詢)",  # an individual one
+    "零件": r"(一個|它的|這些)零件",  # the parts of a layer
+    "詞彙": r"詞彙(共有|大小|由|的確切|數)",  # a model's vocabulary
+    "樣貌": r"的樣貌。",  # how saturation looks
+    "擺法": r"(兩種|另一種)擺法",  # where layer normalisation goes
+    "位在{x}": r"注意力位在",  # where attention lies (not 單位在)
+    "單一層": r"單一層(裡|，)",  # a single layer
+}
+
+
+def book_texts() -> dict[str, str]:
+    """The prose of every zh-Hant page, glossary term and figure label, with
+    its protected pieces as placeholders, as the table sees it."""
+    texts = {
+        name: zh_hans._hide_blocks(markdown, zh_hans._Protected())
+        for name, markdown in MARKDOWN.items()
+    }
+    return texts | TEXTS
+
+
+def table_matches() -> list[tuple[str, str, str]]:
+    """(where, phrase, the match with four characters either side) for every
+    phrase of the table that the conversion applies in the book."""
+    _, pattern, phrases = zh_hans.overrides()
+    found = []
+    for name, text in book_texts().items():
+        for match in pattern.finditer(text):
+            window = text[max(0, match.start() - 4) : match.end() + 4]
+            window = zh_hans.PLACEHOLDER.sub(" ", window).replace("\n", "⏎")
+            found.append((name, phrases[int(match.lastgroup[1:])], window))
+    return found
+
+
+@pytest.mark.parametrize("word", sorted(AMBIGUOUS))
+def test_every_use_of_an_ambiguous_word_is_decided_by_a_phrase(word: str) -> None:
+    assert word not in TABLE, f"{word} alone would take one sense everywhere"
+    pattern = zh_hans.overrides()[1]
+    left = []
+    for name, text in book_texts().items():
+        rest = pattern.sub(" ", text)
+        left += [
+            f"{name}: {_context(rest, m.start())}" for m in re.finditer(word, rest)
+        ]
+    assert left == [], f"{word}: {AMBIGUOUS[word]}; add a phrase to the table"
+
+
+def test_no_phrase_changes_a_word_it_was_not_meant_for() -> None:
+    unmeant = [
+        f"{name}: {phrase} in {window}"
+        for name, phrase, window in table_matches()
+        if phrase in MEANT and not re.search(MEANT[phrase], window)
+    ]
+    assert unmeant == []
+
+
+def test_the_checked_phrases_are_in_the_table() -> None:
+    assert sorted(set(MEANT) - set(TABLE)) == []
 
 
 # --- prose only: code, maths and markup pass through ---------------------------

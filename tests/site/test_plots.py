@@ -9,6 +9,7 @@ numbered <figure>s whose caption and alt text are in the edition's language.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -46,8 +47,10 @@ KANA = re.compile(r"[\u3041-\u30ff]")
 NAV = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
 
 
+@functools.cache
 def labels(kind: str, name: str, language: str) -> dict:
-    """labels.yml's entry; for zh-Hans, the zh-Hant one converted."""
+    """labels.yml's entry; for zh-Hans, the zh-Hant one converted (shared:
+    never change it)."""
     if language not in DERIVED:
         return LABELS[kind][name][language]
     convert = to_simplified_text
@@ -57,12 +60,13 @@ def labels(kind: str, name: str, language: str) -> dict:
     }
 
 
-def drawn_labels(kind: str, name: str, language: str) -> set[str]:
+@functools.cache
+def drawn_labels(kind: str, name: str, language: str) -> frozenset[str]:
     strings = set()
     for key, value in labels(kind, name, language).items():
         if key not in ("alt", "caption"):
             strings |= set(value) if isinstance(value, list) else {value}
-    return {plain(s) for s in strings}
+    return frozenset(plain(s) for s in strings)
 
 
 def svg_texts(path: Path) -> set[str]:
@@ -121,18 +125,28 @@ def test_both_variants_are_built_with_the_language_labels(
     assert THEMES["dark"]["text"] in text_fills(dark) - text_fills(light)
 
 
+@functools.cache
+def page_images(site: Path, pages: tuple[Path, ...], language: str) -> list:
+    """Each page with its article's images, by (path, fragment) of their source
+    (read once per edition, for the 40 figures' tests)."""
+    found = []
+    for path in pages:
+        base = f"http://host/{path.relative_to(site / language).as_posix()}"
+        images = {}
+        for img in parse(path).select("article img[src]"):
+            target = urlsplit(urljoin(base, img["src"]))
+            images[(target.path, target.fragment)] = img
+        found.append((path, images))
+    return found
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize(("kind", "name"), FIGURES)
 def test_a_page_shows_the_numbered_figure_with_caption_and_alt_text(
     site, pages, kind, name, language
 ) -> None:
     showing = []
-    for path in pages[language]:
-        base = f"http://host/{path.relative_to(site / language).as_posix()}"
-        images = {}
-        for img in parse(path).select("article img[src]"):
-            target = urlsplit(urljoin(base, img["src"]))
-            images[(target.path, target.fragment)] = img
+    for path, images in page_images(site, tuple(pages[language]), language):
         found = {
             suffix: images.get((f"/assets/{kind}/{name}{suffix}.svg", fragment[1:]))
             for suffix, fragment in VARIANTS.items()

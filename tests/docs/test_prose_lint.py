@@ -1,0 +1,98 @@
+"""The prose linters (attention_book.prose_lint) pass on both hand-written editions.
+
+textlint (ja: preset-ja-technical-writing, spacing, the glossary's term rules;
+zh-Hant: the term rules) and zhlint (zh-Hant) run once each over every page,
+as ``make lint`` runs them; configuration in ``lint/``, term rules made from
+``docs_src/glossary.yml``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from attention_book import glossary, prose_lint
+
+
+def test_every_page_passes_the_prose_linters() -> None:
+    if problem := prose_lint.missing_tools():
+        pytest.fail(problem)
+    findings = prose_lint.lint()
+    assert not findings, f"{len(findings)} prose-lint findings:\n" + "\n".join(
+        map(str, findings)
+    )
+
+
+@pytest.mark.parametrize("language", glossary.LANGUAGES)
+def test_term_rules_come_from_the_glossary(language: str) -> None:
+    rules = dict(glossary.term_rules(language))
+    assert rules, "glossary.yml has no avoid words for " + language
+    expected = {"ja": ("パディング", "詰め物"), "zh-Hant": ("回傳", "傳回")}[language]
+    assert expected[1] in rules[expected[0]]
+    dictionary = glossary.prh_rules(language)
+    assert {"expected": expected[0], "patterns": rules[expected[0]]} in dictionary[
+        "rules"
+    ]
+
+
+def test_usage_rules_stay_out_of_the_glossary_page() -> None:
+    terms = [entry["en"] for entry in glossary.load_glossary()]
+    assert "softmax" in terms
+    assert "overflow" not in terms
+    assert any(entry["en"] == "overflow" for entry in glossary.load_entries())
+
+
+def test_lint_view_keeps_lines_and_leaves_out_what_is_not_prose() -> None:
+    page = "\n".join(
+        [
+            "# 題 { #title }",
+            "",
+            "\\(n\\) 個の値を足すと",
+            "",
+            "\\[",
+            "s = \\sum_j x_j",
+            "\\]",
+            "",
+            "```pycon",
+            ">>> 1 + 1",
+            "```",
+            '--8<-- "docs_src/softmax/definition.pycon"',
+            '??? success "答え"',
+            "",
+            "    本文です。",
+            "",
+            "[](#fig-softmax-steps) は図です。",
+            "### 2. 練習",
+            "Ashish Vaswani, Noam Shazeer. *Attention Is All You Need*.",
+            "| 文字 | 意味 |",
+            "|---|---|",
+            "形は 4,199,936 個です。",
+        ]
+    )
+    view = prose_lint.lint_view(page, "ja").split("\n")
+    assert len(view) == len(page.split("\n"))
+    assert view[0] == "# 題"
+    assert view[2] == "式 個の値を足すと 式。"
+    assert view[4:12] == [""] * 8
+    assert view[12] == "###### 答え"
+    assert view[14] == "本文です。"
+    assert view[16] == "[図 1.1](#fig-softmax-steps) は図です。"
+    assert view[17] == "### 練習"
+    assert view[18] == ""  # English only: a reference
+    assert view[19:21] == ["| 文字 | 意味 |", "|---|---|"]
+    assert view[21] == "形は 4199936 個です。"
+
+
+def test_lint_view_shows_english_phrases_in_chinese_as_code() -> None:
+    line = "見 [Rabe & Staats, 2021](references.md#r) 與 Vaswani et al. (2017)。"
+    assert prose_lint.lint_view(line, "zh-Hant") == (
+        "見 [`Rabe & Staats, 2021`](references.md#r) 與 `Vaswani et al. (2017)`。"
+    )
+
+
+def test_an_avoided_word_never_holds_its_term(monkeypatch) -> None:
+    entries = [
+        {"en": "x", "ja": "本頁", "zh-Hant": "本頁", "avoid": {"zh-Hant": ["本頁內"]}}
+    ]
+    monkeypatch.setattr(glossary, "load_entries", lambda: entries)
+    with pytest.raises(Exception, match="holds 本頁"):
+        glossary.term_rules("zh-Hant")
