@@ -211,16 +211,9 @@ def page_id(path: Path) -> str:
     return path.relative_to(DOCS).as_posix()
 
 
-#: Pages whose code still explains in English (the list only shrinks).
-PENDING: frozenset[str] = frozenset()
-
-
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
 def test_code_on_a_page_explains_nothing_in_english(page: Path) -> None:
     found = prose_comments(page)
-    if page.name in PENDING:
-        assert found, f"{page_id(page)} is clean: take it out of PENDING"
-        pytest.xfail(f"{len(found)} comments in English still to move")
     assert not found, (
         "explanations in English in code shown on the page; write them in the "
         "page's prose, or as symbols (shapes, formulas):\n" + "\n".join(found)
