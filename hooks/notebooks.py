@@ -19,9 +19,10 @@ made from the page while the book is built, so it never drifts from it:
   shows an exception gets Jupyter's ``raises-exception`` tag, so running the
   whole notebook goes on past it.
 - **Plots**: the script that draws a plot (``docs_src/plots/<name>.py``)
-  becomes a code cell that ends by drawing the figure with the script's own
-  English labels (the words of the page's figure are the edition's, but a
-  code cell is the same in every edition).
+  becomes a code cell that ends by drawing the figure with the labels its
+  script draws when it runs alone, which are symbols (``"j"``,
+  ``"head_1"``): the words of the page's figure are the edition's, but a
+  code cell is the same in every edition, so it carries no words.
 - **The package's source** that a page shows to be read (``src/…``) stays a
   code block of a Markdown cell: running it would only redefine the package.
 - **Exercises** stay where they are, and their solutions (``??? success``)
@@ -264,10 +265,10 @@ def pycon_cells(text: str, where: str) -> list[dict]:
 
 
 def plot_cell(script: str, where: str) -> dict:
-    """A plot's script as a cell that draws the figure with its English labels.
+    """A plot's script as a cell that draws the figure with its own labels.
 
     The script ends with ``if __name__ == "__main__":``, a block that prints
-    the figure as SVG with English labels; the cell runs that block's body
+    the figure as SVG with symbol labels; the cell runs that block's body
     and shows the figure instead of printing it.
     """
     head, found, main = script.partition('if __name__ == "__main__":\n')
@@ -505,7 +506,9 @@ class Converter:
             install = self.words["install_repo"]
         else:
             install = self.words["install_local"].format(about=about)
-        lines = ["# The book's package (attention_docs) for the examples below."]
+        # The markdown cell above says, in the edition's language, what the
+        # first code cell does; the cell itself holds code only.
+        lines = []
         if self.plots:
             lines.append("%matplotlib inline")
         if repo_url:

@@ -1,5 +1,3 @@
-"""A causal mask and the self-attention weights it leaves: zeros above the diagonal."""
-
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -9,10 +7,10 @@ from attention_docs.plotting import plot_causal_mask, to_svg
 
 def figure(labels: dict) -> Figure:
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((5, 8))  # 5 tokens, d_model = 8
-    # projections scaled by 1 / sqrt(d_model), as in MultiHeadAttention
+    x = rng.standard_normal((5, 8))  # n = 5, d_model = 8
+    # W / sqrt(d_model)
     w_q, w_k = rng.standard_normal((2, 8, 8)) / np.sqrt(8)
-    mask = causal_mask(5)  # (5, 5), True on and below the diagonal
+    mask = causal_mask(5)  # (5, 5)
     weights = attention_weights(x @ w_q, x @ w_k, mask=mask)  # (5, 5)
     fig, _ = plot_causal_mask(
         mask,
@@ -25,10 +23,10 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    english = {
-        "mask_title": "Causal mask",
-        "weights_title": "Attention weights",
-        "xlabel": "Key position",
-        "ylabel": "Query position",
+    symbols = {
+        "mask_title": "mask",
+        "weights_title": "A",
+        "xlabel": "j",
+        "ylabel": "i",
     }
-    print(to_svg(figure(english)))
+    print(to_svg(figure(symbols)))

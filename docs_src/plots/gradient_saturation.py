@@ -1,10 +1,3 @@
-"""The gradient reaching W_Q at initialisation as d_k grows, with and without scaling.
-
-Left: the median Frobenius norm of dW_Q = X^T dQ over 50 initialisations.
-Right: the median, over all queries, of one query's share |x_i| |dq_i|.
-The numbers are those of the table that saturation.pycon prints (same draws).
-"""
-
 import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
@@ -17,24 +10,24 @@ D_K = (4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
 
 def gradient_sizes() -> dict:
-    """Medians of |dW_Q| and of one query's |x_i| |dq_i|, unscaled and scaled."""
+    """median |dW_Q|_F, median |x_i| |dq_i|."""
     rng = np.random.default_rng(0)
-    n, d_model, d_v, trials = 16, 32, 8, 50  # 50 independent initialisations per d_k
+    n, d_model, d_v, trials = 16, 32, 8, 50
     sizes = {
         "total": {"unscaled": [], "scaled": []},
         "query": {"unscaled": [], "scaled": []},
     }
     for d_k in D_K:
-        x = rng.standard_normal((trials, n, d_model))  # token rows, variance 1
+        x = rng.standard_normal((trials, n, d_model))  # x_ip ~ N(0, 1)
         w_q, w_k = rng.standard_normal((2, trials, d_model, d_k)) / np.sqrt(d_model)
         w_v = rng.standard_normal((trials, d_model, d_v)) / np.sqrt(d_model)
-        g = rng.standard_normal((trials, n, d_v))  # G, random
-        q, k, v = x @ w_q, x @ w_k, x @ w_v  # q and k: components of variance 1
+        g = rng.standard_normal((trials, n, d_v))  # G
+        q, k, v = x @ w_q, x @ w_k, x @ w_v  # Var(q_p) = Var(k_p) = 1
         for name, scale in (("unscaled", 1.0), ("scaled", 1.0 / np.sqrt(d_k))):
             dq, _, _ = backward(q, k, v, g, scale=scale)
             dw_q = np.swapaxes(x, -1, -2) @ dq  # dW_Q = X^T dQ: (trials, d_model, d_k)
-            total = np.linalg.norm(dw_q, axis=(-2, -1))  # one Frobenius norm per trial
-            # query i adds x_i^T dq_i to dW_Q; its Frobenius norm is |x_i| |dq_i|
+            total = np.linalg.norm(dw_q, axis=(-2, -1))  # |dW_Q|_F
+            # |x_i^T dq_i|_F = |x_i| |dq_i|
             per_query = np.linalg.norm(x, axis=-1) * np.linalg.norm(dq, axis=-1)
             sizes["total"][name].append(float(np.median(total)))
             sizes["query"][name].append(float(np.median(per_query)))
@@ -43,15 +36,13 @@ def gradient_sizes() -> dict:
 
 def figure(labels: dict) -> Figure:
     sizes = gradient_sizes()
-    # the theme's colours: the bars' colour for the scaled line, the text's
-    # colour for the unscaled one; line style and marker tell them apart too
     colours = {
         "unscaled": mpl.rcParams["text.color"],
         "scaled": mpl.rcParams["axes.prop_cycle"].by_key()["color"][0],
     }
     styles = {"unscaled": ("--", "s"), "scaled": ("-", "o")}
     fig = Figure(figsize=(4.8, 6.6), layout="constrained")
-    axes = fig.subplots(2, 1)  # one above the other: wide enough for a phone
+    axes = fig.subplots(2, 1)
     for ax, panel in zip(axes, ("total", "query"), strict=True):
         for name in ("unscaled", "scaled"):
             linestyle, marker = styles[name]
@@ -66,15 +57,13 @@ def figure(labels: dict) -> Figure:
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xticks(D_K[::2], [str(d) for d in D_K[::2]])
-        # plain numbers (0.01, 1, 100), not matplotlib's 10^k, which is
-        # mathtext; no labels on the minor ticks
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_minor_formatter(NullFormatter())
         ax.set_title(labels[f"{panel}_title"])
         ax.set_xlabel(labels["xlabel"])
         ax.grid(True, which="major", alpha=0.3)
-    axes[0].set_yticks([20, 50, 100, 200])  # the left panel spans one decade only
+    axes[0].set_yticks([20, 50, 100, 200])
     for ax in axes:
         ax.set_ylabel(labels["ylabel"])
     handles, names = axes[1].get_legend_handles_labels()
@@ -83,12 +72,12 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    english = {
+    symbols = {
         "total_title": "|dW_Q|",
-        "query_title": "one query's share",
+        "query_title": "|x_i| |dq_i|",
         "xlabel": "d_k",
-        "ylabel": "median size",
-        "unscaled": "unscaled",
-        "scaled": "scaled by 1/sqrt(d_k)",
+        "ylabel": "median",
+        "unscaled": "scale = 1",
+        "scaled": "scale = 1/sqrt(d_k)",
     }
-    print(to_svg(figure(english)))
+    print(to_svg(figure(symbols)))

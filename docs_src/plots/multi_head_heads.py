@@ -1,5 +1,3 @@
-"""The attention weights of each head of a multi-head self-attention layer."""
-
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -10,22 +8,22 @@ from attention_docs.plotting import plot_heads, to_svg
 def figure(labels: dict) -> Figure:
     rng = np.random.default_rng(0)
     mha = MultiHeadAttention(d_model=8, h=4, rng=rng)  # d_k = 8 / 4 = 2
-    x = rng.standard_normal((5, 8))  # 5 tokens, d_model = 8
-    _, weights = mha(x)  # self-attention; weights (h, n_q, n_k) = (4, 5, 5)
+    x = rng.standard_normal((5, 8))  # n = 5, d_model = 8
+    _, weights = mha(x)  # (h, n_q, n_k) = (4, 5, 5)
     fig, _ = plot_heads(
         weights,
         titles=labels["heads"],
         xlabel=labels["xlabel"],
         ylabel=labels["ylabel"],
-        ncols=2,  # two by two: wide enough for a phone
+        ncols=2,
     )
     return fig
 
 
 if __name__ == "__main__":
-    english = {
-        "heads": ["Head 1", "Head 2", "Head 3", "Head 4"],
-        "xlabel": "Key position",
-        "ylabel": "Query position",
+    symbols = {
+        "heads": ["head_1", "head_2", "head_3", "head_4"],
+        "xlabel": "j",
+        "ylabel": "i",
     }
-    print(to_svg(figure(english)))
+    print(to_svg(figure(symbols)))

@@ -1,5 +1,3 @@
-"""Self-attention weights of five random tokens (np.random.seed(42)) as a heat map."""
-
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -9,13 +7,12 @@ from attention_docs.plotting import plot_heatmap, to_svg
 
 def figure(labels: dict) -> Figure:
     num_tokens, embedding_dim, attention_dim = 5, 4, 4
-    # the numbers of np.random.seed(42) and np.random.rand, without global state
     random = np.random.RandomState(42)
     tokens = random.rand(num_tokens, embedding_dim)
     W_Q = random.rand(embedding_dim, attention_dim)
     W_K = random.rand(embedding_dim, attention_dim)
     W_V = random.rand(embedding_dim, attention_dim)
-    Q, K, _ = project_qkv(tokens, W_Q, W_K, W_V)  # (5, 4) each
+    Q, K, _ = project_qkv(tokens, W_Q, W_K, W_V)  # (5, 4)
     weights = attention_weights(Q, K)  # softmax(Q K^T / sqrt(d_k)): (5, 5)
     fig, _ = plot_heatmap(
         weights,
@@ -28,9 +25,9 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    english = {
-        "title": "Self-Attention Weight Matrix",
-        "xlabel": "Attended Token Index",
-        "ylabel": "Query Token Index",
+    symbols = {
+        "title": "A",
+        "xlabel": "j",
+        "ylabel": "i",
     }
-    print(to_svg(figure(english)))
+    print(to_svg(figure(symbols)))

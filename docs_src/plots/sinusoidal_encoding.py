@@ -1,5 +1,3 @@
-"""The sinusoidal positional encoding, 64 positions and d_model = 64, as a heat map."""
-
 from matplotlib.figure import Figure
 
 from attention_docs import sinusoidal_positional_encoding
@@ -7,10 +5,11 @@ from attention_docs.plotting import to_svg
 
 
 def figure(labels: dict) -> Figure:
-    pe = sinusoidal_positional_encoding(64, 64)  # row pos, column 2i (sin) / 2i+1 (cos)
+    # PE[pos, 2i] = sin, PE[pos, 2i + 1] = cos
+    pe = sinusoidal_positional_encoding(64, 64)
     fig = Figure(figsize=(4.8, 4.0), layout="constrained")
     ax = fig.subplots()
-    # plot_heatmap draws attention weights in [0, 1]; the encoding lies in [-1, 1]
+    # -1 <= PE <= 1
     image = ax.imshow(pe, cmap="viridis", vmin=-1.0, vmax=1.0, interpolation="nearest")
     ax.set_title(labels["title"])
     ax.set_xlabel(labels["xlabel"])
@@ -20,10 +19,10 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    english = {
-        "title": "Sinusoidal positional encoding (n = 64, d_model = 64)",
-        "xlabel": "Component",
-        "ylabel": "Position",
-        "value": "Value",
+    symbols = {
+        "title": "PE (n = 64, d_model = 64)",
+        "xlabel": "2i, 2i + 1",
+        "ylabel": "pos",
+        "value": "PE",
     }
-    print(to_svg(figure(english)))
+    print(to_svg(figure(symbols)))

@@ -1,5 +1,3 @@
-"""The attention weights of one sequence before and after training on reversal."""
-
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -8,25 +6,25 @@ from attention_docs.training import train
 
 
 def figure(labels: dict) -> Figure:
-    result = train(positional=True, seed=0)  # about 0.2 s: 200 steps of Adam
-    tokens = np.array([[3, 1, 4, 1, 5, 7]])  # token 1 at positions 1 and 3
-    before = result.weights(tokens, trained=False)[0]  # random initial weights
+    result = train(positional=True, seed=0)
+    tokens = np.array([[3, 1, 4, 1, 5, 7]])  # tokens[1] = tokens[3] = 1
+    before = result.weights(tokens, trained=False)[0]  # trained=False
     after = result.weights(tokens)[0]  # (n, n) = (6, 6)
-    fig, _ = plot_heads(  # two panels on one colour scale
+    fig, _ = plot_heads(
         np.stack([before, after]),
         titles=[labels["before"], labels["after"]],
         xlabel=labels["xlabel"],
         ylabel=labels["ylabel"],
     )
-    fig.set_size_inches(4.8, 2.9)  # two 6 x 6 panels side by side
+    fig.set_size_inches(4.8, 2.9)  # 2 x (6, 6)
     return fig
 
 
 if __name__ == "__main__":
-    english = {
-        "before": "Before training",
-        "after": "After training",
-        "xlabel": "Key position",
-        "ylabel": "Query position",
+    symbols = {
+        "before": "A (trained=False)",
+        "after": "A (trained=True)",
+        "xlabel": "j",
+        "ylabel": "i",
     }
-    print(to_svg(figure(english)))
+    print(to_svg(figure(symbols)))

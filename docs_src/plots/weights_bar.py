@@ -1,5 +1,3 @@
-"""The attention weights of one query over three one-hot keys, as a bar chart."""
-
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -19,7 +17,7 @@ def figure(labels: dict) -> Figure:
         Value(np.array([0.3, 0.4, 0.6])),
     ]
     query = Query(np.array([0.2, 0.8, 0.1]))
-    _, attention_weights = query.retrieve_values(keys, values)  # (3,), sums to 1
+    _, attention_weights = query.retrieve_values(keys, values)  # (3,)
     fig, _ = plot_weights_bar(
         attention_weights,
         labels=labels["keys"],
@@ -31,10 +29,10 @@ def figure(labels: dict) -> Figure:
 
 
 if __name__ == "__main__":
-    english_labels = {  # labels for running the script alone
-        "keys": ["Key 1", "Key 2", "Key 3"],
-        "title": "Attention Weights (Query vs Keys)",
-        "xlabel": "Keys",
-        "ylabel": "Attention Weight",
+    symbols = {
+        "keys": ["k_1", "k_2", "k_3"],
+        "title": "softmax(q K^T)",
+        "xlabel": "j",
+        "ylabel": "a_j",
     }
-    print(to_svg(figure(english_labels)))
+    print(to_svg(figure(symbols)))

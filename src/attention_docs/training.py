@@ -111,7 +111,7 @@ class ForwardPass(NamedTuple):
 
 # --8<-- [start:forward]
 def _forward(params, tokens, pe):
-    """X = E[tokens] + PE, one attention head, logits U = Z W_out."""
+    """X = E[tokens] + PE, Z = Attention(X W_Q, X W_K, X W_V), U = Z W_out."""
     x = params["embedding"][tokens] + pe  # (batch, n, d_model)
     q = x @ params["w_q"]  # Q = X W_Q: (batch, n, d_model) @ (d_model, d_k)
     k = x @ params["w_k"]  # K = X W_K: (batch, n, d_k)
@@ -126,8 +126,8 @@ def _forward(params, tokens, pe):
 
 # --8<-- [start:loss]
 def _cross_entropy(logits, targets):
-    """Mean of -log softmax(logits)[target] over all N positions, and softmax."""
-    shifted = logits - logits.max(axis=-1, keepdims=True)  # no overflow in exp
+    """L = mean(-log softmax(U)[y]), softmax(U)."""
+    shifted = logits - logits.max(axis=-1, keepdims=True)  # U - max(U)
     log_probs = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
     picked = np.take_along_axis(log_probs, targets[..., np.newaxis], axis=-1)
     return float(-picked.mean()), np.exp(log_probs)
@@ -138,13 +138,12 @@ def _cross_entropy(logits, targets):
 
 # --8<-- [start:gradients]
 def _gradients(params, tokens, targets, fwd, probs):
-    """dL/d(parameter) for every parameter, by the chain rule."""
+    """dL/dE, dL/dW_Q, dL/dW_K, dL/dW_V, dL/dW_out."""
     vocab = probs.shape[-1]
     d_model, d_k = params["w_q"].shape
     d_v = params["w_v"].shape[1]
-    y = np.eye(vocab)[targets]  # one-hot targets Y: (batch, n, vocab)
+    y = np.eye(vocab)[targets]  # Y: (batch, n, vocab)
     d_logits = (probs - y) / targets.size  # dU = (softmax(U) - Y) / N
-    # the rows of all sequences one below the other: sums over the batch
     z_rows = fwd.output.reshape(-1, d_v)  # Z: (batch * n, d_v)
     x_rows = fwd.x.reshape(-1, d_model)  # (batch * n, d_model)
     grads = {"w_out": z_rows.T @ d_logits.reshape(-1, vocab)}  # Z^T dU
@@ -153,10 +152,10 @@ def _gradients(params, tokens, targets, fwd, probs):
     grads["w_q"] = x_rows.T @ dq.reshape(-1, d_k)  # X^T dQ: (d_model, d_k)
     grads["w_k"] = x_rows.T @ dk.reshape(-1, d_k)  # X^T dK
     grads["w_v"] = x_rows.T @ dv.reshape(-1, d_v)  # X^T dV: (d_model, d_v)
-    # X feeds Q, K and V: dX = dQ W_Q^T + dK W_K^T + dV W_V^T
+    # dX = dQ W_Q^T + dK W_K^T + dV W_V^T
     dx = dq @ params["w_q"].T + dk @ params["w_k"].T + dv @ params["w_v"].T
     d_embedding = np.zeros_like(params["embedding"])
-    np.add.at(d_embedding, tokens, dx)  # row t of dE: sum of dX where token = t
+    np.add.at(d_embedding, tokens, dx)  # dE[t] = sum(dX[tokens == t])
     grads["embedding"] = d_embedding
     return grads
 
@@ -166,10 +165,10 @@ def _gradients(params, tokens, targets, fwd, probs):
 
 # --8<-- [start:adam]
 def _adam_update(theta, g, m, v, t, lr, beta1, beta2, eps):
-    """Step t (1, 2, ...) of Adam, Algorithm 1: the new theta, m and v."""
-    m = beta1 * m + (1 - beta1) * g  # m_t: moving average of g
-    v = beta2 * v + (1 - beta2) * g * g  # v_t: moving average of g^2
-    m_hat = m / (1 - beta1**t)  # bias correction: m_0 = 0 pulls m_t to 0
+    """theta_t, m_t, v_t (t = 1, 2, ...)."""
+    m = beta1 * m + (1 - beta1) * g  # m_t = beta1 m_(t-1) + (1 - beta1) g
+    v = beta2 * v + (1 - beta2) * g * g  # v_t = beta2 v_(t-1) + (1 - beta2) g^2
+    m_hat = m / (1 - beta1**t)  # m_t / (1 - beta1^t)
     root_v_hat = np.sqrt(v) / math.sqrt(1 - beta2**t)  # sqrt(v_hat_t)
     return theta - lr * m_hat / (root_v_hat + eps), m, v  # theta_t, m_t, v_t
 
@@ -179,7 +178,6 @@ def _adam_update(theta, g, m, v, t, lr, beta1, beta2, eps):
 
 # --8<-- [start:train]
 def _train_loop(params, optimizer, rng, steps, batch, n, vocab, pe):
-    """Each step: a fresh batch, forward, loss, gradients, one Adam step."""
     losses = np.empty(steps)
     for step in range(steps):
         tokens, targets = _reversal_task(rng, batch, n, vocab)
