@@ -550,7 +550,165 @@ def render_kv_cache(words: dict) -> str:
     return frame("kv_cache", words, inner)
 
 
+# --- 5. RoPE ---------------------------------------------------------------------
+
+#: The page's query and key, and the positions of its first pair (m - n = 3).
+ROPE_Q, ROPE_K = [1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0]
+ROPE_M, ROPE_N = 3, 0
+#: Half the side of each pair's drawing, in the units of the vectors.
+ROPE_R = 6
+
+
+def rope_state(m: float, n: float) -> dict:
+    import numpy as np
+
+    from attention_docs import apply_rope
+
+    q = apply_rope(np.array([ROPE_Q]), positions=[m])  # q R_m
+    k = apply_rope(np.array([ROPE_K]), positions=[n])  # k R_n
+    return {"q": q[0].tolist(), "k": k[0].tolist(), "score": float((q @ k.T).item())}
+
+
+def render_rope(words: dict) -> str:
+    st = rope_state(ROPE_M, ROPE_N)
+    pairs = len(ROPE_Q) // 2
+
+    def position(key: str) -> str:
+        return (
+            f'<label class="explorable-field"><span>{words[key]}</span>'
+            f'<input type="number" min="0" max="100000" step="1" '
+            f'value="{ROPE_M if key == "m" else ROPE_N}" data-{key} disabled '
+            'inputmode="numeric"></label>'
+        )
+
+    def arrow(vector: str, i: int, x: float, y: float) -> str:
+        return (
+            f'<line class="explorable-{vector}" data-arrow="{vector}{i}" x1="0" y1="0" '
+            f'x2="{x:.4f}" y2="{-y:.4f}"></line>'
+        )
+
+    r = ROPE_R
+    axes = (
+        f'<line class="explorable-axis" x1="{-r}" x2="{r}" y1="0" y2="0"></line>'
+        f'<line class="explorable-axis" y1="{-r}" y2="{r}" x1="0" x2="0"></line>'
+    )
+    panels = "".join(
+        f'<div class="explorable-plane"><svg viewBox="{-ROPE_R} {-ROPE_R} '
+        f'{2 * ROPE_R} {2 * ROPE_R}" aria-hidden="true" focusable="false">'
+        f'<circle r="{ROPE_R - 0.5}"></circle>'
+        f"{axes}"
+        + arrow("q", i, st["q"][2 * i], st["q"][2 * i + 1])
+        + arrow("k", i, st["k"][2 * i], st["k"][2 * i + 1])
+        + f"</svg><p>{message(words['pair'], i=str(i + 1))}</p></div>"
+        for i in range(pairs)
+    )
+    dims = [str(j + 1) for j in range(len(ROPE_Q))]
+    table = matrix(
+        "rotated",
+        words["rotated"],
+        [st["q"], st["k"]],
+        4,
+        [words["q_row"], words["k_row"]],
+        dims,
+    )
+    results = (
+        '<dl class="explorable-results">'
+        f'<dt>m − n</dt><dd data-result="shift" data-value="{ROPE_M - ROPE_N}">'
+        f"{fmt(ROPE_M - ROPE_N, 0)}</dd>"
+        f'<dt>{words["score"]}</dt><dd data-result="score" '
+        f'data-value="{value(st["score"])}">{fmt(st["score"], 4)}</dd></dl>'
+    )
+    said = message(
+        words["status"], shift=fmt(ROPE_M - ROPE_N, 0), score=fmt(st["score"], 4)
+    )
+    controls = (
+        '<div class="explorable-controls">'
+        f"{position('m')}{position('n')}"
+        f'<button type="button" data-shift disabled>{words["shift"]}</button></div>'
+    )
+    inner = (
+        f'{controls}<div class="explorable-tables">{panels}</div>{table}{results}'
+        f"{status(said)}{templates(words, 'status')}"
+    )
+    return frame("rope", words, inner)
+
+
+# --- 6. online softmax ----------------------------------------------------------
+
+#: The page's scores of one query and its values (one row per key).
+ONLINE_S = [1.0, 3.0, 0.5, 4.0]
+ONLINE_V = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]
+ONLINE_BLOCKS = (1, 2, 4)
+
+
+def online_state(s: list[float], block: int) -> dict:
+    """The running maximum m, sum l and output o after each block of keys,
+    the book's formulas, and the plain and blockwise results of the package."""
+    import numpy as np
+
+    from attention_docs import blockwise_attention, scaled_dot_product_attention
+
+    scores, values = np.asarray(s, dtype=np.float64), np.asarray(ONLINE_V)
+    m, ell, o = -np.inf, 0.0, np.zeros(values.shape[1])
+    steps = []
+    for start in range(0, len(scores), block):
+        s_b, v_b = scores[start : start + block], values[start : start + block]
+        m_new = max(m, float(s_b.max()))  # m' = max(m, max_j s_j)
+        rescale = np.exp(m - m_new)  # e^(m - m'), 0 for the first block
+        weights = np.exp(s_b - m_new)  # e^(s_j - m')
+        ell = rescale * ell + weights.sum()  # l' = e^(m - m') l + sum_j e^(s_j - m')
+        o = rescale * o + weights @ v_b  # o' = e^(m - m') o + sum_j e^(s_j - m') v_j
+        m = m_new
+        steps.append([m, float(ell), *o.tolist(), *(o / ell).tolist()])
+    # One query whose scores are s: q = (1), k_j = (s_j), scale 1.
+    q, k = np.ones((1, 1)), scores[:, np.newaxis]
+    plain = scaled_dot_product_attention(q, k, values, scale=1.0)[0]
+    blockwise = blockwise_attention(q, k, values, scale=1.0, block_size=block)[0]
+    return {"steps": steps, "plain": plain.tolist(), "blockwise": blockwise.tolist()}
+
+
+def render_online(words: dict) -> str:
+    s, block = ONLINE_S, 1
+    st = online_state(s, block)
+    n = len(s)
+    inputs = "".join(
+        f'<label class="explorable-field"><span>{sub("s", j + 1)}</span>'
+        f'<input type="number" step="0.5" value="{s[j]:g}" data-s="{j}" disabled '
+        'inputmode="decimal"></label>'
+        for j in range(n)
+    )
+    sizes = "".join(
+        f'<option value="{b}"{" selected" if b == block else ""}>{b}</option>'
+        for b in ONLINE_BLOCKS
+    )
+    controls = (
+        f'<div class="explorable-controls">{inputs}'
+        f'<label class="explorable-field"><span>{words["block"]}</span>'
+        f"<select data-block disabled>{sizes}</select></label>"
+        f'<button type="button" data-next disabled>{words["next"]}</button>'
+        f'<button type="button" data-restart disabled>{words["restart"]}</button></div>'
+    )
+    steps = matrix(
+        "steps",
+        words["steps"],
+        st["steps"],
+        3,
+        [str(j + 1) for j in range(n)],
+        ["m", "ℓ", sub("o", 1), sub("o", 2), f"{sub('o', 1)}/ℓ", f"{sub('o', 2)}/ℓ"],
+    )
+    plain = matrix(
+        "plain", words["plain"], [st["plain"]], 4, [words["plain_row"]], ["1", "2"]
+    )
+    inner = (
+        f'<div data-data="{esc(str(ONLINE_V))}" hidden></div>{controls}{steps}{plain}'
+        f"{status(words['start'])}{templates(words, 'start', 'step', 'done')}"
+    )
+    return frame("online", words, inner)
+
+
 RENDERERS = {
+    "online": render_online,
+    "rope": render_rope,
     "softmax": render_softmax,
     "masks": render_masks,
     "example": render_example,

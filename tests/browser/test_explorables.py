@@ -291,3 +291,74 @@ def test_kv_cache(load) -> None:
     agrees("gqa", 4)
     assert root.locator('input[data-size="tokens"]').input_value() == str(10**6 + 1)
     assert not watch.problems(), watch.problems()
+
+
+def test_rope(load) -> None:
+    page, watch, root = load("positional-encoding", "rope")
+
+    def agrees(m: int, n: int) -> float:
+        state = explorables.rope_state(m, n)
+        compare(page, "rope", "rotated", [state["q"], state["k"]])
+        check(*result(page, "rope", "score"), state["score"], "rope/score")
+        check(*result(page, "rope", "shift"), m - n, "rope/shift")
+        for name in ("q", "k"):  # the arrows are the rotated pairs
+            for i in range(2):
+                line = root.locator(f'[data-arrow="{name}{i}"]')
+                x2 = float(line.get_attribute("x2"))
+                y2 = float(line.get_attribute("y2"))
+                assert abs(x2 - state[name][2 * i]) < 1e-4
+                assert abs(y2 + state[name][2 * i + 1]) < 1e-4
+        return state["score"]
+
+    first = agrees(3, 0)  # the page's pair (3, 0): −0.76
+    assert result(page, "rope", "score")[0] == "\u22120.7600"
+    shift = root.locator("button[data-shift]")
+    shift.focus()
+    for _ in range(5):
+        page.keyboard.press("Enter")
+    assert abs(agrees(8, 5) - first) < 1e-12  # the same m − n, the same score
+    root.locator("input[data-m]").fill("0")
+    root.locator("input[data-n]").fill("3")
+    assert result(page, "rope", "score")[0] == "0.9512"  # m − n = −3
+    agrees(0, 3)
+    root.locator("input[data-m]").fill("1003")
+    root.locator("input[data-n]").fill("1000")
+    assert abs(agrees(1003, 1000) - first) < 1e-9
+    assert "\u22120.7600" in status(page, "rope")
+    assert not watch.problems(), watch.problems()
+
+
+def test_online_softmax(load) -> None:
+    page, watch, root = load("efficient-attention", "online")
+    s = list(explorables.ONLINE_S)
+
+    def agrees(block: int) -> dict:
+        state = explorables.online_state(s, block)
+        compare(page, "online", "steps", state["steps"])
+        compare(page, "online", "plain", [state["plain"]])
+        # The last step's o / l is the package's blockwise result and the plain one.
+        last = np.asarray(state["steps"][-1][4:])
+        assert np.allclose(last, state["blockwise"], rtol=1e-12, atol=1e-15)
+        assert np.allclose(last, state["plain"], rtol=1e-12, atol=1e-15)
+        return state
+
+    state = agrees(1)  # the default state: one key at a time
+    button = root.locator("button[data-next]")
+    button.focus()
+    for step in range(1, 4):
+        page.keyboard.press("Enter")
+        assert explorables.fmt(state["steps"][step - 1][1], 4) in status(page, "online")
+    page.keyboard.press("Enter")  # the last key
+    said = status(page, "online")  # the page's prediction: (1.4366, 0.2749)
+    assert "(1.4366, 0.2749)" in said and "softmax(s)V" in said
+    root.locator("select[data-block]").select_option("2")
+    agrees(2)  # two blocks: the last two rows hidden
+    root.locator('input[data-s="3"]').fill("0")
+    s[3] = 0.0
+    agrees(2)
+    root.locator("select[data-block]").select_option("4")
+    agrees(4)
+    root.locator('input[data-s="0"]').fill("-2.5")
+    s[0] = -2.5
+    agrees(4)
+    assert not watch.problems(), watch.problems()
