@@ -706,7 +706,112 @@ def render_online(words: dict) -> str:
     return frame("online", words, inner)
 
 
+# --- 4. heads -----------------------------------------------------------------
+
+HEAD_COUNTS = (1, 2, 4)  # the divisors of d_model = 4
+#: W^O: the identity (the output is the concatenation itself), or the page's
+#: W^O_1 = [I | 0], W^O_2 = [I | I] (sum-of-heads), rows in blocks of d_v.
+W_O = {
+    "identity": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
+    "mixing": [[1, 0, 0, 0], [0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1]],
+}
+
+
+def heads_state(h: int, w_o_name: str) -> dict:
+    import numpy as np
+
+    from attention_docs import multi_head_attention
+
+    x, w_q, w_k, w_v = running_qkv()
+    w_o = np.asarray(W_O[w_o_name], dtype=np.float64)
+    out, weights = multi_head_attention(x, x, x, w_q, w_k, w_v, w_o, h)
+    concat, _ = multi_head_attention(x, x, x, w_q, w_k, w_v, np.eye(4), h)
+    d_v = 4 // h
+    blocks = [slice(i * d_v, (i + 1) * d_v) for i in range(h)]
+    terms = [concat[:, b] @ w_o[b, :] for b in blocks]  # head_i W^O_i: (n, d_model)
+    return {
+        "q": (x @ w_q).tolist(),
+        "weights": weights.tolist(),
+        "concat": concat.tolist(),
+        "terms": [t.tolist() for t in terms],
+        "output": out.tolist(),
+    }
+
+
+def render_heads(words: dict) -> str:
+    import json
+
+    h, w_o = 2, "mixing"
+    st = heads_state(h, w_o)
+    most = max(HEAD_COUNTS)
+    x, w_q, w_k, w_v = running_qkv()
+    data = {"x": x.tolist(), "w_q": w_q.tolist(), "w_k": w_k.tolist()}
+    data |= {"w_v": w_v.tolist(), "w_o": W_O}
+    counts = "".join(
+        f'<option value="{c}"{" selected" if c == h else ""}>{c}</option>'
+        for c in HEAD_COUNTS
+    )
+    maps = "".join(
+        f'<option value="{k}"{" selected" if k == w_o else ""}>{words[k]}</option>'
+        for k in W_O
+    )
+    controls = (
+        '<div class="explorable-controls">'
+        '<label class="explorable-field"><span>d<sub>model</sub> = 4、'
+        f"{words['h']}</span><select data-h disabled>{counts}</select></label>"
+        f'<label class="explorable-field"><span>{words["w_o"]}</span>'
+        f"<select data-w-o disabled>{maps}</select></label></div>"
+    )
+    tokens = [sub("x", i + 1) for i in range(3)]
+    dims = [str(j + 1) for j in range(4)]
+
+    def head_of(j: int, heads: int) -> int:
+        return j // (4 // heads)
+
+    def q_cell(i, j, v, attrs):
+        return (
+            f'<td{attrs} data-head="{head_of(j, h)}" data-value="{value(v)}">'
+            f"{fmt(v, 2)}</td>"
+        )
+
+    q = matrix("q", words["q"], st["q"], 2, tokens, dims, cell=q_cell)
+    keys = [sub("k", j + 1) for j in range(3)]
+    weights = "".join(
+        matrix(
+            f"weights{i}",
+            message(words["weights"], i=str(i + 1)),
+            st["weights"][i] if i < h else [],
+            3,
+            tokens,
+            keys,
+        ).replace("<table ", f"<table{'' if i < h else ' hidden'} ", 1)
+        for i in range(most)
+    )
+    terms = "".join(
+        matrix(
+            f"term{i}",
+            message(words["term"], i=str(i + 1)),
+            st["terms"][i] if i < h else [],
+            3,
+            tokens,
+            dims,
+        ).replace("<table ", f"<table{'' if i < h else ' hidden'} ", 1)
+        for i in range(most)
+    )
+    out = matrix("output", words["output"], st["output"], 3, tokens, dims)
+    concat = matrix("concat", words["concat"], st["concat"], 3, tokens, dims)
+    inner = (
+        f'<div data-data="{esc(json.dumps(data))}" hidden></div>{controls}'
+        f'<div class="explorable-tables">{q}{weights}</div>'
+        f'<div class="explorable-tables">{concat}{terms}{out}</div>'
+        f"{status(message(words['status'], h=str(h), d_k=str(4 // h)))}"
+        f"{templates(words, 'status')}"
+    )
+    return frame("heads", words, inner)
+
+
 RENDERERS = {
+    "heads": render_heads,
     "online": render_online,
     "rope": render_rope,
     "softmax": render_softmax,

@@ -362,3 +362,45 @@ def test_online_softmax(load) -> None:
     s[0] = -2.5
     agrees(4)
     assert not watch.problems(), watch.problems()
+
+
+def test_heads(load) -> None:
+    page, watch, root = load("multi-head", "heads")
+
+    def agrees(h: int, w_o: str) -> dict:
+        state = explorables.heads_state(h, w_o)
+        compare(page, "heads", "q", state["q"])
+        for i in range(max(explorables.HEAD_COUNTS)):
+            tables = root.locator(
+                f'[data-matrix="weights{i}"], [data-matrix="term{i}"]'
+            )
+            assert tables.nth(0).is_visible() == (i < h)
+            assert tables.nth(1).is_visible() == (i < h)
+            if i < h:
+                compare(page, "heads", f"weights{i}", state["weights"][i])
+                compare(page, "heads", f"term{i}", state["terms"][i])
+        compare(page, "heads", "concat", state["concat"])
+        compare(page, "heads", "output", state["output"])
+        # Concat(head_1, ..., head_h) W^O = sum_i head_i W^O_i
+        assert np.allclose(np.sum(state["terms"], axis=0), state["output"], atol=1e-12)
+        heads_of = page.evaluate(
+            """() => [...document.querySelectorAll(
+                '[data-matrix="q"] tr[data-i="0"] td')].map(td => td.dataset.head)"""
+        )
+        assert heads_of == [str(j // (4 // h)) for j in range(4)]
+        return state
+
+    agrees(2, "mixing")  # the default state: the page's two heads
+    root.locator("select[data-h]").select_option("1")  # the page's prediction
+    state = agrees(1, "mixing")
+    assert [explorables.fmt(a, 3) for a in state["weights"][0][0]] == [
+        "0.274",
+        "0.452",
+        "0.274",
+    ]
+    root.locator("select[data-h]").select_option("4")
+    agrees(4, "mixing")
+    root.locator("select[data-w-o]").select_option("identity")
+    agrees(4, "identity")
+    assert "d" in status(page, "heads") and "1" in status(page, "heads")
+    assert not watch.problems(), watch.problems()
