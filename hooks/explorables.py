@@ -428,11 +428,10 @@ def render_example(words: dict) -> str:
         )
 
     def pick(i, j, v, attrs):
-        name = esc(message(words["pick"], i=str(i + 1), j=str(j + 1)))
+        # Named by its number, in the table's row z_i and column j.
         return (
             f'<td{attrs}><button type="button" aria-pressed="false" '
-            f'aria-label="{name}" data-value="{value(v)}" disabled>'
-            f"{fmt(v, 3)}</button></td>"
+            f'data-value="{value(v)}" disabled>{fmt(v, 3)}</button></td>'
         )
 
     rows = lambda s: [sub(s, i + 1) for i in range(n)]  # noqa: E731
