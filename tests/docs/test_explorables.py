@@ -128,3 +128,13 @@ def test_each_page_adds_under_60_kib_of_javascript(name: str) -> None:
     assert size < 60 * 1024, size
     imports = re.findall(r'from "\./([\w.]+)"', scripts[0].read_text("utf-8"))
     assert imports == ["core.js"]  # nothing else, and nothing from another host
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_simplified_words_keep_no_traditional_character(name: str) -> None:
+    import opencc
+
+    t2s = opencc.OpenCC("t2s")
+    for key, text in explorables.words_for(name, "zh-Hans").items():
+        plain = re.sub(r"<[^>]+>", "", text)
+        assert t2s.convert(plain) == plain, (name, key, plain)
