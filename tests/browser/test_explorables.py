@@ -35,19 +35,21 @@ READ_TABLE = """([name, key]) => {
     });
 }"""
 
-#: Layout shifts of the load that no input caused (CLS's sources), of the
-#: article's content: what the figure could move. (The header's own shifts,
-#: such as the language selector's, are the theme's, and bench measures them.)
-LAYOUT_SHIFT = """() => new Promise(resolve => {
+#: Layout shifts of the load that no input caused (CLS's sources) that the
+#: figure could have caused: of the figure itself or of what follows it. (A
+#: late image above it moves what is below, the figure included; a shift of
+#: nodes above the figure is never the figure's.) Every shift is listed, and
+#: the first number of each counts.
+LAYOUT_SHIFT = """figure => new Promise(resolve => {
     const shifts = [];
-    const article = document.querySelector("article");
+    const mine = n => n === figure || figure.contains(n)
+        || (figure.compareDocumentPosition(n) & Node.DOCUMENT_POSITION_FOLLOWING);
     new PerformanceObserver(list => {
         for (const entry of list.getEntries()) {
             const nodes = entry.sources.map(s => s.node).filter(Boolean);
             const names = nodes.map(n => n.nodeName + "." + n.className);
-            const inside = nodes.some(n => article.contains(n));
             if (!entry.hadRecentInput)
-                shifts.push([inside ? entry.value : 0, entry.value, names]);
+                shifts.push([nodes.some(mine) ? entry.value : 0, entry.value, names]);
         }
     }).observe({type: "layout-shift", buffered: true});
     requestAnimationFrame(() => requestAnimationFrame(() => resolve(shifts)));
@@ -55,6 +57,27 @@ LAYOUT_SHIFT = """() => new Promise(resolve => {
 
 
 SCIENTIFIC = re.compile(r"(\S+) × 10(\S+)")
+
+
+#: The figure's height as the script left it, and as the page was built (the
+#: page's own HTML fetched again, its figure laid out at the same width off
+#: screen): equal, so starting the script moved nothing, wherever the figure
+#: was on the screen.
+HEIGHTS = """async figure => {
+    const html = await (await fetch(location.href)).text();
+    const built = new DOMParser().parseFromString(html, "text/html")
+        .querySelector(`.explorable[data-explorable="${figure.dataset.explorable}"]`);
+    const clone = document.importNode(built, true);
+    for (const e of [clone, ...clone.querySelectorAll("[id]")]) e.removeAttribute("id");
+    Object.assign(clone.style, {position: "absolute", left: "-10000px", top: "0",
+        boxSizing: "border-box", width: figure.offsetWidth + "px"});
+    clone.removeAttribute("data-explorable");
+    figure.parentElement.append(clone);
+    const heights = [figure.getBoundingClientRect().height,
+                     clone.getBoundingClientRect().height];
+    clone.remove();
+    return heights;
+}"""
 
 
 def number(text: str) -> float:
@@ -127,8 +150,12 @@ def load(open_page):
         page.set_default_timeout(TIMEOUT)
         root = page.locator(f'.explorable[data-explorable="{name}"]')
         page.locator(f'.explorable[data-explorable="{name}"][data-ready]').wait_for()
-        shifts = page.evaluate(LAYOUT_SHIFT)
+        shifts = root.evaluate(LAYOUT_SHIFT)
         assert sum(shift[0] for shift in shifts) < 0.01, shifts
+        for width in (1280, 390):  # a desktop, then a phone
+            page.set_viewport_size({"width": width, "height": 900})
+            mounted, built = root.evaluate(HEIGHTS)
+            assert abs(mounted - built) < 1, (width, mounted, built)
         assert root.get_attribute("aria-labelledby")
         assert root.locator('[aria-live="polite"]').count() == 1
         return page, watch, root
