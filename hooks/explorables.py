@@ -168,13 +168,16 @@ def matrix(
 
 def frame(name: str, words: dict, inner: str) -> str:
     """The explorable's box: title, content, live status, no-script note."""
+    # A <section> (a group, not a landmark) holding no other <section>: the
+    # search leaves out an element by its tag, up to the first end tag of
+    # that name, so the figure's own <div>s must not end its exclusion.
     return (
-        f'<div class="explorable" data-explorable="{name}" id="explorable-{name}" '
+        f'<section class="explorable" data-explorable="{name}" id="explorable-{name}" '
         f'role="group" aria-labelledby="explorable-{name}-title" data-search-exclude>'
         f'<p class="explorable-title" id="explorable-{name}-title">{words["title"]}</p>'
         f"{inner}"
         f"<noscript><p>{words['static']}</p></noscript>"
-        "</div>"
+        "</section>"
     )
 
 

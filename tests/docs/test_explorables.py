@@ -85,7 +85,8 @@ def test_each_explorable_is_on_one_page_the_same_in_both_editions(name: str) -> 
 @pytest.mark.parametrize("name", NAMES)
 def test_default_state_is_drawn_in_every_language(name: str, language: str) -> None:
     figure = explorables.render(name, language)
-    assert figure.startswith(f'<div class="explorable" data-explorable="{name}"')
+    assert figure.startswith(f'<section class="explorable" data-explorable="{name}"')
+    assert figure.count("<section") == 1  # the search leaves all of it out
     assert "<noscript>" in figure and "aria-live" in figure
     assert "data-search-exclude" in figure
     # Every control has a name: a label around it, or aria-label.
@@ -138,3 +139,14 @@ def test_simplified_words_keep_no_traditional_character(name: str) -> None:
     for key, text in explorables.words_for(name, "zh-Hans").items():
         plain = re.sub(r"<[^>]+>", "", text)
         assert t2s.convert(plain) == plain, (name, key, plain)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_search_leaves_the_figure_out(name: str) -> None:
+    """Its numbers and controls are no text to search (Material's own parser)."""
+    from material.plugins.search.plugin import Parser
+
+    parser = Parser()
+    parser.feed(f'<h1 id="t">T</h1><p>a</p>{explorables.render(name, "ja")}<p>b</p>')
+    parser.close()
+    assert "".join("".join(s.text) for s in parser.data) == "<p>a</p><p>b</p>"
