@@ -28,12 +28,14 @@ def figure(labels: dict) -> Figure:
     colours = palette()
     text(ax, 4, 12, labels["title"], ha="left")
     names = (labels["attention"], labels["rnn"], labels["lstm"])
-    for row, (fill, name, formula) in enumerate(zip(FILLS, names, FORMULAS)):
+    for row, (fill, name, formula) in enumerate(
+        zip(FILLS, names, FORMULAS, strict=True)
+    ):
         legend(ax, 4, 36 + 20 * row, [(fill, f"{name}{formula}")])
     counts = [multiplications(n) for n in LENGTHS]
     top = max(max(group) for group in counts) / UNIT
     baseline, height, width, gap = 300, 170, 28, 4
-    for g, (n, group) in enumerate(zip(LENGTHS, counts)):
+    for g, (n, group) in enumerate(zip(LENGTHS, counts, strict=True)):
         left = 20 + g * 122
         for j, count in enumerate(group):
             bars(
@@ -59,7 +61,14 @@ def figure(labels: dict) -> Figure:
                 linewidth=1.2,
                 linestyle=(0, (4, 3)),
             )
-            text(ax, middle, y - 22, labels["equal"], va="bottom", color=colours["accent"])
+            text(
+                ax,
+                middle,
+                y - 22,
+                labels["equal"],
+                va="bottom",
+                color=colours["accent"],
+            )
     return fig
 
 

@@ -53,7 +53,9 @@ def contrast(a, b) -> float:
 def over(rgba, background) -> tuple[float, float, float]:
     """``rgba`` painted over the opaque ``background``."""
     *rgb, alpha = rgba
-    return tuple(alpha * c + (1 - alpha) * b for c, b in zip(rgb, background))
+    return tuple(
+        alpha * c + (1 - alpha) * b for c, b in zip(rgb, background, strict=True)
+    )
 
 
 def texts_and_backgrounds(kind: str, name: str, language: str, name_of_theme: str):
@@ -83,7 +85,7 @@ def texts_and_backgrounds(kind: str, name: str, language: str, name_of_theme: st
         patch = pixels[y0:y1, x0:x1].reshape(-1, 4)
         if not len(patch):  # outside the figure: not shown
             continue
-        (common, _), = Counter(map(tuple, patch)).most_common(1)
+        ((common, _),) = Counter(map(tuple, patch)).most_common(1)
         behind = over(np.array(common) / 255, page)
         yield t.get_text(), over(colour, behind), behind
 

@@ -226,7 +226,6 @@ def test_gradient_saturation_figure_draws_the_table_of_its_example() -> None:
     assert np.all(drawn["total"][0] > 2 * drawn["total"][1])  # the sum: does not
 
 
-
 def test_layer_cost_figure_draws_the_counts_the_page_states() -> None:
     """4nd^2 + 2n^2 d, 2nd^2 and 8nd^2 at d = 512, in 10^8: the page's
     3.4, 1.3 and 5.4 at n = 256; the attention layer and the LSTM equal at 2d."""
@@ -242,6 +241,7 @@ def test_layer_cost_figure_draws_the_counts_the_page_states() -> None:
         for value in ("3.4", "1.3", "5.4"):
             assert f"約 {value} {unit}" in page, (language, value)
         assert r"n = 2d = 1024" in page, language
+
 
 # --- the pages ----------------------------------------------------------------
 
