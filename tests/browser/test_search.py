@@ -90,7 +90,7 @@ ABSENT = {
     "ja": ["程式碼", "範例"],  # Traditional Chinese
     "zh-Hant": ["コード", "です"],  # kana
     # kana, and Taiwanese words that the conversion replaced
-    "zh-Hans": ["コード", "です", "程式碼", "遮罩"],
+    "zh-Hans": ["コード", "です", "程式碼", "記憶體"],
 }
 #: Terms of another language that only the glossary page names: the
 #: glossary gives each term in a second language on purpose (the Traditional
