@@ -26,8 +26,10 @@ made from the page while the book is built, so it never drifts from it:
 - **The package's source** that a page shows to be read (``src/…``) stays a
   code block of a Markdown cell: running it would only redefine the package.
 - **Interactive figures** (``<div class="explorable" …>``) need the book's
-  page and its script: the notebook says where to find each one, by its
-  title, with a link to it on the online page.
+  page and its script: the notebook shows the figure as the page draws it
+  before any script runs (its default state: tables and numbers, each control
+  as the value it holds), with a sentence that names it and links to it on
+  the online page, where the reader can move it.
 - **Exercises** stay where they are, and their solutions (``??? success``)
   move to a last section of their own, so the reader can try first.
 - The first code cell imports the book's package, and installs it from the
@@ -443,7 +445,9 @@ class Converter:
         if source != self.language:
             title = to_simplified_text(title)
         url = f"{self.page_url}#explorable-{name}"
-        return self.words["explorable"].format(title=title, url=url)
+        sentence = self.words["explorable"].format(title=title, url=url)
+        # The figure itself comes from the built page (``on_post_page``).
+        return f"{sentence}\n\n<!-- explorable:{name} -->"
 
     def code_block(self, info: str, block: list[str], where: str) -> list[dict] | None:
         language = info.split()[0] if info.split() else ""
@@ -645,7 +649,7 @@ def on_page_markdown(markdown, page, config, files):
     notebook = Converter(page, config, files).notebook(markdown, repo_url)
     page.notebook = {
         "name": name,
-        "json": json.dumps(notebook, ensure_ascii=False, indent=1) + "\n",
+        "notebook": notebook,
         "colab": colab_url(repo_url, config.theme["language"], name),
     }
     return markdown
@@ -687,10 +691,65 @@ def on_page_content(html: str, page, config, files) -> str:
     return head + found + "\n" + block + tail
 
 
+#: Where a notebook's cell takes an interactive figure from the built page.
+EXPLORABLE_MARK = re.compile(r"<!-- explorable:(?P<name>[a-z_]+) -->")
+#: What a figure's default state becomes in a notebook, which runs no script:
+#: controls become the values they hold.
+STATIC = [
+    (re.compile(r"<(script|style)\b.*?</\1>", re.DOTALL), ""),
+    # What the default state hides (rows of a larger matrix, later steps).
+    (
+        re.compile(
+            r"<(table|tr|th|td|div|span)\b[^>]*\shidden(?=[\s>])[^>]*>.*?</\1>",
+            re.DOTALL,
+        ),
+        "",
+    ),
+    (re.compile(r"</?noscript>"), ""),
+    (re.compile(r'<input\b[^>]*type="checkbox"[^>]*\bchecked\b[^>]*>'), "\u2611"),
+    (re.compile(r'<input\b[^>]*type="checkbox"[^>]*>'), "\u2610"),
+    (re.compile(r'<input\b[^>]*\bvalue="([^"]*)"[^>]*>'), r" \1"),
+    (re.compile(r"<input\b[^>]*>"), ""),
+    (
+        re.compile(r"<select\b[^>]*>.*?</select>", re.DOTALL),
+        lambda m: (
+            re.search(r"<option\b[^>]*\bselected\b[^>]*>(.*?)</option>", m[0])
+            or re.search(r"<option\b[^>]*>(.*?)</option>", m[0])
+        )[1],
+    ),
+    (re.compile(r"</?(button|label|span)\b[^>]*>"), " "),
+    (re.compile(r"\sdisabled(?=[\s>])"), ""),
+]
+
+
+def static_figure(output: str, name: str) -> str:
+    """The explorable ``name`` of a built page, as a notebook can show it."""
+    found = re.search(
+        rf'<section class="explorable"[^>]*\bid="explorable-{name}".*?</section>',
+        output,
+        re.DOTALL,
+    )
+    if found is None:
+        raise PluginError(f"no explorable {name!r} on the built page")
+    html = found[0]
+    for pattern, replacement in STATIC:
+        html = pattern.sub(replacement, html)
+    # One line per tag: Markdown ends an HTML block at a blank line.
+    return re.sub(r"\n\s*\n", "\n", html)
+
+
 def on_post_page(output: str, page, config) -> str:
     notebook = getattr(page, "notebook", None)
     if notebook:
+        for cell in notebook["notebook"]["cells"]:
+            source = "".join(cell["source"])
+            if cell["cell_type"] == "markdown" and EXPLORABLE_MARK.search(source):
+                source = EXPLORABLE_MARK.sub(
+                    lambda m: static_figure(output, m["name"]), source
+                )
+                cell["source"] = source
         folder = Path(config.site_dir) / Path(page.file.dest_uri).parent
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / notebook["name"]).write_text(notebook["json"], encoding="utf-8")
+        text = json.dumps(notebook["notebook"], ensure_ascii=False, indent=1) + "\n"
+        (folder / notebook["name"]).write_text(text, encoding="utf-8")
     return output

@@ -205,7 +205,13 @@ def test_an_interactive_figure_is_a_link_to_its_page(site, language) -> None:
     for name, chapter in EXPLORABLES.items():
         cells = load(site, language, f"{chapter}.md").cells
         prose = "\n".join(c.source for c in cells if c.cell_type == "markdown")
-        assert 'class="explorable"' not in prose, (name, "placeholder left")
+        assert '<div class="explorable"' not in prose, (name, "placeholder left")
+        # The figure's default state, its controls as the values they hold.
+        figure = re.search(
+            rf'<section [^>]*id="explorable-{name}".*?</section>', prose, re.S
+        )
+        assert figure and "<table" in figure[0], name
+        assert not re.search(r"<(input|select|button|script)\b", figure[0]), name
         links = re.findall(rf"\[[^\]]+\]\((\S+)#explorable-{name}\)", prose)
         assert len(links) == 1, (name, links)
         assert links[0].startswith("http") and links[0].endswith(
