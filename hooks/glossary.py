@@ -88,12 +88,20 @@ def glossary_table(language: str, docs_dir: Path) -> str:
     return f'<div class="book-glossary" markdown>\n\n{table}\n\n</div>'
 
 
+#: Words of the pages' titles that jieba's dictionaries cut in two (線性/代數):
+#: the search finds a title as the reader types it only if the index holds
+#: its words whole (the query is cut along the index's words, hooks/search.py).
+TITLE_WORDS = ("線性代數", "物件導向")
+
+
 def on_config(config):
     language = config.theme["language"]
     if language.startswith("zh"):
         from material.plugins.search import plugin as search_plugin
 
         text, _ = converters(language)
+        for word in TITLE_WORDS:
+            search_plugin.jieba.add_word(text(word))
         for entry in load_glossary():
             for word in variants(text(entry[DERIVED.get(language, language)])):
                 if HAN_ONLY.match(word):

@@ -25,6 +25,9 @@ made from the page while the book is built, so it never drifts from it:
   code cell is the same in every edition, so it carries no words.
 - **The package's source** that a page shows to be read (``src/…``) stays a
   code block of a Markdown cell: running it would only redefine the package.
+- **Interactive figures** (``<div class="explorable" …>``) need the book's
+  page and its script: the notebook says where to find each one, by its
+  title, with a link to it on the online page.
 - **Exercises** stay where they are, and their solutions (``??? success``)
   move to a last section of their own, so the reader can try first.
 - The first code cell imports the book's package, and installs it from the
@@ -51,9 +54,12 @@ import textwrap
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+import yaml
 from mkdocs.exceptions import PluginError
 
 from attention_book import snippets
+from attention_book.editions import DERIVED
+from attention_book.zh_hans import to_simplified_text
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK_CSS = ROOT / "overrides" / "assets" / "stylesheets" / "book.css"
@@ -87,6 +93,7 @@ WORDS = {
         "solutions_intro": (
             "上の練習問題の解答です。まず自分で解いてから読んでください。"
         ),
+        "explorable": "動かせる図「{title}」は、[本のページ]({url})にあります。",
     },
     "zh-Hant": {
         "intro": (
@@ -109,6 +116,7 @@ WORDS = {
         "colab": "在 Colab 中開啟",
         "solutions": "練習題解答",
         "solutions_intro": "以下是上面練習題的解答。請先自己試著做，再來看解答。",
+        "explorable": "可以動手操作的圖「{title}」在[本書的網頁]({url})上。",
     },
 }
 WORDS["zh-Hans"] = {
@@ -131,6 +139,7 @@ WORDS["zh-Hans"] = {
     "colab": "在 Colab 中打开",
     "solutions": "练习题解答",
     "solutions_intro": "以下是上面练习题的解答。请先自己试着做，再来看解答。",
+    "explorable": "可以动手操作的图“{title}”在[本书的网页]({url})上。",
 }
 
 FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
@@ -147,6 +156,11 @@ FIGURE_IMAGE = re.compile(
     r"(?P<path>assets/(?P<kind>plots|diagrams)/[\w-]+\.svg)#only-light\)"
 )
 FIGURE_NUMBER = re.compile(r'<span class="book-figure-number">([^<]*)</span>')
+#: An interactive figure's placeholder (hooks/explorables.py draws it on the page).
+EXPLORABLE = re.compile(
+    r'^<div class="explorable" data-explorable="(?P<name>[a-z_]+)"></div>$'
+)
+EXPLORABLES = ROOT / "docs_src" / "explorables"
 PLOT_IMAGE = re.compile(r"^!\[[^\]]*\]\((?:\.\./)*assets/plots/[^)]*\)[ \t]*$")
 LINK = re.compile(r"(?<!!)\[(?P<text>(?:[^\[\]]|\[[^\]]*\])*)\]\((?P<url>[^)\s]+)\)")
 HTML_HREF = re.compile(r'(\bhref=")([^"]*)(")')
@@ -403,6 +417,11 @@ class Converter:
                 cells.append(self.figure(lines[i : end + 1], where))
                 i = end + 1
                 continue
+            explorable = EXPLORABLE.match(line.strip())
+            if explorable:
+                prose.append(self.explorable(explorable["name"]))
+                i += 1
+                continue
             if PLOT_IMAGE.match(line):  # the plot's cell draws it
                 i += 1
                 continue
@@ -415,6 +434,16 @@ class Converter:
             i += 1
         flush()
         return cells
+
+    def explorable(self, name: str) -> str:
+        """Where the reader finds an interactive figure: its page, online."""
+        source = DERIVED.get(self.language, self.language)
+        words = yaml.safe_load((EXPLORABLES / f"{name}.yml").read_text("utf-8"))
+        title = words[source]["title"]
+        if source != self.language:
+            title = to_simplified_text(title)
+        url = f"{self.page_url}#explorable-{name}"
+        return self.words["explorable"].format(title=title, url=url)
 
     def code_block(self, info: str, block: list[str], where: str) -> list[dict] | None:
         language = info.split()[0] if info.split() else ""

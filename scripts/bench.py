@@ -9,8 +9,9 @@ Prints a table and writes it as JSON (default ``bench/results.json``):
   cache: bytes transferred (raw and gzip), number of requests, first
   contentful paint, largest contentful paint and cumulative layout shift;
   the table shows each edition's heaviest chapter page (most gzip bytes),
-  and each edition's search index (which a page fetches only when its reader
-  turns to the search);
+  the bytes each page with an interactive figure adds for its scripts
+  (``assets/explorables/``, gzip), and each edition's search index (which a
+  page fetches only when its reader turns to the search);
 - the test suite as ``make test`` runs it, and its quick tier (``make quick``):
   pytest's own time, the wall time, the machine's CPU time, and the test
   time of each part of the suite;
@@ -133,7 +134,14 @@ def page_weight(site: Path, base_url: str) -> dict[str, dict]:
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
                 page = context.new_page()
                 bodies: list[bytes] = []
-                page.on("response", lambda r, b=bodies: b.append(r.body()))
+                added: list[bytes] = []  # an interactive figure's scripts
+
+                def on_response(r, b=bodies, a=added):
+                    b.append(r.body())
+                    if "/assets/explorables/" in r.url:
+                        a.append(b[-1])
+
+                page.on("response", on_response)
                 page.goto(base_url + path, wait_until="load")
                 paint = page.evaluate(PAINT)
                 page.wait_for_load_state("networkidle")
@@ -146,6 +154,7 @@ def page_weight(site: Path, base_url: str) -> dict[str, dict]:
                         "fcp_ms": round(paint["fcp"] or 0, 1),
                         "lcp_ms": round(paint["lcp"] or 0, 1),
                         "cls": round(paint["cls"], 4),
+                        "explorables_gzip": sum(len(gzip.compress(b)) for b in added),
                     }
                 )
                 context.close()
@@ -355,6 +364,13 @@ def table(results: dict) -> str:
                 f"{row['bytes_raw'] / 1024:>9.1f} {row['bytes_gzip'] / 1024:>9.1f} "
                 f"{row['fcp_ms']:>7.0f} {row['lcp_ms']:>7.0f} {row['cls']:>7.4f}"
             )
+    for edition in results["pages"].values():
+        for row in edition["all"]:
+            if row.get("explorables_gzip"):
+                lines.append(
+                    f"{row['page']:28} {'':>8} {'figure JS':>9} "
+                    f"{row['explorables_gzip'] / 1024:>9.1f}"
+                )
     for language, edition in results["pages"].items():
         index = edition["search_index"]
         lines.append(

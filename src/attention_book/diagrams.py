@@ -80,13 +80,13 @@ FILLS = {
         "mask": "#5f5f5f",
         "keep": "#1c7a76",
         "box": "#33363f",
-        "highlight": "#7a6420",
+        "highlight": "#76601e",
         "accent": "#fdba74",
         "head1": "#1e4f86",
         "head2": "#6b5412",
         "token1": "#2a2d34",
         "token2": "#474c59",
-        "token3": "#666d7c",
+        "token3": "#5d6372",
     },
 }
 

@@ -11,6 +11,12 @@ The term rules are made at every run from ``docs_src/glossary.yml`` (each
 entry's ``avoid`` words, ``glossary.prh_rules``) into a temporary folder: the
 glossary stays their one source and nothing generated is committed.
 
+The figures' words (the ``ja:`` and ``zh-Hant:`` entries of
+``docs_src/diagrams/labels.yml`` and ``docs_src/plots/labels.yml``: captions,
+alt texts and drawn labels) are checked against the same term rules
+(``label_findings``), in Python: a rule is a literal word, as prh matches it,
+and a finding names the line of the YAML file.
+
 The linters read a *lint view* of each page (``lint_view``), line for line the
 same as the page, so that a finding's line is the page's: code blocks, maths,
 ``--8<--`` includes, HTML lines and attribute lists ``{ #id }`` are blanked or
@@ -37,9 +43,11 @@ from pathlib import Path
 import yaml
 
 from . import ROOT
-from .glossary import LANGUAGES, prh_rules
+from .glossary import LANGUAGES, prh_rules, term_rules
 
 DOCS = ROOT / "docs"
+#: The words of the figures drawn at build time, per language.
+LABELS = [ROOT / "docs_src" / kind / "labels.yml" for kind in ("diagrams", "plots")]
 CONFIG = ROOT / "lint"
 NODE_BIN = ROOT / "node_modules" / ".bin"
 
@@ -351,6 +359,71 @@ def _change(line: str, fixed: str, column: int) -> str:
     return f": 「{before}」 -> 「{after}」"
 
 
+def _scalars(node: yaml.Node) -> list[yaml.ScalarNode]:
+    if isinstance(node, yaml.ScalarNode):
+        return [node]
+    if isinstance(node, yaml.SequenceNode):
+        return [s for item in node.value for s in _scalars(item)]
+    if isinstance(node, yaml.MappingNode):
+        return [s for _, value in node.value for s in _scalars(value)]
+    return []
+
+
+def label_findings(
+    languages: tuple[str, ...] = LANGUAGES, files: list[Path] | None = None
+) -> list[Finding]:
+    """The glossary's term rules over the figures' words: every avoided word
+    in a ``ja:`` or ``zh-Hant:`` string of the labels files (a figure's
+    caption, alt text and drawn labels), at its line in the file."""
+    findings = []
+    for language in languages:
+        rules = [
+            (word, expected)
+            for expected, words in term_rules(language)
+            for word in words
+        ]
+        for path in files if files is not None else LABELS:
+            text = path.read_text("utf-8")
+            root = yaml.compose(text, Loader=yaml.SafeLoader)
+            for _, figure in root.value if root is not None else []:
+                for key, value in getattr(figure, "value", []):
+                    if key.value != language:
+                        continue
+                    for scalar in _scalars(value):
+                        for word, expected in rules:
+                            for match in re.finditer(re.escape(word), scalar.value):
+                                message = f"{word} => {expected}"
+                                findings.append(
+                                    _label_finding(
+                                        path, text, scalar, match.start(), message
+                                    )
+                                )
+    return sorted(findings, key=lambda f: (f.path, f.line, f.column, f.rule))
+
+
+def _label_finding(
+    path: Path, text: str, scalar: yaml.ScalarNode, index: int, message: str
+) -> Finding:
+    """A finding at ``index`` of ``scalar``'s text: its line in the file (exact
+    for a one-line or a literal block string, the string's first line for a
+    folded one)."""
+    start = scalar.start_mark
+    line, column = start.line + 1, start.column + 1 + index
+    if scalar.style in ('"', "'"):
+        column += 1
+    elif scalar.style == "|":
+        before = scalar.value[:index]
+        line += 1 + before.count("\n")
+        in_file = text.split("\n")[line - 1]
+        indent = len(in_file) - len(in_file.lstrip(" "))
+        column = indent + index - (before.rfind("\n") + 1) + 1
+    try:
+        name = path.relative_to(ROOT).as_posix()
+    except ValueError:
+        name = path.as_posix()
+    return Finding(name, line, column, "glossary-terms", message)
+
+
 def missing_tools() -> str | None:
     """Why the linters cannot run here, or None."""
     if not shutil.which("node"):
@@ -369,7 +442,9 @@ def lint(
     languages: tuple[str, ...] = LANGUAGES, only: set[str] | None = None
 ) -> list[Finding]:
     """Every finding of every linter over the pages of ``languages`` (only
-    the pages named in ``only``, file names such as masks.md, if given)."""
+    the pages named in ``only``, file names such as masks.md, if given), and
+    of the term rules over the figures' words (unless ``only`` leaves out
+    ``labels.yml``)."""
     with tempfile.TemporaryDirectory(prefix="prose-lint-") as tmp:
         folder = Path(tmp)
         names: dict[str, str] = {}
@@ -389,12 +464,15 @@ def lint(
             for collect, process in running
             for finding in collect(process, names)
         ]
+    if only is None or "labels.yml" in only:
+        findings += label_findings(languages)
     return sorted(findings, key=lambda f: (f.path, f.line, f.column, f.rule))
 
 
 def main(argv: list[str] | None = None) -> int:
     """``prose_lint [ja] [zh-Hant] [page.md ...]``: the languages (both if
-    none is named) and the pages (all if none is named) to lint."""
+    none is named) and the pages (all if none is named, with the figures'
+    words; ``labels.yml`` names these) to lint."""
     args = argv if argv is not None else sys.argv[1:]
     languages = tuple(a for a in args if a in LANGUAGES) or LANGUAGES
     only = {Path(a).name for a in args if a not in LANGUAGES} or None

@@ -101,16 +101,16 @@ def check_results(
         ),
         (  # a blank line ends the block; hidden output leaves no line
             "zh-Hant/masks/",
-            "# the naive computation",
+            "# exp(-inf) / sum exp(-inf) = 0 / 0",
             'with np.errstate(invalid="ignore"):\n'
             "    e = np.exp(s - s.max(axis=1, keepdims=True))\n"
             "    naive = e / e.sum(axis=1, keepdims=True)\n\n"
-            "print(np.round(naive, 3))\n\n# the book's convention",
+            "print(np.round(naive, 3))\n\n# A_2j = 0, z_2 = 0",
         ),
         (  # a traceback is output too, its "  ..." line included
             "zh-Hant/package/",
-            "# d_k differs",
-            "attention_weights(q, np.ones((3, 5)))  # d_k differs\n\n#",
+            "# d_k: 4 != 5",
+            "attention_weights(q, np.ones((3, 5)))  # d_k: 4 != 5\n\n#",
         ),
     ],
     ids=["continuation", "blank-line", "traceback"],

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import ast
 import io
+import keyword
 import re
 import tokenize
 from pathlib import Path
@@ -116,10 +117,15 @@ def source_of(info: str, text: str) -> str:
 
 
 def names_of(source: str) -> set[str]:
+    """The names the code defines or uses. Python's keywords are not names: a
+    comment's "from", "in" or "and" is an English word even if the code has
+    ``from attention_docs import …``."""
     found = set()
     try:
         for token in tokenize.generate_tokens(io.StringIO(source + "\n").readline):
-            if token.type == tokenize.NAME:
+            if token.type == tokenize.NAME and not (
+                keyword.iskeyword(token.string) or keyword.issoftkeyword(token.string)
+            ):
                 found.add(token.string)
     except (tokenize.TokenError, SyntaxError):
         pass
@@ -291,6 +297,15 @@ def test_symbols_are_allowed(comment: str) -> None:
 )
 def test_words_are_prose(comment: str, words: list[str]) -> None:
     assert prose_words(comment) == words
+
+
+def test_a_keyword_of_the_code_is_still_a_word_in_a_comment() -> None:
+    source = "from attention_docs import softmax\nq = x @ w_q  # Q from X\n"
+    names = names_of(source)
+    assert {"x", "w_q", "softmax"} <= names
+    assert "from" not in names and "import" not in names
+    assert prose_words("head_1: Q from X, K, V from Y", names) == ["from", "from"]
+    assert prose_words("head_1: Q = X W_Q;  K, V = Y W_K, Y W_V", names) == []
 
 
 def test_comments_and_docstrings_are_read() -> None:

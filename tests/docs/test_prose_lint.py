@@ -96,3 +96,46 @@ def test_an_avoided_word_never_holds_its_term(monkeypatch) -> None:
     monkeypatch.setattr(glossary, "load_entries", lambda: entries)
     with pytest.raises(Exception, match="holds 本頁"):
         glossary.term_rules("zh-Hant")
+
+
+def test_the_figures_words_follow_the_glossary() -> None:
+    """The captions, alt texts and drawn labels of docs_src/diagrams and
+    docs_src/plots (labels.yml) use the glossary's terms, as the pages do."""
+    findings = prose_lint.label_findings()
+    assert not findings, "\n".join(map(str, findings))
+
+
+def test_the_term_rules_read_every_string_of_a_figure(tmp_path) -> None:
+    labels = tmp_path / "labels.yml"
+    labels.write_text(
+        "\n".join(
+            [
+                "backward:",  # 1
+                "  ja:",
+                "    caption: 前向きの計算と逆伝播",  # 3
+                "  zh-Hant:",
+                "    alt: 上半部是正向傳播。",  # 5
+                "    forward: '正向傳播'",  # 6
+                "    keys: [鍵 1, 傳回值]",  # 7
+                "    note: |",
+                "      第一行",
+                "      函式傳回 Z",  # 10
+                "  other:",
+                "    alt: 正向傳播",  # not a language the book writes
+            ]
+        ),
+        "utf-8",
+    )
+    found = [
+        (f.line, f.column, f.message) for f in prose_lint.label_findings(files=[labels])
+    ]
+    assert found == [
+        (3, 14, "前向きの計算 => 順伝播"),
+        (5, 14, "正向傳播 => 前向傳播"),
+        (6, 15, "正向傳播 => 前向傳播"),
+        (7, 17, "傳回 => 回傳"),
+        (10, 9, "傳回 => 回傳"),
+    ]
+    assert {f.rule for f in prose_lint.label_findings(files=[labels])} == {
+        "glossary-terms"
+    }

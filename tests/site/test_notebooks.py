@@ -23,7 +23,7 @@ import pytest
 from nbclient import NotebookClient
 
 from ..docs.test_exercises import CHAPTERS
-from .helpers import LANGUAGES, parse
+from .helpers import LANGUAGES, ROOT, parse
 
 EXECUTED = "ja"  # the edition whose notebooks run; the others have the same code
 RAW_MATH = re.compile(r"\\\(|\\\)|\\\[|\\\]")
@@ -185,3 +185,32 @@ def test_notebook_runs_and_prints_what_the_page_prints(executed, chapter: str):
         assert ("error" in kinds) == ("error" in expected_kinds), where
         checked += bool(expected)
     assert checked >= 3, f"{chapter}: too few outputs to compare"
+
+
+#: Each interactive figure and the chapter that shows it (read from the pages).
+EXPLORABLES = {
+    match[1]: path.stem
+    for path in sorted((ROOT / "docs" / "ja").glob("*.md"))
+    for match in re.finditer(
+        r'<div class="explorable" data-explorable="([a-z_]+)"></div>',
+        path.read_text(encoding="utf-8"),
+    )
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_an_interactive_figure_is_a_link_to_its_page(site, language) -> None:
+    """A notebook cannot run the page's figure: it names it and links to it."""
+    assert len(EXPLORABLES) >= 6
+    for name, chapter in EXPLORABLES.items():
+        cells = load(site, language, f"{chapter}.md").cells
+        prose = "\n".join(c.source for c in cells if c.cell_type == "markdown")
+        assert 'class="explorable"' not in prose, (name, "placeholder left")
+        links = re.findall(rf"\[[^\]]+\]\((\S+)#explorable-{name}\)", prose)
+        assert len(links) == 1, (name, links)
+        assert links[0].startswith("http") and links[0].endswith(
+            f"/{language}/{chapter}/"
+        ), (name, links)
+        # and the page has the figure there
+        page = parse(site / language / chapter / "index.html")
+        assert page.select_one(f"#explorable-{name}") is not None, name

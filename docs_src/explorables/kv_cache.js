@@ -1,0 +1,57 @@
+// The KV cache's size: bytes = 2 · L · h_kv · d_k · n · b · B, with h_kv = h
+// (multi-head), g (grouped-query) or 1 (multi-query); exact integers (BigInt),
+// as kv_cache_bytes computes them.
+import { announce, fmt, message, register, words } from "./core.js";
+
+const UNITS = [["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]];
+
+function inUnits(n) {
+  for (const [unit, size] of UNITS) if (n >= BigInt(size)) return `${fmt(Number(n) / size, 2)} ${unit}`;
+  return `${n} B`;
+}
+
+const grouped = (n) => n.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+
+register("kv_cache", (root) => {
+  const kind = root.querySelector("select[data-kind]");
+  const bytes = root.querySelector("select[data-bytes]");
+  const inputs = [...root.querySelectorAll("input[data-size]")];
+  const groups = root.querySelector('input[data-size="groups"]');
+  const result = (key) => root.querySelector(`[data-result="${key}"]`);
+
+  const set = (key, n, text) => {
+    result(key).dataset.value = String(n);
+    result(key).textContent = text;
+  };
+
+  const update = () => {
+    groups.disabled = kind.value !== "gqa";
+    const size = {};
+    for (const input of inputs) size[input.dataset.size] = Number(input.value);
+    const wrong = inputs.filter((i) => !i.disabled && !(Number.isInteger(size[i.dataset.size]) && size[i.dataset.size] >= 1));
+    const divides = kind.value !== "gqa" || size.heads % size.groups === 0;
+    for (const input of inputs) input.setAttribute("aria-invalid", String(wrong.includes(input)));
+    if (wrong.length || !divides) {
+      for (const key of ["h_kv", "per_token", "total", "total_units"]) set(key, "", "—");
+      return announce(root, words(root, "invalid"));
+    }
+    const hKv = { mha: size.heads, gqa: size.groups, mqa: 1 }[kind.value];
+    const b = BigInt(bytes.value);
+    // 2 (keys and values) · L · h_kv · d_k · b bytes per token of one sequence
+    const perToken = 2n * BigInt(size.layers) * BigInt(hKv) * BigInt(size.d_k) * b;
+    const total = perToken * BigInt(size.tokens) * BigInt(size.batch);
+    set("h_kv", hKv, String(hKv));
+    set("per_token", perToken, inUnits(perToken));
+    set("total", total, grouped(total));
+    set("total_units", total, inUnits(total));
+    announce(root, message(words(root, "status"), { total: inUnits(total), h_kv: hKv }));
+  };
+  for (const control of [kind, bytes, ...inputs]) control.addEventListener("input", update);
+  // One more token decoded: its key and value rows join the cache.
+  root.querySelector("button[data-step]").addEventListener("click", () => {
+    const tokens = root.querySelector('input[data-size="tokens"]');
+    tokens.value = String((Number(tokens.value) || 0) + 1);
+    update();
+  });
+  update();
+});

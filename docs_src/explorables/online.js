@@ -1,0 +1,61 @@
+// Online softmax: the keys in blocks; after each block the running maximum
+// m, the running sum l and the unnormalised output o, rescaled by e^(m − m')
+// whenever the maximum rises. After the last block, o / l = softmax(s) V.
+import { announce, fill, fmt, message, register, resize, softmax, words } from "./core.js";
+
+register("online", (root) => {
+  const V = JSON.parse(root.querySelector("[data-data]").dataset.data);
+  const inputs = [...root.querySelectorAll("input[data-s]")];
+  const block = root.querySelector("select[data-block]");
+  const rows = [...root.querySelectorAll('[data-matrix="steps"] tbody tr')];
+  let shown = 0; // blocks processed so far
+  let steps = [];
+
+  const compute = () => {
+    const s = inputs.map((input) => Number(input.value) || 0);
+    const size = Number(block.value);
+    let [m, l, o] = [-Infinity, 0, V[0].map(() => 0)];
+    steps = [];
+    for (let start = 0; start < s.length; start += size) {
+      const sb = s.slice(start, start + size);
+      const vb = V.slice(start, start + size);
+      const mNew = Math.max(m, ...sb); // m' = max(m, max_j s_j)
+      const rescale = Math.exp(m - mNew); // e^(m − m'), 0 for the first block
+      const e = sb.map((sj) => Math.exp(sj - mNew)); // e^(s_j − m')
+      l = rescale * l + e.reduce((a, b) => a + b, 0); // l' = e^(m − m') l + Σ e^(s_j − m')
+      o = o.map((oc, c) => rescale * oc + e.reduce((sum, ej, j) => sum + ej * vb[j][c], 0));
+      m = mNew;
+      steps.push({ keys: start + sb.length, row: [m, l, ...o, ...o.map((oc) => oc / l)] });
+    }
+    // All scores at once: softmax(s) V.
+    const w = softmax(s);
+    const plain = V[0].map((_, c) => w.reduce((sum, wj, j) => sum + wj * V[j][c], 0));
+    fill(root, "steps", steps.map((step) => step.row), 3);
+    fill(root, "plain", [plain], 4);
+    // Each row is named by t, the number of keys processed so far.
+    rows.forEach((tr, t) => {
+      if (t < steps.length) tr.querySelector("th").textContent = String(steps[t].keys);
+    });
+    resize(root, "steps", steps.length, 6);
+    return plain;
+  };
+
+  const showUpTo = (count) => {
+    shown = Math.min(count, steps.length);
+    rows.forEach((tr, t) => tr.classList.toggle("explorable-later", t >= shown));
+    rows.forEach((tr, t) => tr.classList.toggle("explorable-on", t === shown - 1));
+    if (shown === 0) return announce(root, words(root, "start"));
+    const [m, l, o1, o2, z1, z2] = steps[shown - 1].row;
+    const values = { keys: steps[shown - 1].keys, m: fmt(m, 4), l: fmt(l, 4), z: `(${fmt(z1, 4)}, ${fmt(z2, 4)})` };
+    announce(root, message(words(root, shown === steps.length ? "done" : "step"), values));
+  };
+
+  const restart = () => {
+    compute();
+    showUpTo(0);
+  };
+  for (const control of [...inputs, block]) control.addEventListener("input", restart);
+  root.querySelector("button[data-next]").addEventListener("click", () => showUpTo(shown + 1));
+  root.querySelector("button[data-restart]").addEventListener("click", restart);
+  restart();
+});

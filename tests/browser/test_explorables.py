@@ -1,0 +1,442 @@
+"""The interactive figures, driven as a reader drives them, checked against the package.
+
+One page load per explorable page (Japanese edition): the test sets the
+figure's inputs with the keyboard or the mouse, reads every number the page
+shows, and compares it with what ``attention_docs`` computes for the same
+inputs (``hooks/explorables.py`` holds the same computations, which also draw
+the figure's default state at build time). Each number is compared twice:
+its full value (``data-value``) to float64 rounding, and its shown text to
+the precision it is shown at. The load itself must shift no layout (the
+figure is drawn at build time and the script only fills it in) and leave no
+console error.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from attention_docs import causal_mask, padding_mask
+from hooks import explorables
+
+from .navigation import TIMEOUT
+
+#: The cells of one table of the figure: (i, j) -> (text, data-value, hidden).
+READ_TABLE = """([name, key]) => {
+    const root = document.querySelector(`.explorable[data-explorable="${name}"]`);
+    const table = root.querySelector(`[data-matrix="${key}"]`);
+    return [...table.querySelectorAll("td[data-i]")].map(td => {
+        const el = td.querySelector("[data-value]") || td;
+        return [Number(td.dataset.i), Number(td.dataset.j), el.textContent.trim(),
+                el.dataset.value, td.hidden || td.parentElement.hidden];
+    });
+}"""
+
+#: Layout shifts of the load that no input caused (CLS's sources) that the
+#: figure could have caused: of the figure itself or of what follows it. (A
+#: late image above it moves what is below, the figure included; a shift of
+#: nodes above the figure is never the figure's.) Every shift is listed, and
+#: the first number of each counts.
+LAYOUT_SHIFT = """figure => new Promise(resolve => {
+    const shifts = [];
+    const mine = n => n === figure || figure.contains(n)
+        || (figure.compareDocumentPosition(n) & Node.DOCUMENT_POSITION_FOLLOWING);
+    new PerformanceObserver(list => {
+        for (const entry of list.getEntries()) {
+            const nodes = entry.sources.map(s => s.node).filter(Boolean);
+            const names = nodes.map(n => n.nodeName + "." + n.className);
+            if (!entry.hadRecentInput)
+                shifts.push([nodes.some(mine) ? entry.value : 0, entry.value, names]);
+        }
+    }).observe({type: "layout-shift", buffered: true});
+    requestAnimationFrame(() => requestAnimationFrame(() => resolve(shifts)));
+})"""
+
+
+SCIENTIFIC = re.compile(r"(\S+) × 10(\S+)")
+
+
+#: The figure's height as the script left it, and as the page was built (the
+#: page's own HTML fetched again, its figure laid out at the same width off
+#: screen): equal, so starting the script moved nothing, wherever the figure
+#: was on the screen.
+HEIGHTS = """async figure => {
+    const html = await (await fetch(location.href)).text();
+    const built = new DOMParser().parseFromString(html, "text/html")
+        .querySelector(`.explorable[data-explorable="${figure.dataset.explorable}"]`);
+    const clone = document.importNode(built, true);
+    for (const e of [clone, ...clone.querySelectorAll("[id]")]) e.removeAttribute("id");
+    Object.assign(clone.style, {position: "absolute", left: "-10000px", top: "0",
+        boxSizing: "border-box", width: figure.offsetWidth + "px"});
+    clone.removeAttribute("data-explorable");
+    figure.parentElement.append(clone);
+    const heights = [figure.getBoundingClientRect().height,
+                     clone.getBoundingClientRect().height];
+    clone.remove();
+    return heights;
+}"""
+
+
+def number(text: str) -> float:
+    """A number as the figure shows it: a true minus, ``m × 10^e``, ``∞``."""
+    text = text.replace("\u2212", "-").replace(",", "").strip()
+    if text in ("-∞", "∞"):
+        return -math.inf if text.startswith("-") else math.inf
+    match = SCIENTIFIC.fullmatch(text)
+    if match:
+        return float(match[1]) * 10.0 ** int(match[2])
+    return float(text.split()[0])
+
+
+def digits_of(text: str) -> int:
+    mantissa = text.replace("\u2212", "-").split(" ×")[0]
+    return len(mantissa.partition(".")[2])
+
+
+def check(text: str, full: str, expected: float, where: str) -> None:
+    """``full`` equals ``expected`` to float64 rounding; ``text`` at its precision."""
+    if math.isinf(expected):
+        assert full == "-Infinity" and number(text) == expected, where
+        return
+    assert abs(float(full) - expected) <= 1e-12 * max(1.0, abs(expected)), (
+        f"{where}: {full} != {expected!r}"
+    )
+    shown = number(text)
+    scientific = SCIENTIFIC.fullmatch(text.replace("\u2212", "-").strip())
+    if scientific:  # m × 10^e: the unit of m's last decimal, times 10^e
+        unit = 10.0 ** (int(scientific[2]) - digits_of(scientific[1]))
+    else:
+        unit = 10.0 ** -digits_of(text)
+    assert abs(shown - expected) <= unit / 2 + 1e-12 * max(1.0, abs(expected)), (
+        f"{where}: shows {text}, expected {expected!r}"
+    )
+
+
+def compare(page, name: str, key: str, expected, shape=None) -> None:
+    """Every shown cell of a table equals ``expected`` (hidden cells are not shown)."""
+    expected = np.asarray(expected, dtype=np.float64)
+    seen = set()
+    for i, j, text, full, hidden in page.evaluate(READ_TABLE, [name, key]):
+        inside = i < expected.shape[0] and j < expected.shape[1]
+        assert hidden == (not inside), f"{name}/{key}[{i},{j}] hidden={hidden}"
+        if inside:
+            check(text, full, float(expected[i, j]), f"{name}/{key}[{i},{j}]")
+            seen.add((i, j))
+    assert len(seen) == expected.size, f"{name}/{key}: {len(seen)} of {expected.size}"
+
+
+def result(page, name: str, key: str) -> tuple[str, str]:
+    element = page.locator(
+        f'.explorable[data-explorable="{name}"] [data-result="{key}"]'
+    )
+    return element.inner_text().strip(), element.get_attribute("data-value")
+
+
+def status(page, name: str) -> str:
+    return page.locator(
+        f'.explorable[data-explorable="{name}"] .explorable-status'
+    ).inner_text()
+
+
+@pytest.fixture
+def load(open_page):
+    """Load the Japanese page of an explorable; check the load's shift and errors."""
+
+    def loader(path: str, name: str):
+        page, watch = open_page(f"ja/{path}/")
+        page.set_default_timeout(TIMEOUT)
+        root = page.locator(f'.explorable[data-explorable="{name}"]')
+        page.locator(f'.explorable[data-explorable="{name}"][data-ready]').wait_for()
+        shifts = root.evaluate(LAYOUT_SHIFT)
+        assert sum(shift[0] for shift in shifts) < 0.01, shifts
+        for width in (1280, 390):  # a desktop, then a phone
+            page.set_viewport_size({"width": width, "height": 900})
+            mounted, built = root.evaluate(HEIGHTS)
+            assert abs(mounted - built) < 1, (width, mounted, built)
+        assert root.get_attribute("aria-labelledby")
+        assert root.locator('[aria-live="polite"]').count() == 1
+        return page, watch, root
+
+    yield loader
+
+
+def test_softmax(load) -> None:
+    page, watch, root = load("softmax", "softmax")
+
+    def agrees(x, t) -> None:
+        state = explorables.softmax_state(x, t)
+        compare(
+            page, "softmax", "weights", np.column_stack([x, state["tx"], state["s"]])
+        )
+        compare(page, "softmax", "jacobian", state["jacobian"])
+        for key in ("largest", "rest", "jmax"):
+            check(*result(page, "softmax", key), state[key], f"softmax/{key}")
+        assert explorables.fmt(t, 1) in status(page, "softmax")
+
+    agrees([1.0, 2.0, 3.0], 1.0)  # the default state, as the script computes it
+    scale = root.locator("input[data-t]")
+    scale.focus()
+    for _ in range(40):  # 1.0 -> 5.0 with the arrow key, as a keyboard reader does
+        page.keyboard.press("ArrowRight")
+    assert scale.input_value() == "5"
+    agrees([1.0, 2.0, 3.0], 5.0)  # the page's prediction: 0.9933 and 6.7 × 10^-3
+    assert result(page, "softmax", "largest")[0] == "0.9933"
+    root.locator('input[data-x="0"]').fill("-1.5")
+    root.locator('input[data-x="2"]').fill("2.5")
+    agrees([-1.5, 2.0, 2.5], 5.0)
+    scale.focus()
+    page.keyboard.press("Home")  # t = 0: every weight 1/3, the Jacobian's largest 2/9
+    agrees([-1.5, 2.0, 2.5], 0.0)
+    page.keyboard.press("End")
+    agrees([-1.5, 2.0, 2.5], 10.0)
+    assert not watch.problems(), watch.problems()
+
+
+def test_masks(load) -> None:
+    page, watch, root = load("masks", "masks")
+
+    def mask_shown(n_q: int, n_k: int) -> np.ndarray:
+        boxes = root.locator("input[data-cell]")
+        grid = np.zeros((n_q, n_k), dtype=bool)
+        for index in range(boxes.count()):
+            box = boxes.nth(index)
+            i, j = int(box.get_attribute("data-i")), int(box.get_attribute("data-j"))
+            if i < n_q and j < n_k:
+                assert box.is_visible()
+                grid[i, j] = box.is_checked()
+            else:
+                assert not box.is_visible()
+        return grid
+
+    def agrees(n_q: int, n_k: int) -> np.ndarray:
+        mask = mask_shown(n_q, n_k)
+        state = explorables.masks_state(n_q, n_k, mask)
+        compare(page, "masks", "scores", state["scores"])
+        compare(page, "masks", "weights", state["weights"])
+        compare(page, "masks", "output", state["output"])
+        return mask
+
+    assert (agrees(3, 3) == causal_mask(3, 3)).all()  # the default state
+    root.locator("select[data-nk]").select_option("2")  # the page's prediction
+    mask = agrees(3, 2)
+    assert (mask == causal_mask(3, 2)).all()
+    assert not mask[0].any()  # bottom right: query 1 sees no key
+    assert "1" in status(page, "masks")
+    assert page.evaluate(READ_TABLE, ["masks", "weights"])[0][2] == "0.000"
+    root.locator("select[data-nq]").select_option("2")
+    root.locator("select[data-nk]").select_option("3")
+    assert (agrees(2, 3) == causal_mask(2, 3)).all()
+    box = root.locator('input[data-cell][data-i="1"][data-j="0"]')
+    box.focus()
+    page.keyboard.press("Space")  # toggled with the keyboard
+    assert not box.is_checked()
+    agrees(2, 3)
+    root.locator("select[data-length]").select_option("1")
+    root.locator('button[data-preset="padding"]').click()
+    mask = agrees(2, 3)
+    assert (mask == padding_mask([1], 3)[0]).all()
+    root.locator("select[data-length]").select_option("0")
+    root.locator('button[data-preset="padding"]').click()
+    assert not agrees(2, 3).any()  # every row fully masked: zeros, no NaN
+    root.locator('button[data-preset="all"]').click()
+    assert agrees(2, 3).all()
+    assert not watch.problems(), watch.problems()
+
+
+def test_running_example(load) -> None:
+    page, watch, root = load("scaled-dot-product", "example")
+    x = explorables.running_qkv()[0].copy()
+
+    def agrees() -> dict:
+        state = explorables.example_state(x)
+        for key in ("q", "k", "v", "scores", "weights", "output"):
+            compare(page, "example", key, state[key])
+        return state
+
+    agrees()  # the default state
+    for j, entry in enumerate([2, 0, 2, 0]):  # the page's prediction
+        x[0, j] = entry
+        root.locator(f'[data-matrix="x"] td[data-i="0"][data-j="{j}"] input').fill(
+            str(entry)
+        )
+    state = agrees()
+    assert page.evaluate(READ_TABLE, ["example", "weights"])[6][2] == "0.691"
+    root.locator('[data-matrix="x"] td[data-i="2"][data-j="3"] input').fill("-0.5")
+    x[2, 3] = -0.5
+    state = agrees()
+    button = root.locator('[data-matrix="output"] td[data-i="2"][data-j="1"] button')
+    button.focus()
+    page.keyboard.press("Enter")
+    assert button.get_attribute("aria-pressed") == "true"
+    marked = root.locator(".explorable-on")
+    assert marked.count() == 6  # the weights of row 3 and the values of column 2
+    weights = root.locator('[data-matrix="weights"] td[data-i="2"].explorable-on')
+    values = root.locator('[data-matrix="v"] td[data-j="1"].explorable-on')
+    assert weights.count() == 3 and values.count() == 3
+    said = status(page, "example")
+    assert explorables.fmt(state["output"][2][1], 3) in said
+    for p in range(3):
+        assert explorables.fmt(state["weights"][2][p], 3) in said
+    assert not watch.problems(), watch.problems()
+
+
+def test_kv_cache(load) -> None:
+    page, watch, root = load("kv-cache", "kv_cache")
+    sizes = dict(explorables.KV_DEFAULT)
+
+    def agrees(kind: str, b: int) -> int:
+        state = explorables.kv_state(kind, sizes, b)
+        for key, n in (("h_kv", "h_kv"), ("per_token", "per_token")):
+            text, full = result(page, "kv_cache", key)
+            assert int(full) == state[n], key
+        text, full = result(page, "kv_cache", "total")
+        assert int(full) == state["total"]
+        assert text == explorables.grouped(state["total"])
+        text, full = result(page, "kv_cache", "total_units")
+        assert text == explorables.in_units(state["total"])
+        return state["total"]
+
+    assert agrees("mha", 2) == 9 * 2**30  # GPT-3 175B: 9 GiB
+    root.locator("select[data-kind]").select_option("gqa")
+    assert agrees("gqa", 2) == 768 * 2**20  # the page's prediction
+    root.locator("select[data-kind]").select_option("mqa")
+    assert agrees("mqa", 2) == 96 * 2**20
+    assert root.locator('input[data-size="groups"]').is_disabled()
+    for key, n in (("layers", 80), ("heads", 64), ("d_k", 128), ("tokens", 10**6)):
+        root.locator(f'input[data-size="{key}"]').fill(str(n))
+        sizes[key] = n
+    root.locator('input[data-size="batch"]').fill("65536")
+    sizes["batch"] = 65536
+    root.locator("select[data-bytes]").select_option("4")
+    root.locator("select[data-kind]").select_option("gqa")
+    assert agrees("gqa", 4) > 2**53  # exact beyond a double's integers
+    root.locator('input[data-size="groups"]').fill("7")  # 7 does not divide 64
+    assert result(page, "kv_cache", "total")[0] == "—"
+    assert (
+        root.locator('input[data-size="groups"]').get_attribute("aria-invalid")
+        == "false"
+    )
+    root.locator('input[data-size="groups"]').fill("16")
+    sizes["groups"] = 16
+    agrees("gqa", 4)
+    root.locator("button[data-step]").click()  # one more token: the cache grows
+    sizes["tokens"] += 1
+    agrees("gqa", 4)
+    assert root.locator('input[data-size="tokens"]').input_value() == str(10**6 + 1)
+    assert not watch.problems(), watch.problems()
+
+
+def test_rope(load) -> None:
+    page, watch, root = load("positional-encoding", "rope")
+
+    def agrees(m: int, n: int) -> float:
+        state = explorables.rope_state(m, n)
+        compare(page, "rope", "rotated", [state["q"], state["k"]])
+        check(*result(page, "rope", "score"), state["score"], "rope/score")
+        check(*result(page, "rope", "shift"), m - n, "rope/shift")
+        for name in ("q", "k"):  # the arrows are the rotated pairs
+            for i in range(2):
+                line = root.locator(f'[data-arrow="{name}{i}"]')
+                x2 = float(line.get_attribute("x2"))
+                y2 = float(line.get_attribute("y2"))
+                assert abs(x2 - state[name][2 * i]) < 1e-4
+                assert abs(y2 + state[name][2 * i + 1]) < 1e-4
+        return state["score"]
+
+    first = agrees(3, 0)  # the page's pair (3, 0): −0.76
+    assert result(page, "rope", "score")[0] == "\u22120.7600"
+    shift = root.locator("button[data-shift]")
+    shift.focus()
+    for _ in range(5):
+        page.keyboard.press("Enter")
+    assert abs(agrees(8, 5) - first) < 1e-12  # the same m − n, the same score
+    root.locator("input[data-m]").fill("0")
+    root.locator("input[data-n]").fill("3")
+    assert result(page, "rope", "score")[0] == "0.9512"  # m − n = −3
+    agrees(0, 3)
+    root.locator("input[data-m]").fill("1003")
+    root.locator("input[data-n]").fill("1000")
+    assert abs(agrees(1003, 1000) - first) < 1e-9
+    assert "\u22120.7600" in status(page, "rope")
+    assert not watch.problems(), watch.problems()
+
+
+def test_online_softmax(load) -> None:
+    page, watch, root = load("efficient-attention", "online")
+    s = list(explorables.ONLINE_S)
+
+    def agrees(block: int) -> dict:
+        state = explorables.online_state(s, block)
+        compare(page, "online", "steps", state["steps"])
+        compare(page, "online", "plain", [state["plain"]])
+        # The last step's o / l is the package's blockwise result and the plain one.
+        last = np.asarray(state["steps"][-1][4:])
+        assert np.allclose(last, state["blockwise"], rtol=1e-12, atol=1e-15)
+        assert np.allclose(last, state["plain"], rtol=1e-12, atol=1e-15)
+        return state
+
+    state = agrees(1)  # the default state: one key at a time
+    button = root.locator("button[data-next]")
+    button.focus()
+    for step in range(1, 4):
+        page.keyboard.press("Enter")
+        assert explorables.fmt(state["steps"][step - 1][1], 4) in status(page, "online")
+    page.keyboard.press("Enter")  # the last key
+    said = status(page, "online")  # the page's prediction: (1.4366, 0.2749)
+    assert "(1.4366, 0.2749)" in said and "softmax(s)V" in said
+    root.locator("select[data-block]").select_option("2")
+    agrees(2)  # two blocks: the last two rows hidden
+    root.locator('input[data-s="3"]').fill("0")
+    s[3] = 0.0
+    agrees(2)
+    root.locator("select[data-block]").select_option("4")
+    agrees(4)
+    root.locator('input[data-s="0"]').fill("-2.5")
+    s[0] = -2.5
+    agrees(4)
+    assert not watch.problems(), watch.problems()
+
+
+def test_heads(load) -> None:
+    page, watch, root = load("multi-head", "heads")
+
+    def agrees(h: int, w_o: str) -> dict:
+        state = explorables.heads_state(h, w_o)
+        compare(page, "heads", "q", state["q"])
+        for i in range(max(explorables.HEAD_COUNTS)):
+            tables = root.locator(
+                f'[data-matrix="weights{i}"], [data-matrix="term{i}"]'
+            )
+            assert tables.nth(0).is_visible() == (i < h)
+            assert tables.nth(1).is_visible() == (i < h)
+            if i < h:
+                compare(page, "heads", f"weights{i}", state["weights"][i])
+                compare(page, "heads", f"term{i}", state["terms"][i])
+        compare(page, "heads", "concat", state["concat"])
+        compare(page, "heads", "output", state["output"])
+        # Concat(head_1, ..., head_h) W^O = sum_i head_i W^O_i
+        assert np.allclose(np.sum(state["terms"], axis=0), state["output"], atol=1e-12)
+        heads_of = page.evaluate(
+            """() => [...document.querySelectorAll(
+                '[data-matrix="q"] tr[data-i="0"] td')].map(td => td.dataset.head)"""
+        )
+        assert heads_of == [str(j // (4 // h)) for j in range(4)]
+        return state
+
+    agrees(2, "mixing")  # the default state: the page's two heads
+    root.locator("select[data-h]").select_option("1")  # the page's prediction
+    state = agrees(1, "mixing")
+    assert [explorables.fmt(a, 3) for a in state["weights"][0][0]] == [
+        "0.274",
+        "0.452",
+        "0.274",
+    ]
+    root.locator("select[data-h]").select_option("4")
+    agrees(4, "mixing")
+    root.locator("select[data-w-o]").select_option("identity")
+    agrees(4, "identity")
+    assert "d" in status(page, "heads") and "1" in status(page, "heads")
+    assert not watch.problems(), watch.problems()

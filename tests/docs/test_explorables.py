@@ -1,0 +1,152 @@
+"""The interactive figures' sources: words, placeholders, formats, weight.
+
+The browser tests (tests/browser/test_explorables.py) drive the figures;
+these check, without a build, what the hook and the pages promise.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from attention_book import zh_hans
+from hooks import explorables
+
+ROOT = Path(__file__).resolve().parents[2]
+EDITIONS = ("ja", "zh-Hant")
+NAMES = explorables.names()
+PLACEHOLDER = '<div class="explorable" data-explorable="{}"></div>'
+INCLUDE = re.compile(r'--8<-- "([^"]+)"')
+
+
+def test_every_script_has_a_renderer_and_words() -> None:
+    assert NAMES == sorted(explorables.RENDERERS)
+    for name in NAMES:
+        assert (explorables.FOLDER / f"{name}.yml").is_file(), name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_words_exist_in_every_language(name: str) -> None:
+    words = yaml.safe_load((explorables.FOLDER / f"{name}.yml").read_text("utf-8"))
+    assert set(words) == set(EDITIONS), name
+    keys = set(words["ja"])
+    assert keys == set(words["zh-Hant"]), name
+    assert {"title", "static"} <= keys
+    for language in EDITIONS:
+        assert all(isinstance(v, str) and v.strip() for v in words[language].values())
+        # A message's {names} are the same in every language.
+        for key, text in words[language].items():
+            assert set(re.findall(r"\{\w+\}", text)) == set(
+                re.findall(r"\{\w+\}", words["ja"][key])
+            ), (name, language, key)
+    simplified = explorables.words_for(name, "zh-Hans")
+    assert set(simplified) == keys
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_traditional_rows_and_columns_are_covered(name: str) -> None:
+    """A 列 or 行 of the Traditional words must be one the table converts."""
+    words = yaml.safe_load((explorables.FOLDER / f"{name}.yml").read_text("utf-8"))
+    pattern = zh_hans.overrides()[1]
+    left = [
+        t for t in words["zh-Hant"].values() if re.search("[列行]", pattern.sub(" ", t))
+    ]
+    assert left == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_explorable_is_on_one_page_the_same_in_both_editions(name: str) -> None:
+    placeholder = PLACEHOLDER.format(name)
+    found = {}
+    for language in EDITIONS:
+        pages = [
+            p
+            for p in sorted((ROOT / "docs" / language).glob("*.md"))
+            if placeholder in p.read_text("utf-8")
+        ]
+        assert len(pages) == 1, (language, pages)
+        text = pages[0].read_text("utf-8")
+        assert text.count(placeholder) == 1
+        before = text[: text.index(placeholder)]
+        # Its place: after the same example, in the same section.
+        found[language] = (
+            pages[0].name,
+            INCLUDE.findall(before)[-1:],
+            re.findall(r"\{ #([\w-]+) \}", before)[-1:],
+        )
+    assert found["ja"] == found["zh-Hant"]
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans"])
+@pytest.mark.parametrize("name", NAMES)
+def test_default_state_is_drawn_in_every_language(name: str, language: str) -> None:
+    figure = explorables.render(name, language)
+    assert figure.startswith(f'<section class="explorable" data-explorable="{name}"')
+    assert figure.count("<section") == 1  # the search leaves all of it out
+    assert "<noscript>" in figure and "aria-live" in figure
+    assert "data-search-exclude" in figure
+    # Every control has a name: a label around it, or aria-label.
+    controls = re.findall(r"<(?:input|select)\b[^>]*>", figure)
+    labelled = figure.count("<label") + len(
+        re.findall(r"<input[^>]*aria-label", figure)
+    )
+    assert controls and labelled >= len(controls)
+
+
+def test_numbers_are_formatted_as_the_script_formats_them() -> None:
+    fmt, sci = explorables.fmt, explorables.sci
+    assert fmt(0.27406862, 3) == "0.274"
+    assert fmt(-1.5, 2) == "\u22121.50"
+    assert fmt(-0.00001, 3) == "0.000"  # no "−0.000"
+    assert fmt(-0.0, 1) == "0.0"
+    assert sci(0.0067153, 1) == "6.7 × 10<sup>\u22123</sup>"
+    assert sci(0.33, 1) == "3.3 × 10<sup>\u22121</sup>"
+    assert explorables.grouped(9663676416) == "9,663,676,416"
+    assert explorables.in_units(9 * 2**30) == "9.00 GiB"
+    assert explorables.in_units(768 * 2**20) == "768.00 MiB"
+    assert explorables.value(0.5) == "0.5" and explorables.value(2.0) == "2"
+
+
+def test_the_kv_calculator_agrees_with_the_page() -> None:
+    """The default state is the page's GPT-3 175B: 9 GiB, 768 MiB, 96 MiB."""
+    sizes = explorables.KV_DEFAULT
+    totals = {
+        kind: explorables.kv_state(kind, sizes, 2)["total"]
+        for kind in explorables.KV_KINDS
+    }
+    assert totals == {"mha": 9 * 2**30, "gqa": 768 * 2**20, "mqa": 96 * 2**20}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_page_adds_under_60_kib_of_javascript(name: str) -> None:
+    """The figure's module and the shared core, gzipped, stay far under 60 KiB."""
+    scripts = [explorables.FOLDER / f"{name}.js", explorables.FOLDER / "core.js"]
+    size = sum(len(gzip.compress(p.read_bytes(), 9)) for p in scripts)
+    assert size < 60 * 1024, size
+    imports = re.findall(r'from "\./([\w.]+)"', scripts[0].read_text("utf-8"))
+    assert imports == ["core.js"]  # nothing else, and nothing from another host
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_simplified_words_keep_no_traditional_character(name: str) -> None:
+    import opencc
+
+    t2s = opencc.OpenCC("t2s")
+    for key, text in explorables.words_for(name, "zh-Hans").items():
+        plain = re.sub(r"<[^>]+>", "", text)
+        assert t2s.convert(plain) == plain, (name, key, plain)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_search_leaves_the_figure_out(name: str) -> None:
+    """Its numbers and controls are no text to search (Material's own parser)."""
+    from material.plugins.search.plugin import Parser
+
+    parser = Parser()
+    parser.feed(f'<h1 id="t">T</h1><p>a</p>{explorables.render(name, "ja")}<p>b</p>')
+    parser.close()
+    assert "".join("".join(s.text) for s in parser.data) == "<p>a</p><p>b</p>"
