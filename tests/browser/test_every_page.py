@@ -78,6 +78,10 @@ def sweep(browser, base_url: str, site: Path, language: str, copy: bool) -> dict
         browser, base_url + paths[0], **options, **(CLIPBOARD if copy else {})
     )
     page.set_default_timeout(TIMEOUT)
+    # A guard against a hang, not a measure of speed (make bench measures
+    # loads): a chapter of typeset maths can take over 10 s to load while
+    # both cores build and print beside the sweep.
+    page.set_default_navigation_timeout(3 * TIMEOUT)
     found = {"load": {}, "formulas": Counter(), "axe": [], "fit": [], "boxes": 0}
     found["desktop"] = []
     found["copies"] = []
