@@ -778,28 +778,23 @@ def render_heads(words: dict) -> str:
 
     q = matrix("q", words["q"], st["q"], 2, tokens, dims, cell=q_cell)
     keys = [sub("k", j + 1) for j in range(3)]
-    weights = "".join(
-        matrix(
-            f"weights{i}",
-            message(words["weights"], i=str(i + 1)),
-            st["weights"][i] if i < h else [],
-            3,
-            tokens,
-            keys,
-        ).replace("<table ", f"<table{'' if i < h else ' hidden'} ", 1)
-        for i in range(most)
-    )
-    terms = "".join(
-        matrix(
-            f"term{i}",
-            message(words["term"], i=str(i + 1)),
-            st["terms"][i] if i < h else [],
-            3,
-            tokens,
-            dims,
-        ).replace("<table ", f"<table{'' if i < h else ' hidden'} ", 1)
-        for i in range(most)
-    )
+
+    def per_head(key: str, word: str, values: list, cols: list) -> str:
+        """One table per head, those past the shown ``h`` hidden."""
+        return "".join(
+            matrix(
+                f"{key}{i}",
+                message(word, i=str(i + 1)),
+                values[i] if i < h else [],
+                3,
+                tokens,
+                cols,
+            ).replace("<table ", f"<table{'' if i < h else ' hidden'} ", 1)
+            for i in range(most)
+        )
+
+    weights = per_head("weights", words["weights"], st["weights"], keys)
+    terms = per_head("term", words["term"], st["terms"], dims)
     out = matrix("output", words["output"], st["output"], 3, tokens, dims)
     concat = matrix("concat", words["concat"], st["concat"], 3, tokens, dims)
     inner = (
