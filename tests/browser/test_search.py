@@ -273,14 +273,13 @@ class Search:
         link and of its line of words not found, if any). Each word is typed
         once per page: the results are kept for the tests that follow.
         """
-        if word not in self._results:
-            self._results[word] = self._search(word)
+        self.prefetch([word])
         return self._results[word]
 
     def prefetch(self, words) -> None:
         """Search every word not searched yet, in one call into the page.
 
-        The same steps as ``show`` and ``_search`` (empty the box and wait
+        The same steps as ``show`` (empty the box and wait
         for the placeholder, type the word, wait for its results, read them),
         run by the page itself, without a round trip to the test per step.
         """
@@ -304,19 +303,6 @@ class Search:
         self.input.fill(word)
         self.input.press("End")
         self._answered()
-
-    def _search(self, word: str) -> list[list[dict]]:
-        self.show(word)
-        return self.page.evaluate(
-            """() => [...document.querySelectorAll(".md-search-result__item")]
-                .map(item => [...item.querySelectorAll("a.md-search-result__link")]
-                    .map(a => ({
-                        href: a.href,
-                        text: a.textContent,
-                        missing: a.querySelector(".md-search-result__terms")
-                            ?.textContent ?? "",
-                    })))"""
-        )
 
 
 @pytest.fixture(scope="module")
