@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import colorsys
 import warnings
-from collections import Counter
 
 import numpy as np
 import pytest
@@ -85,8 +84,10 @@ def texts_and_backgrounds(kind: str, name: str, language: str, name_of_theme: st
         patch = pixels[y0:y1, x0:x1].reshape(-1, 4)
         if not len(patch):  # outside the figure: not shown
             continue
-        ((common, _),) = Counter(map(tuple, patch)).most_common(1)
-        behind = over(np.array(common) / 255, page)
+        packed = np.ascontiguousarray(patch).view(np.uint32).ravel()
+        values, counts = np.unique(packed, return_counts=True)
+        common = np.array([values[counts.argmax()]], dtype=np.uint32).view(np.uint8)
+        behind = over(common / 255, page)
         yield t.get_text(), over(colour, behind), behind
 
 
