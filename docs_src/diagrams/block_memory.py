@@ -1,4 +1,4 @@
-"""Memory: the whole n_q x n_k score matrix, or one n_q x B block of it at a time."""
+"""Memory: the whole n_q x n_k score matrix, or one n_q x B_k block of it at a time."""
 
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
@@ -42,7 +42,7 @@ def figure(labels: dict) -> Figure:
         )
     arrow(ax, (left, top - 10), (left + N * CELL, top - 10), colour=colours["accent"])
     text(ax, left + N * CELL / 2, 16, labels["blockwise"])
-    text(ax, left + (block + 0.5) * B * CELL, top + N * CELL + 16, "n_{q} × B")
+    text(ax, left + (block + 0.5) * B * CELL, top + N * CELL + 16, "n_{q} × B_{k}")
     text(ax, 4, 242, labels["kept"], ha="left", va="bottom")
     return fig
 

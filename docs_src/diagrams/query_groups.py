@@ -1,4 +1,4 @@
-"""MHA, GQA and MQA: query heads sharing key/value heads, gamma(i) = ceil(i g / h)."""
+"""MHA, GQA and MQA: query heads sharing key/value heads, grp(i) = ceil(i g / h)."""
 
 import math
 
@@ -19,7 +19,7 @@ def figure(labels: dict) -> Figure:
         for i in range(1, H + 1):
             x = 40.0 + (i - 1) * 40
             box(ax, x, top + 14, 30, 22, f"q_{{{i}}}", fill="q")
-            group = math.ceil(i * g / H)  # gamma(i)
+            group = math.ceil(i * g / H)  # grp(i)
             kv_x = 40.0 + ((group - 0.5) * H / g - 0.5) * 40
             ax.plot(
                 [x + 15, kv_x + 15],

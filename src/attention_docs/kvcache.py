@@ -24,7 +24,7 @@ costs O(n * d) per generated token instead of O(n^2 * d).
   them, with the causal mask aligned to the bottom right
   (:func:`~attention_docs.masks.causal_mask`);
 - :func:`kv_cache_bytes` gives the memory such caches take in a whole model,
-  :math:`2 \cdot L \cdot h_{kv} \cdot d_k \cdot n \cdot b`.
+  :math:`2 \cdot N \cdot h_{kv} \cdot d_k \cdot n \cdot s`.
 
 See the book's page "KV cache" (kv-cache.md).
 """
@@ -438,7 +438,7 @@ def kv_cache_bytes(
     Parameters
     ----------
     n_layers : int
-        Number of attention layers :math:`L`, each with its own cache.
+        Number of attention layers :math:`N`, each with its own cache.
     n_kv_heads : int
         Heads of keys and values per layer: :math:`h` for multi-head
         attention, 1 for multi-query attention, the number of groups
@@ -448,7 +448,7 @@ def kv_cache_bytes(
     n_tokens : int
         Cached tokens per sequence, :math:`n`.
     bytes_per_value : int, optional
-        Bytes of one number: 2 for 16-bit floats (the default), 4 for
+        Bytes of one number, :math:`s`: 2 for 16-bit floats (the default), 4 for
         float32, 8 for float64.
     batch : int, optional
         Number of sequences decoded together (default 1).
@@ -456,7 +456,7 @@ def kv_cache_bytes(
     Returns
     -------
     int
-        :math:`2 \cdot L \cdot h_{kv} \cdot d_k \cdot n \cdot b \cdot B`, an
+        :math:`2 \cdot N \cdot h_{kv} \cdot d_k \cdot n \cdot s \cdot B`, an
         exact Python integer (no overflow).
 
     Raises
@@ -468,7 +468,7 @@ def kv_cache_bytes(
     -----
     .. math::
 
-        \text{bytes} = 2 \cdot L \cdot h_{kv} \cdot d_k \cdot n \cdot b
+        \text{bytes} = 2 \cdot N \cdot h_{kv} \cdot d_k \cdot n \cdot s
 
     per sequence: the factor 2 counts keys and values, and every layer
     caches one key row and one value row of width :math:`d_k` per head and
