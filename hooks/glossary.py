@@ -39,7 +39,7 @@ from attention_book.zh_hans import to_simplified_text
 MARKER = "<!-- glossary-table -->"
 HEADERS = {
     "ja": ("日本語", "英語", "中国語（繁体字）", "説明している節"),
-    "zh-Hant": ("繁體中文", "英文", "中國大陸用語", "說明章節"),
+    "zh-Hant": ("繁體中文", "英文", "中國大陸用語", "說明的一節"),
     "zh-Hans": ("简体中文", "英文", "日文", "说明章节"),
 }
 HEADING = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*\{\s*#(?P<id>[\w-]+)\s*\}\s*$", re.M)

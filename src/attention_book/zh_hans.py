@@ -18,7 +18,8 @@ string (a glossary term, a plot label, a page title).
   around it): ``第{x}列`` matches ``第 \\(i\\) 列`` and ``第 2 列``.
 - **Mainland quotation marks.** Taiwan quotes with corner brackets 「」 and
   『』, the mainland with “” and ‘’: the prose's corner brackets become curly
-  quotes, in the table's results too.
+  quotes, in the table's results too. Taiwan sets an article's title in 〈〉,
+  the mainland in 《》 like a book's.
 - **Prose only.** Code, maths and outputs pass through byte for byte:
   fenced code blocks (``` and ~~~, at any indentation, so also inside
   admonitions, details and tabs), inline code, maths ``\\( … \\)``,
@@ -51,7 +52,9 @@ WILDCARD = "{x}"
 #: A phrase that maps to "" is a sentence that only a Taiwanese reader needs
 #: (how Taiwan names rows and columns): the Simplified book drops it whole.
 SENTENCE_END = "。"
-QUOTES = str.maketrans({"「": "“", "」": "”", "『": "‘", "』": "’"})
+QUOTES = str.maketrans(
+    {"「": "“", "」": "”", "『": "‘", "』": "’", "〈": "《", "〉": "》"}
+)
 
 # Placeholders: characters of the Private Use Area, which OpenCC leaves alone
 # and the book never uses. A protected piece of the page becomes

@@ -457,7 +457,19 @@ SENTENCES = [
         "原始論文第 3.2.1 節的註腳 4 給了說明。",
         "原始论文第 3.2.1 节的脚注 4 给了说明。",
     ),
-    ("每一筆文獻都附上一段說明：", "每一条文献都附上一段说明："),
+    ("每筆文獻後面附一段說明，", "每条文献后面附一段说明，"),
+    (
+        "請把儲存庫複製（`git clone`）到自己的電腦",
+        "请把仓库克隆（`git clone`）到自己的电脑",
+    ),
+    (
+        "一份逐一解讀〈Attention Is All You Need〉圖 2 各個區塊的文稿；",
+        "一份逐一解读《Attention Is All You Need》图 2 各个模块的文稿；",
+    ),
+    ("遮罩遮的是**位置**，不是特徵", "掩码掩蔽的是**位置**，不是特征"),
+    ("要遮的只有鍵這一側。", "要掩蔽的只有键这一侧。"),
+    ("一節的範例只遮鍵這一側，", "一节的示例只掩蔽键这一侧，"),
+    ("這一列的遮罩和只遮鍵時完全相同", "这一行的掩码和只掩蔽键时完全相同"),
     (
         "物件導向在結構上的彈性之間的交會點",
         "面向对象在结构上的灵活性之间的交会点",
@@ -484,8 +496,14 @@ SENTENCES = [
     ),
     (
         "矩陣乘在右邊。本書的「列」是橫的一排（row），「行」是直的一排（column），"
-        "這是台灣的用法。一個詞元",
+        "這是臺灣的用法。一個詞元",
         "矩阵乘在右边。一个词元",
+    ),
+    # the glossary's third column: the mainland term on the zh-Hant page, the
+    # Japanese one on the zh-Hans page
+    (
+        "下表列出本書的術語、英文原文、中國大陸的對應說法，以及說明該術語的一節；",
+        "下表列出本书的术语、英文原文、对应的日文术语，以及说明该术语的一节；",
     ),
     # mainland wording of a proofreading
     ("對每一列套用 softmax 函數", "对每一行应用 softmax 函数"),
@@ -678,7 +696,11 @@ SENTENCES = [
         "例外是各層交替使用密集注意力與局部帶狀的稀疏注意力；這個例外也是",
         "例外是各层交替使用密集注意力与局部带状的稀疏注意力；这个例外也是",
     ),
-    ("確認輸出仍是有限的，以及例外的情況。", "确认输出仍是有限的，以及例外的情况。"),
+    (
+        "所以 \\(dE\\) 中這兩個詞元的那兩列（程式中的 `grads[\"embedding\"][[1, 2]]`）都是 0",
+        "所以 \\(dE\\) 中这两个词元的那两行（代码中的 `grads[\"embedding\"][[1, 2]]`）都是 0",
+    ),
+    ("最後把第 1 個查詢的鍵全部遮住，看看這個例外。", "最后把第 1 个查询的键全部掩蔽，看看这个例外。"),
     # derivatives: 求导 and 导数 (微分 stays in 自動微分, 數值微分)
     ("用連鎖律微分：", "用链式法则求导："),
     ("所以可以對 \\(\\log f(t)\\) 微分。", "所以可以对 \\(\\log f(t)\\) 求导。"),
@@ -687,11 +709,11 @@ SENTENCES = [
     ("不論 \\(F\\) 的微分多小", "不论 \\(F\\) 的导数多小"),
     ("「輸出不變」在微分上的說法；", "“输出不变”用导数表述的说法；"),
     (
-        "在微分時也用同樣的重算，把微分所需的額外記憶體減為約三十二分之一。",
+        "在反向傳播時也用同樣的重算，把反向傳播所需的額外記憶體減為約三十二分之一。",
         "在反向传播时也用同样的重算，把反向传播所需的额外内存减为约三十二分之一。",
     ),
     (
-        "以及微分時重算中間值的方法；推論減為五十九分之一、微分減為三十二分之一",
+        "以及反向傳播時重算中間值的方法；推論減為五十九分之一、反向傳播減為三十二分之一",
         "以及反向传播时重算中间值的方法；推理减为五十九分之一、反向传播减为三十二分之一",
     ),
     (
@@ -1034,9 +1056,12 @@ def test_code_maths_and_markup_pass_through(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(MARKDOWN))
 def test_only_han_characters_change(name: str) -> None:
     """Latin text, digits, kana, layout and punctuation are byte-identical,
-    except that corner brackets become the mainland's curly quotes."""
+    except that corner brackets become the mainland's curly quotes and an
+    article's 〈〉 the mainland's 《》."""
     original, result = without_dropped(MARKDOWN[name]), converted(name)
-    quotes = str.maketrans({"「": "“", "」": "”", "『": "‘", "』": "’"})
+    quotes = str.maketrans(
+        {"「": "“", "」": "”", "『": "‘", "』": "’", "〈": "《", "〉": "》"}
+    )
     assert HAN.sub("", result) == HAN.sub("", original).translate(quotes)
     assert result.count("\n") == original.count("\n")
 
