@@ -1,4 +1,4 @@
-"""x A as a weighted sum of the rows of A: the page's worked example (5, 6)."""
+"""x B as a weighted sum of the rows of B: the page's worked example (5, 6)."""
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -7,20 +7,20 @@ from attention_book.diagrams import MATH, canvas, palette, text, vector
 from attention_docs.linalg import weighted_sum_of_rows
 
 X = np.array([5.0, 6.0])  # the page's worked example
-A = np.array([[1.0, 2.0], [3.0, 4.0]])
+B = np.array([[1.0, 2.0], [3.0, 4.0]])
 
 
 def figure(labels: dict) -> Figure:
-    result = weighted_sum_of_rows(X, A)  # (23, 34)
+    result = weighted_sum_of_rows(X, B)  # (23, 34)
     fig, ax = canvas(370, 210)
     accent = palette()["accent"]
     cell = 34.0
-    # x A = ...
+    # x B = ...
     text(ax, 4, 8, labels["title"], ha="left", va="top")
     vector(ax, 20, 54, [f"{v:g}" for v in X], width=cell, fill="a")
     text(ax, 20 + cell, 94, "x", fontstyle="italic")
     text(ax, 104, 64, "·", size=MATH)
-    for i, row in enumerate(A):
+    for i, row in enumerate(B):
         vector(
             ax,
             120,
@@ -30,12 +30,12 @@ def figure(labels: dict) -> Figure:
             height=22,
             fill="v",
         )
-        text(ax, 120 + 2 * cell + 6, 55 + i * 22, f"a_{{{i + 1}}}", ha="left")
-    text(ax, 120 + cell, 110, "A", fontstyle="italic")
-    # = x_1 a_1 + x_2 a_2 = result
+        text(ax, 120 + 2 * cell + 6, 55 + i * 22, f"b_{{{i + 1}}}", ha="left")
+    text(ax, 120 + cell, 110, "B", fontstyle="italic")
+    # = x_1 b_1 + x_2 b_2 = result
     text(ax, 4, 150, "=", size=MATH)
     left = 20.0
-    for i, row in enumerate(A):
+    for i, row in enumerate(B):
         text(ax, left, 150, f"{X[i]:g} ×", ha="left", color=accent, fontweight="bold")
         left += 30
         left += vector(ax, left, 140, [f"{v:g}" for v in row], width=26, fill="v")
@@ -51,6 +51,6 @@ if __name__ == "__main__":
 
     english = {
         "title": "A row vector times a matrix",
-        "rows": "the components of x weigh the rows of A",
+        "rows": "the components of x weigh the rows of B",
     }
     print(to_svg(figure(english)))

@@ -4,8 +4,8 @@ A row vector times a matrix is a weighted sum of the matrix's rows:
 
 .. math::
 
-    \vec{x} A = \sum_{i=1}^{m} x_i \vec{a}_i,
-    \qquad A = \begin{pmatrix} \vec{a}_1 \\ \vdots \\ \vec{a}_m \end{pmatrix} .
+    \vec{x} B = \sum_{i=1}^{m} x_i \vec{b}_i,
+    \qquad B = \begin{pmatrix} \vec{b}_1 \\ \vdots \\ \vec{b}_m \end{pmatrix} .
 
 This is why the last step of attention, :math:`A V`, mixes the value vectors:
 row ``i`` of the output is :math:`\sum_j A_{ij} \vec{v}_j`. The two functions
@@ -32,37 +32,37 @@ from ._validation import (
 __all__ = ["row_times_matrix", "weighted_sum_of_rows"]
 
 
-def _validated(x: ArrayLike, a: ArrayLike) -> tuple[FloatArray, FloatArray]:
-    """Convert ``x`` (m,) and ``a`` (m, k) and check that they fit."""
+def _validated(x: ArrayLike, b: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Convert ``x`` (m,) and ``b`` (m, d) and check that they fit."""
     x = as_float_array("x", x)
-    a = as_float_array("a", a)
+    b = as_float_array("b", b)
     check_exact_ndim("x", x, 1, "(m,)")
-    check_exact_ndim("a", a, 2, "(m, k)")
-    check_same_size("m", ("x", x, 0), ("a", a, 0))
-    return x, a
+    check_exact_ndim("b", b, 2, "(m, d)")
+    check_same_size("m", ("x", x, 0), ("b", b, 0))
+    return x, b
 
 
-def row_times_matrix(x: ArrayLike, a: ArrayLike) -> FloatArray:
-    r"""Row vector times matrix, :math:`\vec{x} A`, as one matrix product.
+def row_times_matrix(x: ArrayLike, b: ArrayLike) -> FloatArray:
+    r"""Row vector times matrix, :math:`\vec{x} B`, as one matrix product.
 
     Parameters
     ----------
     x : array_like, shape (m,)
         The row vector :math:`\vec{x} = (x_1, \dots, x_m)`.
-    a : array_like, shape (m, k)
-        The matrix :math:`A` with rows :math:`\vec{a}_1, \dots, \vec{a}_m`.
+    b : array_like, shape (m, d)
+        The matrix :math:`B` with rows :math:`\vec{b}_1, \dots, \vec{b}_m`.
 
     Returns
     -------
-    ndarray, shape (k,)
-        :math:`\vec{x} A`; entry ``j`` is :math:`\sum_i x_i a_{ij}` (row of
-        ``x`` times column ``j`` of ``a``). Equal to
+    ndarray, shape (d,)
+        :math:`\vec{x} B`; entry ``j`` is :math:`\sum_i x_i b_{ij}` (row of
+        ``x`` times column ``j`` of ``b``). Equal to
         :func:`weighted_sum_of_rows` up to rounding.
 
     Raises
     ------
     ValueError
-        If ``x`` is not 1-D, ``a`` is not 2-D or ``len(x) != a.shape[0]`` (the
+        If ``x`` is not 1-D, ``b`` is not 2-D or ``len(x) != b.shape[0]`` (the
         message names the argument and gives the shapes); if an input contains
         NaN or infinite values; if the product overflows the floating-point
         type.
@@ -73,11 +73,11 @@ def row_times_matrix(x: ArrayLike, a: ArrayLike) -> FloatArray:
     -----
     .. math::
 
-        (\vec{x} A)_j = \sum_{i=1}^{m} x_i a_{ij}, \qquad j = 1, \dots, k .
+        (\vec{x} B)_j = \sum_{i=1}^{m} x_i b_{ij}, \qquad j = 1, \dots, d .
 
     The book's page "Row vectors and matrix products" (linear-algebra.md,
     sections "The product rule" and "Worked example"), with
-    :math:`\vec{x} = (5, 6)` and :math:`A = \begin{pmatrix} 1 & 2 \\ 3 & 4
+    :math:`\vec{x} = (5, 6)` and :math:`B = \begin{pmatrix} 1 & 2 \\ 3 & 4
     \end{pmatrix}`: :math:`(5 \cdot 1 + 6 \cdot 3, 5 \cdot 2 + 6 \cdot 4) =
     (23, 34)`.
 
@@ -86,33 +86,33 @@ def row_times_matrix(x: ArrayLike, a: ArrayLike) -> FloatArray:
     >>> row_times_matrix([5, 6], [[1, 2], [3, 4]]).tolist()
     [23.0, 34.0]
     """
-    x, a = _validated(x, a)
+    x, b = _validated(x, b)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
-        product = x @ a  # (m,) @ (m, k) -> (k,)
-    check_finite_product(product, ("x", x), ("a", a))
+        product = x @ b  # (m,) @ (m, d) -> (d,)
+    check_finite_product(product, ("x", x), ("b", b))
     return product
 
 
-def weighted_sum_of_rows(x: ArrayLike, a: ArrayLike) -> FloatArray:
-    r"""The weighted sum of the rows of ``a``, :math:`\sum_i x_i \vec{a}_i`.
+def weighted_sum_of_rows(x: ArrayLike, b: ArrayLike) -> FloatArray:
+    r"""The weighted sum of the rows of ``b``, :math:`\sum_i x_i \vec{b}_i`.
 
     Parameters
     ----------
     x : array_like, shape (m,)
-        The weights :math:`x_1, \dots, x_m`, one per row of ``a``.
-    a : array_like, shape (m, k)
-        The matrix whose rows :math:`\vec{a}_i` are added up.
+        The weights :math:`x_1, \dots, x_m`, one per row of ``b``.
+    b : array_like, shape (m, d)
+        The matrix whose rows :math:`\vec{b}_i` are added up.
 
     Returns
     -------
-    ndarray, shape (k,)
-        :math:`x_1 \vec{a}_1 + \dots + x_m \vec{a}_m`, which equals
-        :math:`\vec{x} A` (:func:`row_times_matrix`) up to rounding.
+    ndarray, shape (d,)
+        :math:`x_1 \vec{b}_1 + \dots + x_m \vec{b}_m`, which equals
+        :math:`\vec{x} B` (:func:`row_times_matrix`) up to rounding.
 
     Raises
     ------
     ValueError
-        If ``x`` is not 1-D, ``a`` is not 2-D or ``len(x) != a.shape[0]`` (the
+        If ``x`` is not 1-D, ``b`` is not 2-D or ``len(x) != b.shape[0]`` (the
         message names the argument and gives the shapes); if an input contains
         NaN or infinite values; if the sum overflows the floating-point type.
     TypeError
@@ -122,8 +122,8 @@ def weighted_sum_of_rows(x: ArrayLike, a: ArrayLike) -> FloatArray:
     -----
     .. math::
 
-        \vec{x} A = \sum_{i=1}^{m} x_i \vec{a}_i
-                  = x_1 \vec{a}_1 + x_2 \vec{a}_2 + \dots + x_m \vec{a}_m .
+        \vec{x} B = \sum_{i=1}^{m} x_i \vec{b}_i
+                  = x_1 \vec{b}_1 + x_2 \vec{b}_2 + \dots + x_m \vec{b}_m .
 
     The book's page "Row vectors and matrix products" (linear-algebra.md,
     sections "A weighted sum of rows" and "Worked example"). The sum is computed
@@ -140,10 +140,10 @@ def weighted_sum_of_rows(x: ArrayLike, a: ArrayLike) -> FloatArray:
     >>> (5 * np.array([1, 2]) + 6 * np.array([3, 4])).tolist()
     [23, 34]
     """
-    x, a = _validated(x, a)
-    total = np.zeros(a.shape[1], dtype=np.result_type(x, a))  # (k,)
+    x, b = _validated(x, b)
+    total = np.zeros(b.shape[1], dtype=np.result_type(x, b))  # (d,)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
-        for x_i, a_i in zip(x, a, strict=True):  # one term per row: x_i, a_i (k,)
-            total = total + x_i * a_i  # sum_i x_i a_i
-    check_finite_product(total, ("x", x), ("a", a))
+        for x_i, b_i in zip(x, b, strict=True):  # one term per row: x_i, b_i (d,)
+            total = total + x_i * b_i  # sum_i x_i b_i
+    check_finite_product(total, ("x", x), ("b", b))
     return total

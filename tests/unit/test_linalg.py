@@ -23,16 +23,16 @@ def test_the_worked_example_both_ways() -> None:
 
 
 def test_one_hot_x_selects_a_row() -> None:
-    a = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
-    assert row_times_matrix([0, 1], a).tolist() == [4.0, 5.0, 6.0]
-    assert weighted_sum_of_rows([1, 0], a).tolist() == [1.0, 2.0, 3.0]
+    b = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    assert row_times_matrix([0, 1], b).tolist() == [4.0, 5.0, 6.0]
+    assert weighted_sum_of_rows([1, 0], b).tolist() == [1.0, 2.0, 3.0]
 
 
 def test_float32_is_kept() -> None:
     x = np.array([1.0, 2.0], dtype=np.float32)
-    a = np.eye(2, dtype=np.float32)
-    assert row_times_matrix(x, a).dtype == np.float32
-    assert weighted_sum_of_rows(x, a).dtype == np.float32
+    b = np.eye(2, dtype=np.float32)
+    assert row_times_matrix(x, b).dtype == np.float32
+    assert weighted_sum_of_rows(x, b).dtype == np.float32
 
 
 @st.composite
@@ -49,19 +49,19 @@ def vector_and_matrix(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray]:
 def test_both_sides_equal_the_index_formula(
     case: tuple[np.ndarray, np.ndarray],
 ) -> None:
-    x, a = case
-    m, k = a.shape
-    expected = [math.fsum(x[i] * a[i, j] for i in range(m)) for j in range(k)]
-    np.testing.assert_allclose(row_times_matrix(x, a), expected, rtol=1e-9, atol=1e-9)
+    x, b = case
+    m, d = b.shape
+    expected = [math.fsum(x[i] * b[i, j] for i in range(m)) for j in range(d)]
+    np.testing.assert_allclose(row_times_matrix(x, b), expected, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(
-        weighted_sum_of_rows(x, a), expected, rtol=1e-9, atol=1e-9
+        weighted_sum_of_rows(x, b), expected, rtol=1e-9, atol=1e-9
     )
 
 
-def test_length_mismatch_names_x_and_a_and_both_shapes() -> None:
+def test_length_mismatch_names_x_and_b_and_both_shapes() -> None:
     for function in (row_times_matrix, weighted_sum_of_rows):
         with pytest.raises(
-            ValueError, match=r"`x` has m=3 but `a` has m=2: shapes \(3,\) and \(2, 2\)"
+            ValueError, match=r"`x` has m=3 but `b` has m=2: shapes \(3,\) and \(2, 2\)"
         ):
             function([1, 2, 3], [[1, 2], [3, 4]])
 
@@ -73,7 +73,7 @@ def test_wrong_dimensions_raise() -> None:
         ):
             function([[5, 6]], [[1, 2], [3, 4]])
         with pytest.raises(
-            ValueError, match=r"`a` must have shape \(m, k\), got shape \(2,\)"
+            ValueError, match=r"`b` must have shape \(m, d\), got shape \(2,\)"
         ):
             function([5, 6], [1, 2])
 
@@ -83,13 +83,13 @@ def test_non_finite_input_raises(bad: float) -> None:
     for function in (row_times_matrix, weighted_sum_of_rows):
         with pytest.raises(ValueError, match="`x` contains NaN or infinite values"):
             function([bad, 1.0], [[1, 2], [3, 4]])
-        with pytest.raises(ValueError, match="`a` contains NaN or infinite values"):
+        with pytest.raises(ValueError, match="`b` contains NaN or infinite values"):
             function([1.0, 1.0], [[1, 2], [3, bad]])
 
 
 def test_overflow_raises_instead_of_returning_inf() -> None:
     for function in (row_times_matrix, weighted_sum_of_rows):
         with pytest.raises(
-            ValueError, match=r"`x` @ `a` overflows float64: shapes \(2,\) and \(2, 1\)"
+            ValueError, match=r"`x` @ `b` overflows float64: shapes \(2,\) and \(2, 1\)"
         ):
             function([1e200, 1e200], [[1e200], [-1e200]])

@@ -354,12 +354,12 @@ def test_masks(n_q, n_k, lengths) -> None:
 @given(st.integers(0, 4), st.integers(0, 4), st.sampled_from(FLOATS), st.data())
 def test_row_times_matrix_is_the_weighted_sum(m, n, dtype, data) -> None:
     x = data.draw(random_array((m,), dtype))
-    a = data.draw(random_array((m, n), np.float64))
+    b = data.draw(random_array((m, n), np.float64))
     for function in (ad.row_times_matrix, ad.weighted_sum_of_rows):
-        out = call(function, x, a)
+        out = call(function, x, b)
         assert out.shape == (n,) and out.dtype == np.float64
         want = [
-            math.fsum(float(x[i]) * float(a[i, j]) for i in range(m)) for j in range(n)
+            math.fsum(float(x[i]) * float(b[i, j]) for i in range(m)) for j in range(n)
         ]
         np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
 
@@ -865,8 +865,8 @@ def _arguments() -> list[tuple[str, Callable[..., Any], dict[str, Any]]]:
         ),
         ("softmax", ad.softmax, {"x": r(2, 3)}),
         ("masked_softmax", ad.masked_softmax, {"x": r(2, 3), "mask": np.ones(3, bool)}),
-        ("row_times_matrix", ad.row_times_matrix, {"x": r(2), "a": r(2, 3)}),
-        ("weighted_sum_of_rows", ad.weighted_sum_of_rows, {"x": r(2), "a": r(2, 3)}),
+        ("row_times_matrix", ad.row_times_matrix, {"x": r(2), "b": r(2, 3)}),
+        ("weighted_sum_of_rows", ad.weighted_sum_of_rows, {"x": r(2), "b": r(2, 3)}),
         (
             "project_qkv",
             ad.project_qkv,
