@@ -29,7 +29,8 @@ def steps() -> list[dict]:
     result = []
     for start in range(0, k.shape[0], BLOCK_SIZE):
         keys = range(start, min(start + BLOCK_SIZE, k.shape[0]))
-        s = attention_scores(q, k[keys.start : keys.stop])  # (2, B): S_b
+        # S_b, the rows of queries 1 and 2: (2, 2), then (2, 1)
+        s = attention_scores(q, k[keys.start : keys.stop])
         m_new = np.maximum(m, s.max(axis=1))
         p = np.exp(s - m_new[:, None])  # P_b
         rescale = np.exp(m - m_new)  # diagonal of D
@@ -144,9 +145,7 @@ def figure(labels: dict) -> Figure:
             NUM_W,
             fills,
         )
-        cells(
-            ax, COLUMNS["ell"], y, [[number(e)] for e in row["ell"]], NUM_W, fills
-        )
+        cells(ax, COLUMNS["ell"], y, [[number(e)] for e in row["ell"]], NUM_W, fills)
         for c, j in enumerate(row["keys"]):
             text(
                 ax, COLUMNS["s"] + (c + 0.5) * S_W, y + 2 * CELL_H + 9, f"k_{{{j + 1}}}"
