@@ -65,7 +65,8 @@ def number(value: float) -> str:
 
 
 def cells(ax, x: float, y: float, rows, width: float, fills) -> None:
-    """A little table of numbers, one row per query of the block."""
+    """A little table of numbers, one row per query of the block; a row whose
+    fill is the highlight is framed in the accent colour too."""
     for i, row in enumerate(rows):
         for c, value in enumerate(row):
             box(
@@ -77,6 +78,17 @@ def cells(ax, x: float, y: float, rows, width: float, fills) -> None:
                 value,
                 fill=fills[i],
                 rounded=False,
+            )
+        if fills[i] == "highlight":
+            ax.add_patch(
+                Rectangle(
+                    (x, y + i * CELL_H),
+                    len(row) * width,
+                    CELL_H,
+                    fill=False,
+                    edgecolor=palette()["accent"],
+                    linewidth=2.2,
+                )
             )
 
 
@@ -179,7 +191,7 @@ if __name__ == "__main__":
         "title": "Queries 1 and 2, the key blocks one after another",
         "steps": ["Key block 1 (keys 1 and 2)", "Key block 2 (key 3)"],
         "output": "After the last block",
-        "rescaled": "Highlighted: the maximum rises (l and O shrink, then add)",
+        "rescaled": "Framed: the maximum rises (l and O shrink, then add)",
         "never": "Dashed: all 3 × 3 scores, never formed",
         "kept": "In memory: 2 queries, 2 keys and values, S_{b}, m, l, O",
     }
