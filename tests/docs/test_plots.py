@@ -23,7 +23,14 @@ from matplotlib.figure import Figure
 from mkdocs.exceptions import PluginError
 
 from attention_book.diagrams import MIN_PX, markup, plain, smallest_text_px
-from attention_docs import causal_mask
+from attention_docs import (
+    attention_scores,
+    blockwise_attention,
+    causal_mask,
+    project_qkv,
+    running_example,
+    scaled_dot_product_attention,
+)
 from attention_docs.plotting import theme, to_svg
 from hooks import plots
 
@@ -250,6 +257,53 @@ def test_layer_cost_figure_draws_the_counts_the_page_states() -> None:
         for value in ("3.4", "1.3", "5.4"):
             assert f"約 {value} {unit}" in page, (language, value)
         assert r"n = 2d = 1024" in page, language
+
+
+def test_blockwise_steps_figure_draws_the_packages_numbers() -> None:
+    """Queries 1 and 2 of the running example, keys in blocks of 2: after each
+    block, m, l and O are the summary of the keys seen so far as the package
+    computes it, O / l is the package's output on those keys, and the figure,
+    its alt texts and the page's example show those numbers."""
+    script = load_script("blockwise_steps", "diagrams")
+    q, k, v = project_qkv(*running_example())
+    q = q[:2]
+    scores = attention_scores(q, k)
+    table = script.steps()
+    assert [list(row["keys"]) for row in table] == [[0, 1], [2]]
+    shown = []
+    for row in table:
+        seen = slice(0, row["keys"].stop)
+        assert row["s"].tolist() == scores[:, row["keys"].start : seen.stop].tolist()
+        m = scores[:, seen].max(axis=1)
+        assert row["m"].tolist() == m.tolist()
+        assert np.allclose(row["rescale"], np.exp(row["m_before"] - m))
+        assert np.allclose(row["ell"], np.exp(scores[:, seen] - m[:, None]).sum(axis=1))
+        z = row["o"] / row["ell"][:, None]
+        assert np.allclose(z, scaled_dot_product_attention(q, k[seen], v[seen]))
+        assert np.allclose(z, blockwise_attention(q, k[seen], v[seen], block_size=2))
+        shown += [*row["rescale"], *row["ell"], *row["o"].ravel()]
+    z = table[-1]["o"] / table[-1]["ell"][:, None]
+    assert np.allclose(
+        z, scaled_dot_product_attention(*project_qkv(*running_example()))[:2]
+    )
+    # the maximum rises once: query 2 at key 3, whose sums shrink by e^(0.5 - 1)
+    assert table[1]["rescale"].tolist() == [1.0, np.exp(-0.5)]
+    with theme("light"):
+        texts = svg_texts(to_svg(figure("blockwise_steps", "ja", "diagrams")))
+    numbers = [script.number(value) for value in shown] + [
+        f"{v:.4f}" for v in z.ravel()
+    ]
+    assert all(n in texts for n in numbers), sorted(set(numbers) - set(texts))
+    for language in LANGUAGES:
+        alt = ALL_LABELS["diagrams"]["blockwise_steps"][language]["alt"]
+        missing = [n for n in numbers if n not in alt]
+        assert not missing, (language, missing)
+    example = (
+        ROOT / "docs_src" / "efficient_attention" / "blockwise.pycon"
+    ).read_text()
+    printed = example.split("print(np.round(z, 3))")[1].split(">>>")[0]
+    rows = re.findall(r"\[([\d. ]+)\]", printed)
+    assert [[float(x) for x in r.split()] for r in rows[:2]] == np.round(z, 3).tolist()
 
 
 # --- the pages ----------------------------------------------------------------
