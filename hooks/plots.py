@@ -45,6 +45,7 @@ import hashlib
 import html
 import importlib
 import importlib.util
+import itertools
 import json
 import os
 import re
@@ -87,6 +88,12 @@ FIG2_CAPTION = re.compile(r"(<figcaption\b[^>]*>)")
 REFERENCE = re.compile(r"\[\]\(#fig-(?P<name>[\w-]+)\)")
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]])")
 CODE = re.compile(r"`([^`]+)`")
+#: A symbol's subscript or superscript in a caption's plain text: d_k,
+#: n_vocab, θ_0, W^O, e^(m − m′) (its parentheses only group), x_{ij}.
+SCRIPT = re.compile(
+    r"(?<=[A-Za-z0-9Α-ωℓ′)])([_^])"
+    r"(?:\{([^{}]+)\}|\(([^()]+)\)|([0-9A-Za-z⊤]+))"
+)
 #: Drawn figures, by the hash of their inputs (``figure_key``).
 CACHE = ROOT / ".cache" / "figures"
 
@@ -273,8 +280,33 @@ def _check_image(match: re.Match, labels: dict, page: str) -> None:
 
 
 def caption_html(caption: str) -> str:
-    """A caption of labels.yml as HTML: its `code` spans as code."""
-    return CODE.sub(r"<code>\1</code>", html.escape(caption.strip(), quote=False))
+    """A caption of labels.yml as HTML: its `code` spans as code, and the
+    sub- and superscripts of its symbols (d_k, W^O, e^(m − m′)) set as such."""
+    pieces = CODE.split(html.escape(caption.strip(), quote=False))
+    return "".join(
+        f"<code>{piece}</code>" if odd else SCRIPT.sub(_script_html, piece)
+        for odd, piece in zip(itertools.cycle((False, True)), pieces)
+    )
+
+
+def caption_text(caption: str) -> str:
+    """A caption's text as the page shows it (``caption_html`` without tags)."""
+    pieces = CODE.split(caption.strip())
+    return "".join(
+        piece if odd else SCRIPT.sub(lambda m: _script(m)[1], piece)
+        for odd, piece in zip(itertools.cycle((False, True)), pieces)
+    )
+
+
+def _script(match: re.Match) -> tuple[str, str]:
+    """("sub" or "sup", the script's text) of a ``SCRIPT`` match."""
+    body = next(group for group in match.groups()[1:] if group is not None)
+    return ("sub" if match[1] == "_" else "sup"), body
+
+
+def _script_html(match: re.Match) -> str:
+    tag, body = _script(match)
+    return f"<{tag}>{body}</{tag}>"
 
 
 def figure_html(match: re.Match, entry: dict, number: str) -> str:

@@ -525,3 +525,16 @@ def test_the_cache_can_be_turned_off(tmp_path, monkeypatch) -> None:
     entry = plots.labels_for(LABELS, "causal_mask", "ja")
     assert drawer.svg("plots", "causal_mask", entry, "light", "ja") == "<svg/>"
     assert not list(tmp_path.iterdir())
+
+
+def test_a_captions_symbols_get_their_sub_and_superscripts() -> None:
+    caption = "Q = X W_Q、e^(m − m′)、W^O、n_vocab、θ_0、`block_size`、x_{ij}"
+    assert plots.caption_html(caption) == (
+        "Q = X W<sub>Q</sub>、e<sup>m − m′</sup>、W<sup>O</sup>、"
+        "n<sub>vocab</sub>、θ<sub>0</sub>、<code>block_size</code>、x<sub>ij</sub>"
+    )
+    assert plots.caption_text(caption) == (
+        "Q = X WQ、em − m′、WO、nvocab、θ0、block_size、xij"
+    )
+    # an underscore with nothing before it is not a subscript
+    assert plots.caption_html("_k と a < b") == "_k と a &lt; b"

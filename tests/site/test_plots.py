@@ -24,7 +24,7 @@ from attention_book.diagrams import MIN_PX, plain, smallest_text_px
 from attention_book.zh_hans import to_simplified_text
 from attention_docs.plotting import THEMES
 from hooks.notebooks import NOT_CHAPTERS
-from hooks.plots import chapter_numbers
+from hooks.plots import caption_html, caption_text, chapter_numbers
 
 from .helpers import DERIVED, LANGUAGES, ROOT, parse, traditional_characters
 
@@ -164,7 +164,7 @@ def test_a_page_shows_the_numbered_figure_with_caption_and_alt_text(
             caption = figure.find("figcaption")
             number = caption.find(class_="book-figure-number").get_text()
             words = caption.get_text()[len(number) :].strip()
-            assert words == entry["caption"], path
+            assert words == caption_text(entry["caption"]), path
             check_language(words, language, f"{path}: caption of {name}")
             assert re.fullmatch(rf"{FIGURE_WORD[language]} \d+(\.\d+)?", number), number
     assert len(showing) == 1, f"{name} shown on {showing}"
@@ -221,7 +221,7 @@ def test_the_chapter_notebook_carries_the_figure(site, kind, name, language) -> 
     script; both with their numbered caption. Pages without a notebook (the
     home and notation pages) have none to carry it."""
     page = page_showing(kind, name)
-    caption = labels(kind, name, language)["caption"]
+    caption = caption_html(labels(kind, name, language)["caption"])
     found = []
     for path in sorted((site / language).rglob("*.ipynb")):
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
