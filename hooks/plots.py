@@ -20,8 +20,9 @@
   ``![](assets/<kind>/<name>-dark.svg#only-dark)`` with an empty alt text.
   The hook fills the alt text in from ``labels.yml`` and makes the pair a
   numbered figure, ``<figure id="fig-<name>">`` with a ``<figcaption>``:
-  "図 4.2" in the fourth chapter of the nav (a page outside the chapters
-  numbers its figures 1, 2, ...), then the caption of ``labels.yml``. The
+  "図 2" for the page's second figure, then the caption of ``labels.yml``.
+  Figures are numbered per page: the book's chapters carry no numbers, and
+  a page refers only to its own figures. The
   paper's Figure 2, drawn by hand (``docs_src/figures/``) in a
   ``<figure class="fig2">``, is numbered in the same sequence. A link with
   no text to a figure of the page, ``[](#fig-<name>)``, gets its number as
@@ -250,18 +251,6 @@ def on_files(files: Files, config) -> Files:
     return files
 
 
-def chapter_numbers(nav) -> dict[str, int]:
-    """Page -> its chapter's number: the pages of the nav's parts, the last
-    part (the back matter) excepted, counted from 1 in reading order."""
-    parts = [item for item in nav or [] if isinstance(item, dict)]
-    pages = []
-    for part in parts[:-1]:
-        for children in part.values():
-            for child in children if isinstance(children, list) else [children]:
-                pages += [child] if isinstance(child, str) else list(child.values())
-    return {page: number for number, page in enumerate(pages, 1)}
-
-
 def _check_image(match: re.Match, labels: dict, page: str) -> None:
     kind, file, fragment = match["kind"], match["file"], match["fragment"] or ""
     name, dark, extension = re.fullmatch(r"(.+?)(-dark)?(\.svg)?", file).groups()
@@ -323,7 +312,7 @@ def figure_html(match: re.Match, entry: dict, number: str) -> str:
     )
 
 
-def number_figures(markdown: str, labels: dict, language: str, chapter, page: str):
+def number_figures(markdown: str, labels: dict, language: str, page: str):
     """The page with its figures numbered and captioned, and their links' text."""
     for match in IMAGE.finditer(markdown):
         _check_image(match, labels, page)
@@ -331,7 +320,7 @@ def number_figures(markdown: str, labels: dict, language: str, chapter, page: st
     numbers: dict[str, str] = {}
     pieces, position = [], 0
     for count, match in enumerate(FIGURE.finditer(markdown), 1):
-        number = f"{word} {chapter}.{count}" if chapter else f"{word} {count}"
+        number = f"{word} {count}"
         pieces.append(markdown[position : match.start()])
         if match["name"] is None:  # the paper's Figure 2: number its caption
             caption = FIG2_CAPTION.search(markdown, match.end())
@@ -370,5 +359,4 @@ def number_figures(markdown: str, labels: dict, language: str, chapter, page: st
 def on_page_markdown(markdown, page, config, files):
     labels = {kind: load_labels(kind) for kind in KINDS}
     language = config.theme["language"]
-    chapter = chapter_numbers(getattr(config, "nav", None)).get(page.file.src_path)
-    return number_figures(markdown, labels, language, chapter, page.file.src_path)
+    return number_figures(markdown, labels, language, page.file.src_path)

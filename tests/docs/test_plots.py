@@ -391,17 +391,9 @@ def hook():
     return plots
 
 
-NAV = [
-    "index.md",
-    {"Part one": ["notation.md", "masks.md"]},
-    {"Part two": ["multi-head.md"]},
-    {"Back matter": ["about.md"]},
-]
-
-
 def page_markdown(hook, markdown: str, language: str, page: str = "masks.md") -> str:
     page = SimpleNamespace(file=SimpleNamespace(src_path=page))
-    config = SimpleNamespace(theme={"language": language}, nav=NAV)
+    config = SimpleNamespace(theme={"language": language})
     return hook.on_page_markdown(markdown, page, config, None)
 
 
@@ -411,19 +403,11 @@ PAIR = (
 )
 
 
-def test_chapters_are_numbered_in_the_order_of_the_nav(hook) -> None:
-    assert hook.chapter_numbers(NAV) == {
-        "notation.md": 1,
-        "masks.md": 2,
-        "multi-head.md": 3,
-    }
-
-
 @pytest.mark.parametrize("language", [*LANGUAGES, "zh-Hans"])
 def test_hook_makes_a_numbered_figure_with_alt_text_and_caption(hook, language) -> None:
     entry = plots.labels_for(LABELS, "causal_mask", language)
     text = page_markdown(hook, f"See [](#fig-causal-mask).\n\n{PAIR}\n", language)
-    number = f"{plots.FIGURE_WORD[language]} 2.1"
+    number = f"{plots.FIGURE_WORD[language]} 1"
     assert f"See [{number}](#fig-causal-mask)." in text
     assert '<figure class="book-figure" id="fig-causal-mask" markdown="span">' in text
     alt = plots.MARKDOWN_SPECIAL.sub(r"\\\1", entry["alt"])
@@ -442,12 +426,9 @@ def test_hook_numbers_the_papers_figure_in_the_same_sequence(hook) -> None:
     )
     text = page_markdown(hook, f"{fig2}\n\n{PAIR}\n", "ja", page="multi-head.md")
     assert (
-        '<figcaption id="c"><span class="book-figure-number">図 3.1</span> Words'
-        in text
+        '<figcaption id="c"><span class="book-figure-number">図 1</span> Words' in text
     )
-    assert '<span class="book-figure-number">図 3.2</span>' in text
-    text = page_markdown(hook, f"{PAIR}\n", "ja", page="about.md")
-    assert '<span class="book-figure-number">図 1</span>' in text  # not a chapter
+    assert '<span class="book-figure-number">図 2</span>' in text
 
 
 @pytest.mark.parametrize(
