@@ -212,7 +212,7 @@ def softmax_state(x: list[float], t: float) -> dict:
     from attention_docs import softmax
 
     s = softmax(t * np.asarray(x, dtype=np.float64))
-    jacobian = np.diag(s) - np.outer(s, s)  # ds_j/dx_l = s_j (delta_jl - s_l)
+    jacobian = np.diag(s) - np.outer(s, s)  # ds_j/du_l = s_j (delta_jl - s_l), u = t x
     return {
         "tx": (t * np.asarray(x)).tolist(),
         "s": s.tolist(),
@@ -254,7 +254,7 @@ def render_softmax(words: dict) -> str:
         [[xj, txj, sj] for xj, txj, sj in zip(x, st["tx"], st["s"], strict=True)],
         4,
         labels,
-        [sub("x", "j"), f"t{sub('x', 'j')}", sub("s", "j")],
+        [sub("x", "j"), f"{sub('u', 'j')} = t{sub('x', 'j')}", sub("s", "j")],
         cell=lambda i, j, v, a: bar(i, j, v, a) if j == 2 else number_cell(v, 2, a),
     )
     jac = matrix(
@@ -263,7 +263,7 @@ def render_softmax(words: dict) -> str:
         st["jacobian"],
         4,
         [sub("s", j + 1) for j in range(3)],
-        [sub("x", j + 1) for j in range(3)],
+        [sub("u", j + 1) for j in range(3)],
     )
     results = (
         '<dl class="explorable-results">'
