@@ -554,7 +554,7 @@ def render_kv_cache(words: dict) -> str:
 
 # --- 5. RoPE ---------------------------------------------------------------------
 
-#: The page's query and key, and the positions of its first pair (m - n = 3).
+#: The page's query and key, and the positions of its first pair (m - r = 3).
 ROPE_Q, ROPE_K = [1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0]
 ROPE_M, ROPE_N = 3, 0
 #: Half the side of each pair's drawing, in the units of the vectors.
@@ -567,7 +567,7 @@ def rope_state(m: float, n: float) -> dict:
     from attention_docs import apply_rope
 
     q = apply_rope(np.array([ROPE_Q]), positions=[m])  # q R_m
-    k = apply_rope(np.array([ROPE_K]), positions=[n])  # k R_n
+    k = apply_rope(np.array([ROPE_K]), positions=[n])  # k R_r
     return {"q": q[0].tolist(), "k": k[0].tolist(), "score": float((q @ k.T).item())}
 
 
@@ -615,7 +615,7 @@ def render_rope(words: dict) -> str:
     )
     results = (
         '<dl class="explorable-results">'
-        f'<dt>m − n</dt><dd data-result="shift" data-value="{ROPE_M - ROPE_N}">'
+        f'<dt>m − r</dt><dd data-result="shift" data-value="{ROPE_M - ROPE_N}">'
         f"{fmt(ROPE_M - ROPE_N, 0)}</dd>"
         f'<dt>{words["score"]}</dt><dd data-result="score" '
         f'data-value="{value(st["score"])}">{fmt(st["score"], 4)}</dd></dl>'
