@@ -212,7 +212,7 @@ def softmax_state(x: list[float], t: float) -> dict:
     from attention_docs import softmax
 
     s = softmax(t * np.asarray(x, dtype=np.float64))
-    jacobian = np.diag(s) - np.outer(s, s)  # ds_j/dx_l = s_j (delta_jl - s_l)
+    jacobian = np.diag(s) - np.outer(s, s)  # ds_j/du_l = s_j (delta_jl - s_l), u = t x
     return {
         "tx": (t * np.asarray(x)).tolist(),
         "s": s.tolist(),
@@ -254,7 +254,7 @@ def render_softmax(words: dict) -> str:
         [[xj, txj, sj] for xj, txj, sj in zip(x, st["tx"], st["s"], strict=True)],
         4,
         labels,
-        [sub("x", "j"), f"t{sub('x', 'j')}", sub("s", "j")],
+        [sub("x", "j"), f"{sub('u', 'j')} = t{sub('x', 'j')}", sub("s", "j")],
         cell=lambda i, j, v, a: bar(i, j, v, a) if j == 2 else number_cell(v, 2, a),
     )
     jac = matrix(
@@ -263,7 +263,7 @@ def render_softmax(words: dict) -> str:
         st["jacobian"],
         4,
         [sub("s", j + 1) for j in range(3)],
-        [sub("x", j + 1) for j in range(3)],
+        [sub("u", j + 1) for j in range(3)],
     )
     results = (
         '<dl class="explorable-results">'
@@ -554,7 +554,7 @@ def render_kv_cache(words: dict) -> str:
 
 # --- 5. RoPE ---------------------------------------------------------------------
 
-#: The page's query and key, and the positions of its first pair (m - n = 3).
+#: The page's query and key, and the positions of its first pair (m - r = 3).
 ROPE_Q, ROPE_K = [1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0]
 ROPE_M, ROPE_N = 3, 0
 #: Half the side of each pair's drawing, in the units of the vectors.
@@ -567,7 +567,7 @@ def rope_state(m: float, n: float) -> dict:
     from attention_docs import apply_rope
 
     q = apply_rope(np.array([ROPE_Q]), positions=[m])  # q R_m
-    k = apply_rope(np.array([ROPE_K]), positions=[n])  # k R_n
+    k = apply_rope(np.array([ROPE_K]), positions=[n])  # k R_r
     return {"q": q[0].tolist(), "k": k[0].tolist(), "score": float((q @ k.T).item())}
 
 
@@ -615,7 +615,7 @@ def render_rope(words: dict) -> str:
     )
     results = (
         '<dl class="explorable-results">'
-        f'<dt>m − n</dt><dd data-result="shift" data-value="{ROPE_M - ROPE_N}">'
+        f'<dt>m − r</dt><dd data-result="shift" data-value="{ROPE_M - ROPE_N}">'
         f"{fmt(ROPE_M - ROPE_N, 0)}</dd>"
         f'<dt>{words["score"]}</dt><dd data-result="score" '
         f'data-value="{value(st["score"])}">{fmt(st["score"], 4)}</dd></dl>'

@@ -20,8 +20,9 @@
   ``![](assets/<kind>/<name>-dark.svg#only-dark)`` with an empty alt text.
   The hook fills the alt text in from ``labels.yml`` and makes the pair a
   numbered figure, ``<figure id="fig-<name>">`` with a ``<figcaption>``:
-  "図 4.2" in the fourth chapter of the nav (a page outside the chapters
-  numbers its figures 1, 2, ...), then the caption of ``labels.yml``. The
+  "図 2" for the page's second figure, then the caption of ``labels.yml``.
+  Figures are numbered per page: the book's chapters carry no numbers, and
+  a page refers only to its own figures. The
   paper's Figure 2, drawn by hand (``docs_src/figures/``) in a
   ``<figure class="fig2">``, is numbered in the same sequence. A link with
   no text to a figure of the page, ``[](#fig-<name>)``, gets its number as
@@ -45,6 +46,7 @@ import hashlib
 import html
 import importlib
 import importlib.util
+import itertools
 import json
 import os
 import re
@@ -87,6 +89,12 @@ FIG2_CAPTION = re.compile(r"(<figcaption\b[^>]*>)")
 REFERENCE = re.compile(r"\[\]\(#fig-(?P<name>[\w-]+)\)")
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]])")
 CODE = re.compile(r"`([^`]+)`")
+#: A symbol's subscript or superscript in a caption's plain text: d_k,
+#: n_vocab, θ_0, W^O, e^(m − m′) (its parentheses only group), x_{ij}.
+SCRIPT = re.compile(
+    r"(?<=[A-Za-z0-9Α-ωℓ′)])([_^])"
+    r"(?:\{([^{}]+)\}|\(([^()]+)\)|([0-9A-Za-z⊤]+))"
+)
 #: Drawn figures, by the hash of their inputs (``figure_key``).
 CACHE = ROOT / ".cache" / "figures"
 
@@ -243,18 +251,6 @@ def on_files(files: Files, config) -> Files:
     return files
 
 
-def chapter_numbers(nav) -> dict[str, int]:
-    """Page -> its chapter's number: the pages of the nav's parts, the last
-    part (the back matter) excepted, counted from 1 in reading order."""
-    parts = [item for item in nav or [] if isinstance(item, dict)]
-    pages = []
-    for part in parts[:-1]:
-        for children in part.values():
-            for child in children if isinstance(children, list) else [children]:
-                pages += [child] if isinstance(child, str) else list(child.values())
-    return {page: number for number, page in enumerate(pages, 1)}
-
-
 def _check_image(match: re.Match, labels: dict, page: str) -> None:
     kind, file, fragment = match["kind"], match["file"], match["fragment"] or ""
     name, dark, extension = re.fullmatch(r"(.+?)(-dark)?(\.svg)?", file).groups()
@@ -273,8 +269,33 @@ def _check_image(match: re.Match, labels: dict, page: str) -> None:
 
 
 def caption_html(caption: str) -> str:
-    """A caption of labels.yml as HTML: its `code` spans as code."""
-    return CODE.sub(r"<code>\1</code>", html.escape(caption.strip(), quote=False))
+    """A caption of labels.yml as HTML: its `code` spans as code, and the
+    sub- and superscripts of its symbols (d_k, W^O, e^(m − m′)) set as such."""
+    pieces = CODE.split(html.escape(caption.strip(), quote=False))
+    return "".join(
+        f"<code>{piece}</code>" if odd else SCRIPT.sub(_script_html, piece)
+        for odd, piece in zip(itertools.cycle((False, True)), pieces)
+    )
+
+
+def caption_text(caption: str) -> str:
+    """A caption's text as the page shows it (``caption_html`` without tags)."""
+    pieces = CODE.split(caption.strip())
+    return "".join(
+        piece if odd else SCRIPT.sub(lambda m: _script(m)[1], piece)
+        for odd, piece in zip(itertools.cycle((False, True)), pieces)
+    )
+
+
+def _script(match: re.Match) -> tuple[str, str]:
+    """("sub" or "sup", the script's text) of a ``SCRIPT`` match."""
+    body = next(group for group in match.groups()[1:] if group is not None)
+    return ("sub" if match[1] == "_" else "sup"), body
+
+
+def _script_html(match: re.Match) -> str:
+    tag, body = _script(match)
+    return f"<{tag}>{body}</{tag}>"
 
 
 def figure_html(match: re.Match, entry: dict, number: str) -> str:
@@ -291,7 +312,7 @@ def figure_html(match: re.Match, entry: dict, number: str) -> str:
     )
 
 
-def number_figures(markdown: str, labels: dict, language: str, chapter, page: str):
+def number_figures(markdown: str, labels: dict, language: str, page: str):
     """The page with its figures numbered and captioned, and their links' text."""
     for match in IMAGE.finditer(markdown):
         _check_image(match, labels, page)
@@ -299,7 +320,7 @@ def number_figures(markdown: str, labels: dict, language: str, chapter, page: st
     numbers: dict[str, str] = {}
     pieces, position = [], 0
     for count, match in enumerate(FIGURE.finditer(markdown), 1):
-        number = f"{word} {chapter}.{count}" if chapter else f"{word} {count}"
+        number = f"{word} {count}"
         pieces.append(markdown[position : match.start()])
         if match["name"] is None:  # the paper's Figure 2: number its caption
             caption = FIG2_CAPTION.search(markdown, match.end())
@@ -338,5 +359,4 @@ def number_figures(markdown: str, labels: dict, language: str, chapter, page: st
 def on_page_markdown(markdown, page, config, files):
     labels = {kind: load_labels(kind) for kind in KINDS}
     language = config.theme["language"]
-    chapter = chapter_numbers(getattr(config, "nav", None)).get(page.file.src_path)
-    return number_figures(markdown, labels, language, chapter, page.file.src_path)
+    return number_figures(markdown, labels, language, page.file.src_path)

@@ -74,7 +74,7 @@ def print_site_options(language: str) -> dict:
         "cover_page_template": "scripts/pdf/cover.html",
         "add_table_of_contents": True,
         "toc_title": TOC_TITLES[language],
-        # The book numbers neither its chapters nor its figures.
+        # The figures are numbered by hooks/plots.py; the chapters are not.
         "enumerate_headings": False,
         "enumerate_figures": False,
         # A notebook page has no print view of its own.

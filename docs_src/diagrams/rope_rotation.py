@@ -61,6 +61,6 @@ if __name__ == "__main__":
 
     english = {
         "title": "Pair 0 of (1, 0, 1, 0) at position m: turned by m θ_{0}",
-        "relative": "query at m, key at n: the angle between them is (m − n) θ_{0}",
+        "relative": "query at m, key at r: the angle between them is (m − r) θ_{0}",
     }
     print(to_svg(figure(english)))

@@ -1,6 +1,6 @@
-// RoPE: the query at position m and the key at position n, each pair of
-// components (2i, 2i+1) rotated by the angle m θ_i (n θ_i), θ_i = 10000^(−2i/d).
-// The score q R_m (k R_n)ᵀ depends on m − n only.
+// RoPE: the query at position m and the key at position r, each pair of
+// components (2i, 2i+1) rotated by the angle m θ_i (r θ_i), θ_i = 10000^(−2i/d).
+// The score q R_m (k R_r)ᵀ depends on m − r only.
 import { announce, fill, fmt, message, register, show, words } from "./core.js";
 
 const Q = [1, 2, 3, 4];

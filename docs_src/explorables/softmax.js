@@ -1,5 +1,6 @@
 // Softmax, temperature and saturation: s = softmax(t x), the largest weight,
-// the rest ε = 1 − max s, and the Jacobian ds_j/dx_l = s_j (δ_jl − s_l).
+// the rest ε = 1 − max s, and the Jacobian ds_j/du_l = s_j (δ_jl − s_l) with respect to
+// the softmax's input u = t x (with respect to x it is t times larger).
 import { announce, fill, fmt, message, register, sci, show, showSci, softmax, words } from "./core.js";
 
 register("softmax", (root) => {

@@ -89,7 +89,7 @@ GROUPED_NUMBER = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?![\d,])")
 #: An en dash or hyphen joining two Chinese words (編碼器–解碼器).
 CJK_DASH = re.compile(f"(?<=[{CJK_CHARS}])[–-](?=[{CJK_CHARS}])")
 FIGURE_REFERENCE = re.compile(r"\[\]\((#fig-[^)\s]*)\)")
-#: A figure reference [](#fig-...) reads "図 4.2" in the built page (hooks/plots.py).
+#: A figure reference [](#fig-...) reads "図 2" in the built page (hooks/plots.py).
 FIGURE_WORD = {"ja": "図", "zh-Hant": "圖"}
 
 
@@ -168,7 +168,7 @@ def lint_view(markdown: str, language: str) -> str:
         if stripped.startswith("<"):
             body = HTML_TAG.sub("", body)
         body = INLINE_MATH.sub(MATH_STAND_IN[language], body)
-        body = FIGURE_REFERENCE.sub(rf"[{FIGURE_WORD[language]} 1.1](\1)", body)
+        body = FIGURE_REFERENCE.sub(rf"[{FIGURE_WORD[language]} 1](\1)", body)
         body = ATTR_LIST.sub("", body)
         body = HEADING_NUMBER.sub(r"\1", body)
         body = _latin_as_code(body, language)

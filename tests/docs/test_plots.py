@@ -23,7 +23,14 @@ from matplotlib.figure import Figure
 from mkdocs.exceptions import PluginError
 
 from attention_book.diagrams import MIN_PX, markup, plain, smallest_text_px
-from attention_docs import causal_mask
+from attention_docs import (
+    attention_scores,
+    blockwise_attention,
+    causal_mask,
+    project_qkv,
+    running_example,
+    scaled_dot_product_attention,
+)
 from attention_docs.plotting import theme, to_svg
 from hooks import plots
 
@@ -252,6 +259,53 @@ def test_layer_cost_figure_draws_the_counts_the_page_states() -> None:
         assert r"n = 2d = 1024" in page, language
 
 
+def test_blockwise_steps_figure_draws_the_packages_numbers() -> None:
+    """Queries 1 and 2 of the running example, keys in blocks of 2: after each
+    block, m, l and O are the summary of the keys seen so far as the package
+    computes it, O / l is the package's output on those keys, and the figure,
+    its alt texts and the page's example show those numbers."""
+    script = load_script("blockwise_steps", "diagrams")
+    q, k, v = project_qkv(*running_example())
+    q = q[:2]
+    scores = attention_scores(q, k)
+    table = script.steps()
+    assert [list(row["keys"]) for row in table] == [[0, 1], [2]]
+    shown = []
+    for row in table:
+        seen = slice(0, row["keys"].stop)
+        assert row["s"].tolist() == scores[:, row["keys"].start : seen.stop].tolist()
+        m = scores[:, seen].max(axis=1)
+        assert row["m"].tolist() == m.tolist()
+        assert np.allclose(row["rescale"], np.exp(row["m_before"] - m))
+        assert np.allclose(row["ell"], np.exp(scores[:, seen] - m[:, None]).sum(axis=1))
+        z = row["o"] / row["ell"][:, None]
+        assert np.allclose(z, scaled_dot_product_attention(q, k[seen], v[seen]))
+        assert np.allclose(z, blockwise_attention(q, k[seen], v[seen], block_size=2))
+        shown += [*row["rescale"], *row["ell"], *row["o"].ravel()]
+    z = table[-1]["o"] / table[-1]["ell"][:, None]
+    assert np.allclose(
+        z, scaled_dot_product_attention(*project_qkv(*running_example()))[:2]
+    )
+    # the maximum rises once: query 2 at key 3, whose sums shrink by e^(0.5 - 1)
+    assert table[1]["rescale"].tolist() == [1.0, np.exp(-0.5)]
+    with theme("light"):
+        texts = svg_texts(to_svg(figure("blockwise_steps", "ja", "diagrams")))
+    numbers = [script.number(value) for value in shown] + [
+        f"{v:.4f}" for v in z.ravel()
+    ]
+    assert all(n in texts for n in numbers), sorted(set(numbers) - set(texts))
+    for language in LANGUAGES:
+        alt = ALL_LABELS["diagrams"]["blockwise_steps"][language]["alt"]
+        missing = [n for n in numbers if n not in alt]
+        assert not missing, (language, missing)
+    example = (
+        ROOT / "docs_src" / "efficient_attention" / "blockwise.pycon"
+    ).read_text()
+    printed = example.split("print(np.round(z, 3))")[1].split(">>>")[0]
+    rows = re.findall(r"\[([\d. ]+)\]", printed)
+    assert [[float(x) for x in r.split()] for r in rows[:2]] == np.round(z, 3).tolist()
+
+
 # --- the pages ----------------------------------------------------------------
 
 FIGURE_IMAGE = re.compile(
@@ -337,17 +391,9 @@ def hook():
     return plots
 
 
-NAV = [
-    "index.md",
-    {"Part one": ["notation.md", "masks.md"]},
-    {"Part two": ["multi-head.md"]},
-    {"Back matter": ["about.md"]},
-]
-
-
 def page_markdown(hook, markdown: str, language: str, page: str = "masks.md") -> str:
     page = SimpleNamespace(file=SimpleNamespace(src_path=page))
-    config = SimpleNamespace(theme={"language": language}, nav=NAV)
+    config = SimpleNamespace(theme={"language": language})
     return hook.on_page_markdown(markdown, page, config, None)
 
 
@@ -357,19 +403,11 @@ PAIR = (
 )
 
 
-def test_chapters_are_numbered_in_the_order_of_the_nav(hook) -> None:
-    assert hook.chapter_numbers(NAV) == {
-        "notation.md": 1,
-        "masks.md": 2,
-        "multi-head.md": 3,
-    }
-
-
 @pytest.mark.parametrize("language", [*LANGUAGES, "zh-Hans"])
 def test_hook_makes_a_numbered_figure_with_alt_text_and_caption(hook, language) -> None:
     entry = plots.labels_for(LABELS, "causal_mask", language)
     text = page_markdown(hook, f"See [](#fig-causal-mask).\n\n{PAIR}\n", language)
-    number = f"{plots.FIGURE_WORD[language]} 2.1"
+    number = f"{plots.FIGURE_WORD[language]} 1"
     assert f"See [{number}](#fig-causal-mask)." in text
     assert '<figure class="book-figure" id="fig-causal-mask" markdown="span">' in text
     alt = plots.MARKDOWN_SPECIAL.sub(r"\\\1", entry["alt"])
@@ -388,12 +426,9 @@ def test_hook_numbers_the_papers_figure_in_the_same_sequence(hook) -> None:
     )
     text = page_markdown(hook, f"{fig2}\n\n{PAIR}\n", "ja", page="multi-head.md")
     assert (
-        '<figcaption id="c"><span class="book-figure-number">図 3.1</span> Words'
-        in text
+        '<figcaption id="c"><span class="book-figure-number">図 1</span> Words' in text
     )
-    assert '<span class="book-figure-number">図 3.2</span>' in text
-    text = page_markdown(hook, f"{PAIR}\n", "ja", page="about.md")
-    assert '<span class="book-figure-number">図 1</span>' in text  # not a chapter
+    assert '<span class="book-figure-number">図 2</span>' in text
 
 
 @pytest.mark.parametrize(
@@ -471,3 +506,16 @@ def test_the_cache_can_be_turned_off(tmp_path, monkeypatch) -> None:
     entry = plots.labels_for(LABELS, "causal_mask", "ja")
     assert drawer.svg("plots", "causal_mask", entry, "light", "ja") == "<svg/>"
     assert not list(tmp_path.iterdir())
+
+
+def test_a_captions_symbols_get_their_sub_and_superscripts() -> None:
+    caption = "Q = X W_Q、e^(m − m′)、W^O、n_vocab、θ_0、`block_size`、x_{ij}"
+    assert plots.caption_html(caption) == (
+        "Q = X W<sub>Q</sub>、e<sup>m − m′</sup>、W<sup>O</sup>、"
+        "n<sub>vocab</sub>、θ<sub>0</sub>、<code>block_size</code>、x<sub>ij</sub>"
+    )
+    assert plots.caption_text(caption) == (
+        "Q = X WQ、em − m′、WO、nvocab、θ0、block_size、xij"
+    )
+    # an underscore with nothing before it is not a subscript
+    assert plots.caption_html("_k と a < b") == "_k と a &lt; b"
