@@ -127,6 +127,10 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+#: How long the print page may take to load and print (milliseconds).
+PRINT_TIMEOUT_MS = 600_000
+
+
 class OtherHostError(Exception):
     """The print page asked for something from another host."""
 
@@ -147,6 +151,10 @@ def print_pdf(browser, url: str, target: Path) -> None:
     context = browser.new_context(color_scheme="light", java_script_enabled=False)
     try:
         context.route("**/*", route)
+        # A guard against a hang, not a limit on speed: the print page holds
+        # the whole book, and on a busy machine (three editions printed
+        # beside the tests) its load took over Playwright's default 30 s.
+        context.set_default_timeout(PRINT_TIMEOUT_MS)
         page = context.new_page()
         page.goto(url, wait_until="load")
         # Every font the page uses (KaTeX's are loaded once text needs them).
