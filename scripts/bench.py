@@ -12,6 +12,13 @@ Prints a table and writes it as JSON (default ``bench/results.json``):
   the bytes each page with an interactive figure adds for its scripts
   (``assets/explorables/``, gzip), and each edition's search index (which a
   page fetches only when its reader turns to the search);
+- a slow phone: each edition's longest chapters (largest HTML) at 390 x 844
+  with the CPU slowed 4x (Chromium's throttling, as a phone's is slower than
+  the machine's), the median of three cold loads: the time to
+  DOMContentLoaded (Material's script has then set up the page: copy
+  buttons, navigation, search) and the long tasks' total time (the main
+  thread busy for 50 ms or more at a time, when a tap waits), with the
+  page's number of elements;
 - the test suite as ``make test`` runs it, and its quick tier (``make quick``):
   pytest's own time, the wall time, the machine's CPU time, and the test
   time of each part of the suite;
@@ -37,6 +44,7 @@ import os
 import platform
 import re
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -121,6 +129,67 @@ def book_pages(site: Path, language: str) -> list[str]:
     )
 
 
+#: Long tasks from the start of the load (registered before the page's own
+#: scripts run).
+LONG_TASKS = """window.__bookLongTasks = [];
+new PerformanceObserver(list => window.__bookLongTasks.push(...list.getEntries()))
+    .observe({ type: "longtask", buffered: true });"""
+
+#: DOMContentLoaded and the long tasks' total, once the page has settled.
+PHONE = """() => new Promise(resolve => setTimeout(() => {
+    const navigation = performance.getEntriesByType("navigation")[0];
+    resolve({
+        dcl: navigation.domContentLoadedEventEnd,
+        long_tasks: window.__bookLongTasks.reduce((sum, e) => sum + e.duration, 0),
+        elements: document.getElementsByTagName("*").length,
+    });
+}, 1500))"""
+
+
+def longest_chapters(site: Path, language: str, count: int = 2) -> list[str]:
+    """An edition's ``count`` pages with the most HTML, as paths below the site root."""
+
+    def size(path: str) -> int:
+        return (site / path / "index.html").stat().st_size
+
+    return sorted(book_pages(site, language), key=size, reverse=True)[:count]
+
+
+def slow_phone(browser, site: Path, base_url: str, language: str) -> list[dict]:
+    """The longest chapters on a slow phone: 390 x 844, CPU slowed 4x; the
+    median of three cold loads."""
+    rows = []
+    for path in longest_chapters(site, language):
+        runs = []
+        for _ in range(3):
+            context = browser.new_context(
+                viewport={"width": 390, "height": 844},
+                device_scale_factor=3,
+                is_mobile=True,
+                has_touch=True,
+            )
+            page = context.new_page()
+            cdp = context.new_cdp_session(page)
+            cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
+            page.add_init_script(LONG_TASKS)
+            page.goto(base_url + path, wait_until="load", timeout=120_000)
+            runs.append(page.evaluate(PHONE))
+            context.close()
+
+        def median(key, runs=runs):
+            return round(statistics.median(run[key] for run in runs))
+
+        rows.append(
+            {
+                "page": path,
+                "elements": runs[0]["elements"],
+                "dcl_ms": median("dcl"),
+                "long_tasks_ms": median("long_tasks"),
+            }
+        )
+    return rows
+
+
 def page_weight(site: Path, base_url: str) -> dict[str, dict]:
     """Each edition's pages, first load, cold cache; the heaviest in full."""
     from playwright.sync_api import sync_playwright
@@ -168,6 +237,7 @@ def page_weight(site: Path, base_url: str) -> dict[str, dict]:
                     "bytes_raw": len(index),
                     "bytes_gzip": len(gzip.compress(index)),
                 },
+                "slow_phone": slow_phone(browser, site, base_url, language),
             }
         browser.close()
     return results
@@ -377,6 +447,17 @@ def table(results: dict) -> str:
             f"{language + ' search index (on search)':28} {'':>8} "
             f"{index['bytes_raw'] / 1024:>9.1f} {index['bytes_gzip'] / 1024:>9.1f}"
         )
+    lines.append("")
+    lines.append(
+        f"{'slow phone (390 px, CPU/4)':28} {'elements':>8} {'DCL ms':>9} "
+        f"{'long tasks ms':>14}"
+    )
+    for edition in results["pages"].values():
+        for row in edition.get("slow_phone", []):
+            lines.append(
+                f"{row['page']:28} {row['elements']:>8} {row['dcl_ms']:>9} "
+                f"{row['long_tasks_ms']:>14}"
+            )
     lines.append("")
     suite = results["test_suite"]
     if suite:

@@ -1,0 +1,101 @@
+"""Long chapters stay usable on a slow phone.
+
+A long chapter holds 16 000 to 25 000 elements (KaTeX's spans, Pygments'
+tokens), and Material's script restyles and lays out the whole page several
+times while it starts; on a phone with a 4x slower CPU that kept the page
+busy 5 to 9 s after its text had appeared. The book's stylesheet lets the
+browser skip the blocks off screen (``content-visibility: auto``) until the
+reader scrolls near them. This checks that the rule is there, covers the
+blocks that hold most of a chapter's elements, spares what must keep its
+real size (a display formula's scrolling box; the blocks just before a link
+target), and stays off paper.
+``scripts/bench.py`` measures the effect (``make bench``, "slow phone").
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CSS = ROOT / "overrides" / "assets" / "stylesheets" / "book.css"
+
+#: The blocks most of a long chapter's elements are in: paragraphs (inline
+#: maths) and code listings.
+BLOCKS = ("p", ".highlight > pre")
+
+
+def without_comments(css: str) -> str:
+    return re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)
+
+
+def at_rule_body(css: str, start: int) -> str:
+    """The text between the braces of the at-rule whose ``{`` is at ``start``."""
+    depth = 0
+    for i in range(start, len(css)):
+        depth += {"{": 1, "}": -1}.get(css[i], 0)
+        if depth == 0:
+            return css[start + 1 : i]
+    raise AssertionError("book.css: unbalanced braces")
+
+
+def selector_list(selectors: str) -> list[str]:
+    """The selectors of a list, split at the commas outside parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(selectors):
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if c == "," and depth == 0:
+            parts.append(selectors[start:i].strip())
+            start = i + 1
+    return [*parts, selectors[start:].strip()]
+
+
+def screen_rules(css: str) -> list[tuple[str, str]]:
+    """(selectors, declarations) of every rule inside ``@media screen``."""
+    rules = []
+    for media in re.finditer(r"@media\s+screen\s*\{", css):
+        body = at_rule_body(css, media.end() - 1)
+        rules += re.findall(r"([^{}]+)\{([^{}]*)\}", body)
+    return rules
+
+
+def test_blocks_off_screen_are_skipped_until_needed() -> None:
+    css = without_comments(CSS.read_text(encoding="utf-8"))
+    lazy = [
+        " ".join(selectors.split())
+        for selectors, declarations in screen_rules(css)
+        if re.search(r"content-visibility\s*:\s*auto", declarations)
+    ]
+    assert lazy, "book.css: no content-visibility: auto inside @media screen"
+    covered = " , ".join(lazy)
+    for block in BLOCKS:
+        assert block in covered, f"book.css: {block} is not skipped off screen"
+    # A wide formula's box is measured (scrollable.js makes it focusable):
+    # skipped, it would measure as its placeholder.
+    assert "arithmatex" not in covered
+    # The blocks just before a link target (#id) keep their real height, or
+    # the target slides down the screen once they get it.
+    for selectors in lazy:
+        for selector in selector_list(selectors):
+            assert ":has(+ [id], + * + [id])" in selector, selector
+    # Each skipped block keeps its last rendered height (auto), so that
+    # scrolling back up does not move the text.
+    sizes = [
+        declarations
+        for _, declarations in screen_rules(css)
+        if "contain-intrinsic-size" in declarations
+    ]
+    assert sizes and all(
+        re.search(r"contain-intrinsic-size\s*:\s*auto\s", d) for d in sizes
+    )
+
+
+def test_print_lays_out_every_block() -> None:
+    """Only the screen skips blocks: a rule outside ``@media screen`` would
+    reach print (the PDFs) too."""
+    css = without_comments(CSS.read_text(encoding="utf-8"))
+    outside = css
+    for media in reversed(list(re.finditer(r"@media\s+screen\s*\{", css))):
+        body = at_rule_body(css, media.end() - 1)
+        outside = outside.replace(body, "")
+    assert "content-visibility" not in outside
