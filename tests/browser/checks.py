@@ -225,6 +225,10 @@ START_AXE = """
 
 AXE_RESULTS = "() => window.__axeViolations"
 
+#: The book's content-visibility turned off, for checks that need every
+#: block of the page laid out.
+LAID_OUT = "* { content-visibility: visible !important; }"
+
 
 def start_axe(page, options: dict | None = None) -> None:
     """Start axe-core on the page as it is, once its math is rendered."""
@@ -233,6 +237,12 @@ def start_axe(page, options: dict | None = None) -> None:
             f"no {AXE.relative_to(ROOT)}: run `npm ci` (make test does)"
         )
     wait_for_math(page)
+    # Every block laid out, as a reader who scrolled has it: book.css lets
+    # the browser skip the blocks off screen (content-visibility: auto), and
+    # axe, which finds what lies behind a text by the point where it is,
+    # then finds the footer behind a link whose block has its estimated
+    # height still (a contrast failure no reader sees).
+    page.add_style_tag(content=LAID_OUT)
     page.add_script_tag(path=str(AXE))
     page.evaluate(START_AXE, {"resultTypes": ["violations"], **(options or {})})
 
@@ -318,14 +328,22 @@ def copy_block(page, block, number: int | str) -> str:
         [before, COPY_BUTTON],
     )
     page.mouse.click(x, y)
-    copied = page.wait_for_function(
-        """async before => {
-            const text = await navigator.clipboard.readText();
-            return text !== before && {text};
+    # Read the clipboard until the copy has replaced what it held (a loop
+    # in the page: wait_for_function does not wait for an async predicate's
+    # promise, and took its pending answer for a truthy one).
+    return page.evaluate(
+        """async ([before, timeout]) => {
+            const end = performance.now() + timeout;
+            for (;;) {
+                const text = await navigator.clipboard.readText();
+                if (text !== before) return text;
+                if (performance.now() > end)
+                    throw new Error(`the clipboard still holds ${before}`);
+                await new Promise((done) => setTimeout(done, 20));
+            }
         }""",
-        arg=before,
+        [before, TIMEOUT],
     )
-    return copied.json_value()["text"]
 
 
 @dataclass
