@@ -926,6 +926,10 @@ SENTENCES = [
         "经过 \\(l\\) 个子层后的行记为 \\(\\mathbf{x}^{(l)}\\)",
     ),
     ("在自己電腦上的 Jupyter 執行。", "在自己计算机上的 Jupyter 运行。"),
+    (
+        "兩個平均都從 0 出發，一開始會偏向 0。展開遞迴式得",
+        "两个平均都从 0 出发，一开始会偏向 0。展开递推式得",
+    ),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
