@@ -321,9 +321,24 @@ def copy_block(page, block, number: int | str) -> str:
             const details = block.closest("details");  // a `??? example`
             if (details) details.open = true;
             const button = block.querySelector(selector);
-            button.scrollIntoView({block: "center"});
-            const box = button.getBoundingClientRect();
-            return [box.x + box.width / 2, box.y + box.height / 2];
+            // Blocks the browser skipped (content-visibility: auto) get their
+            // real height as they come into view and move what lies below:
+            // scroll until the button stays where it is for two frames.
+            const frame = () => new Promise((done) => requestAnimationFrame(done));
+            let box = null;
+            for (let tries = 0; tries < 50; tries++) {
+                button.scrollIntoView({block: "center"});
+                await frame();
+                await frame();
+                const now = button.getBoundingClientRect();
+                if (box && now.x === box.x && now.y === box.y) break;
+                box = now;
+            }
+            const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+            const hit = document.elementFromPoint(x, y);
+            if (!hit || !(hit === button || button.contains(hit)))
+                throw new Error(`the copy button is not at (${x}, ${y})`);
+            return [x, y];
         }""",
         [before, COPY_BUTTON],
     )
