@@ -196,6 +196,16 @@ def templates(words: dict, *keys: str) -> str:
     return f'<span class="explorable-messages" hidden {attrs}></span>'
 
 
+def option_list(values, chosen, names: dict | None = None) -> str:
+    """A <select>'s options, ``chosen`` selected; each shown as ``names[value]``
+    (the figure's words) or as the value itself."""
+    return "".join(
+        f'<option value="{v}"{" selected" if v == chosen else ""}>'
+        f"{names[v] if names else v}</option>"
+        for v in values
+    )
+
+
 def sub(symbol: str, index: object) -> str:
     return f"{symbol}<sub>{index}</sub>"
 
@@ -330,10 +340,7 @@ def render_masks(words: dict) -> str:
     data = {"q": (x @ w_q).tolist(), "k": (x @ w_k).tolist(), "v": (x @ w_v).tolist()}
 
     def select(key: str, label: str, options, chosen) -> str:
-        opts = "".join(
-            f'<option value="{o}"{" selected" if o == chosen else ""}>{o}</option>'
-            for o in options
-        )
+        opts = option_list(options, chosen)
         return (
             f'<label class="explorable-field"><span>{label}</span>'
             f"<select data-{key} disabled>{opts}</select></label>"
@@ -514,14 +521,8 @@ def render_kv_cache(words: dict) -> str:
             f'data-size="{key}" disabled inputmode="numeric"></label>'
         )
 
-    kinds = "".join(
-        f'<option value="{k}"{" selected" if k == kind else ""}>{words[k]}</option>'
-        for k in KV_KINDS
-    )
-    widths = "".join(
-        f'<option value="{n}"{" selected" if n == b else ""}>{n}</option>'
-        for n in KV_BYTES
-    )
+    kinds = option_list(KV_KINDS, kind, words)
+    widths = option_list(KV_BYTES, b)
     controls = (
         '<div class="explorable-controls explorable-form">'
         f'<label class="explorable-field"><span>{words["kind"]}</span>'
@@ -679,10 +680,7 @@ def render_online(words: dict) -> str:
         'inputmode="decimal"></label>'
         for j in range(n)
     )
-    sizes = "".join(
-        f'<option value="{b}"{" selected" if b == block else ""}>{b}</option>'
-        for b in ONLINE_BLOCKS
-    )
+    sizes = option_list(ONLINE_BLOCKS, block)
     controls = (
         f'<div class="explorable-controls">{inputs}'
         f'<label class="explorable-field"><span>{words["block"]}</span>'
@@ -749,14 +747,8 @@ def render_heads(words: dict) -> str:
     x, w_q, w_k, w_v = running_qkv()
     data = {"x": x.tolist(), "w_q": w_q.tolist(), "w_k": w_k.tolist()}
     data |= {"w_v": w_v.tolist(), "w_o": W_O}
-    counts = "".join(
-        f'<option value="{c}"{" selected" if c == h else ""}>{c}</option>'
-        for c in HEAD_COUNTS
-    )
-    maps = "".join(
-        f'<option value="{k}"{" selected" if k == w_o else ""}>{words[k]}</option>'
-        for k in W_O
-    )
+    counts = option_list(HEAD_COUNTS, h)
+    maps = option_list(W_O, w_o, words)
     controls = (
         '<div class="explorable-controls">'
         '<label class="explorable-field"><span>d<sub>model</sub> = 4、'
