@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,35 @@ TESTS = Path(__file__).resolve().parent
 FOLDER_MARKERS = {"site": "site", "browser": "browser"}
 
 
+#: The run's longest units of work, longest first: pytest-xdist's scopes under
+#: ``--dist loadscope`` (a module, or a test class), with the seconds each
+#: took in a fresh clone's run on two cores (``--durations=0``; the first one
+#: also waits for the site build). They start first, so that the end of the
+#: run is many short units spread over every core, not one core finishing a
+#: sweep alone; the others follow in xdist's own order (most tests first).
+LONGEST_FIRST = (
+    "tests/site/test_pdf.py",  # 165 s: the three PDFs
+    "tests/browser/test_every_page.py::TestJapanese",  # 131 s: sweep and copies
+    "tests/browser/test_every_page.py::TestTraditionalChinese",  # 91 s
+    "tests/browser/test_search.py",  # 78 s
+    "tests/browser/test_every_page.py::TestSimplifiedChinese",  # 73 s
+    "tests/site/test_plots.py",  # 62 s
+    "tests/site/test_notebooks.py",  # 55 s: the notebooks run
+    "tests/browser/test_languages.py",  # 48 s
+    "tests/browser/test_accessibility.py",  # 40 s
+    "tests/site/test_copy_paste.py",  # 35 s
+    "tests/browser/test_pages.py",  # 32 s
+    "tests/browser/test_dark_mode.py",  # 32 s
+    "tests/browser/test_explorables.py",  # 24 s
+    "tests/browser/test_fit.py",  # 23 s
+)
+
+
+def xdist_scope(item: pytest.Item) -> str:
+    """The unit ``--dist loadscope`` gives one worker: the test's module or class."""
+    return item.nodeid.rsplit("::", 1)[0]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         path = Path(item.path)
@@ -41,6 +71,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             folder = path.relative_to(TESTS).parts[0]
             if folder in FOLDER_MARKERS:
                 item.add_marker(FOLDER_MARKERS[folder])
+    # The longest units first, then every other by its number of tests, most
+    # first (what xdist's --loadscope-reorder does, which pytest_configure
+    # turns off so that this order stands).
+    sizes = Counter(xdist_scope(item) for item in items)
+    rank = {scope: place for place, scope in enumerate(LONGEST_FIRST)}
+    items.sort(
+        key=lambda item: (
+            rank.get(xdist_scope(item), len(rank)),
+            -sizes[xdist_scope(item)],
+            xdist_scope(item),
+        )
+    )
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -56,7 +98,13 @@ class _Server(http.server.ThreadingHTTPServer):
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The run's first process serves the (future) site on its bound port."""
+    """The run's first process serves the (future) site on its bound port.
+
+    It also keeps the order of ``pytest_collection_modifyitems`` (longest
+    units first) when pytest-xdist schedules by scope.
+    """
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
     if LISTENER is None or hasattr(config, "_book_server"):
         return
     handler = functools.partial(_QuietHandler, directory=str(SITE_DIR / "site"))
