@@ -26,7 +26,15 @@ from attention_docs.plotting import THEMES
 from hooks.notebooks import NOT_CHAPTERS
 from hooks.plots import caption_html, caption_text
 
-from .helpers import DERIVED, LANGUAGES, ROOT, classes, traditional_characters, tree
+from .helpers import (
+    DERIVED,
+    LANGUAGES,
+    ROOT,
+    classes,
+    text_of,
+    traditional_characters,
+    tree,
+)
 
 KINDS = ("plots", "diagrams")
 LABELS = {
@@ -124,11 +132,6 @@ def test_both_variants_are_built_with_the_language_labels(
     assert THEMES["dark"]["text"] in text_fills(dark) - text_fills(light)
 
 
-def text(element) -> str:
-    """The text of ``element`` (lxml) as the page holds it."""
-    return "".join(element.itertext())
-
-
 def first_of_class(element, name: str):
     """The first element inside ``element`` (not itself) of class ``name``."""
     return next(e for e in element.iterdescendants("*") if name in classes(e))
@@ -171,15 +174,19 @@ def test_a_page_shows_the_numbered_figure_with_caption_and_alt_text(
             ), path
             assert next(found["-dark"].iterancestors("figure"), None) is figure, path
             caption = next(figure.iterdescendants("figcaption"))
-            number = text(first_of_class(caption, "book-figure-number"))
-            words = text(caption)[len(number) :].strip()
+            number = text_of(first_of_class(caption, "book-figure-number"), sep="")
+            words = text_of(caption, sep="")[len(number) :].strip()
             assert words == caption_text(entry["caption"]), path
             check_language(words, language, f"{path}: caption of {name}")
             assert re.fullmatch(rf"{FIGURE_WORD[language]} \d+", number), number
     assert len(showing) == 1, f"{name} shown on {showing}"
     if kind == "plots":  # a plot is followed by the code that drew it
-        summaries = [text(s) for s in tree(showing[0]).cssselect("details > summary")]
-        code = "".join(text(c) for c in tree(showing[0]).cssselect("details code"))
+        summaries = [
+            text_of(s, sep="") for s in tree(showing[0]).cssselect("details > summary")
+        ]
+        code = "".join(
+            text_of(c, sep="") for c in tree(showing[0]).cssselect("details code")
+        )
         assert summaries and "def figure(labels: dict) -> Figure:" in code
 
 
@@ -191,7 +198,7 @@ def test_figures_are_numbered_in_order_per_page(site, pages, language) -> None:
     for path in pages[language]:
         page = tree(path)
         numbers = [
-            text(span)
+            text_of(span, sep="")
             for span in page.cssselect("article figure figcaption .book-figure-number")
         ]
         word = FIGURE_WORD[language]
@@ -202,10 +209,10 @@ def test_figures_are_numbered_in_order_per_page(site, pages, language) -> None:
         for a in page.cssselect("article a[href]"):
             links_to.setdefault(a.get("href"), []).append(a)
         for figure in page.cssselect("article figure.book-figure[id]"):
-            number = text(first_of_class(figure, "book-figure-number"))
+            number = text_of(first_of_class(figure, "book-figure-number"), sep="")
             links = links_to.get(f"#{figure.get('id')}", [])
             assert links, f"{path}: nothing refers to {figure.get('id')}"
-            assert {text(a) for a in links} == {number}, path
+            assert {text_of(a, sep="") for a in links} == {number}, path
     assert total == len(FIGURES) + 2  # each drawn figure once, and Figure 2's halves
 
 
