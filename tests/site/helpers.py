@@ -87,6 +87,18 @@ def text_of(element: lxml.html.HtmlElement, leave_out: str = "", sep: str = " ")
     return " ".join(text.split()) if sep else text
 
 
+def stripped_text(element: lxml.html.HtmlElement, sep: str = " ") -> str:
+    """BeautifulSoup's ``get_text(sep, strip=True)`` on lxml's tree: the text
+    pieces of ``element``, each stripped, the empty ones left out, joined by
+    ``sep`` (the whitespace inside a piece stays as it is)."""
+    return sep.join(piece.strip() for piece in element.itertext() if piece.strip())
+
+
+def classes(element: lxml.html.HtmlElement) -> list[str]:
+    """The classes of ``element``, as BeautifulSoup's ``get("class", [])``."""
+    return (element.get("class") or "").split()
+
+
 #: The first process of a run (pytest's own, or pytest-xdist's controller)
 #: binds the port the site is served at and keeps it bound until the run
 #: ends (tests/conftest.py serves the site on it); its workers, started

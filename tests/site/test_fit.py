@@ -25,7 +25,14 @@ import pytest
 
 from attention_book import site as build_site
 
-from .helpers import BASE_URL, LANGUAGES, parse, traditional_characters
+from .helpers import (
+    BASE_URL,
+    LANGUAGES,
+    parse,
+    stripped_text,
+    traditional_characters,
+    tree,
+)
 
 #: What each edition's 404 page must say (overrides/404.html).
 NOT_FOUND = {
@@ -36,10 +43,11 @@ NOT_FOUND = {
 SVG = "{http://www.w3.org/2000/svg}svg"
 
 
-def resolve(page_url: str, soup, href: str) -> str:
-    """``href`` as a browser resolves it on ``soup`` served at ``page_url``."""
-    base = soup.find("base", href=True)
-    return urljoin(urljoin(page_url, base["href"]) if base else page_url, href)
+def resolve(page_url: str, page, href: str) -> str:
+    """``href`` as a browser resolves it on ``page`` (lxml's tree) served at
+    ``page_url``."""
+    base = page.xpath("//base/@href")
+    return urljoin(urljoin(page_url, base[0]) if base else page_url, href)
 
 
 def local_file(site: Path, url: str) -> Path:
@@ -71,7 +79,7 @@ def test_edition_404_page_speaks_its_language(site: Path, language: str) -> None
 
 
 def test_root_404_page_offers_every_book_and_its_search(site: Path) -> None:
-    soup = parse(site / "404.html")
+    soup, page = parse(site / "404.html"), tree(site / "404.html")
     assert soup.find("html")["lang"] == "mul"
     assert soup.find("script") is None, "readable and usable without JavaScript"
     assert soup.find("base")["href"] == urlsplit(BASE_URL).path
@@ -83,8 +91,8 @@ def test_root_404_page_offers_every_book_and_its_search(site: Path) -> None:
         section = soup.find("section", lang=language)
         _, home, search = NOT_FOUND[language]
         links = {a.get_text(strip=True): a["href"] for a in section.find_all("a")}
-        assert resolve(served_at, soup, links[home]) == f"{BASE_URL}{language}/"
-        assert resolve(served_at, soup, links[search]) == f"{BASE_URL}{language}/?q="
+        assert resolve(served_at, page, links[home]) == f"{BASE_URL}{language}/"
+        assert resolve(served_at, page, links[search]) == f"{BASE_URL}{language}/?q="
         assert local_file(site, f"{BASE_URL}{language}/").is_file()
 
 
@@ -92,13 +100,13 @@ def test_root_404_page_links_under_a_sub_path(tmp_path: Path) -> None:
     """Built for a GitHub Pages project site, its links keep the sub-path."""
     site_url = "https://user.github.io/attention_docs/"
     build_site.copy_root_pages(tmp_path, site_url)
-    soup = parse(tmp_path / "404.html")
+    soup, page = parse(tmp_path / "404.html"), tree(tmp_path / "404.html")
     assert soup.find("base")["href"] == "/attention_docs/"
     served_at = site_url + "ja/no/such/page/"
     hrefs = [a["href"] for a in soup.find_all("a")]
     hrefs.append(soup.find("link", rel="icon")["href"])
     for href in hrefs:
-        url = resolve(served_at, soup, href)
+        url = resolve(served_at, page, href)
         assert url.startswith(site_url), f"{href} -> {url}"
     # The root chooser is copied as it is, and links relatively.
     assert (tmp_path / "index.html").read_bytes() == (
@@ -125,19 +133,22 @@ def test_root_page_names_the_book_in_every_language(site: Path) -> None:
     assert "prefers-color-scheme: dark" in style
 
 
-def favicon(soup) -> str:
-    icons = soup.find_all("link", rel="icon")
+def favicon(page) -> str:
+    """The href of the page's one icon link (lxml's tree)."""
+    icons = [
+        link for link in page.iter("link") if "icon" in link.get("rel", "").split()
+    ]
     assert len(icons) == 1, icons
-    return icons[0]["href"]
+    return icons[0].attrib["href"]
 
 
 def test_every_page_names_the_svg_favicon(site: Path, pages) -> None:
     paths = [path for language in LANGUAGES for path in pages[language]]
     paths += [site / "index.html", site / "404.html"]
     for path in paths:
-        soup = parse(path)
+        page = tree(path)
         page_url = BASE_URL + path.relative_to(site).as_posix()
-        url = resolve(page_url, soup, favicon(soup))
+        url = resolve(page_url, page, favicon(page))
         assert url.endswith("/assets/images/favicon.svg"), f"{path}: {url}"
         icon = local_file(site, url)
         assert icon.is_file(), f"{path}: {url}"
@@ -146,10 +157,10 @@ def test_every_page_names_the_svg_favicon(site: Path, pages) -> None:
 
 def test_no_table_header_cell_is_empty(pages) -> None:
     empty = [
-        f"{path}: {th.find_parent('table').get_text(' ', strip=True)[:60]}"
+        f"{path}: {stripped_text(next(th.iterancestors('table')))[:60]}"
         for paths in pages.values()
         for path in paths
-        for th in parse(path).find_all("th")
-        if not th.get_text(strip=True)
+        for th in tree(path).iter("th")
+        if not stripped_text(th, "")
     ]
     assert not empty, "\n".join(empty)

@@ -20,7 +20,7 @@ from mkdocs.structure.toc import AnchorLink, TableOfContents
 
 from hooks import katex
 
-from .helpers import LANGUAGES, ROOT, parse, text_of, tree
+from .helpers import LANGUAGES, ROOT, classes, text_of, tree
 
 #: TeX that a reader must never see outside code.
 DELIMITERS = ("\\(", "\\)", "\\[", "\\]", "$$", "\\begin{")
@@ -33,10 +33,6 @@ TEX_COMMANDS = re.compile(
 def visible_text(article) -> str:
     """The text of ``article`` as a reader sees it: no code, no MathML copy."""
     return text_of(article, "pre, code, .katex-mathml, script, style")
-
-
-def classes(element) -> list[str]:
-    return element.get("class", "").split()
 
 
 def children(element, name: str) -> list:
@@ -94,13 +90,13 @@ def test_formulas_are_the_pages_own(site: Path) -> None:
     """Each typeset formula's TeX (its MathML annotation) is on its page."""
     for page in ("softmax", "scaled-dot-product", "multi-head"):
         source = " ".join((ROOT / "docs" / "ja" / f"{page}.md").read_text().split())
-        soup = parse(site / "ja" / page / "index.html")
-        annotations = soup.select(
+        annotations = tree(site / "ja" / page / "index.html").cssselect(
             '.arithmatex annotation[encoding="application/x-tex"]'
         )
         assert len(annotations) > 10, page
         for annotation in annotations:
-            assert " ".join(annotation.get_text().split()) in source, annotation
+            tex = " ".join("".join(annotation.itertext()).split())
+            assert tex in source, tex
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -200,11 +196,11 @@ def test_cut_fonts_keep_every_glyph_the_formulas_use(pages, site: Path, language
     characters = set()
     preloaded = set()
     for path in pages[language]:
-        soup = parse(path)
-        for link in soup.select("link[rel=preload][as=font]"):
-            preloaded.add(link["href"].rsplit("/", 1)[-1])
-        for formula in soup.select(".katex-html"):
-            characters.update(formula.get_text())
+        page = tree(path)
+        for link in page.cssselect("link[rel=preload][as=font]"):
+            preloaded.add(link.attrib["href"].rsplit("/", 1)[-1])
+        for formula in page.cssselect(".katex-html"):
+            characters.update("".join(formula.itertext()))
     assert {"KaTeX_Main-Regular.woff2", "KaTeX_AMS-Regular.woff2"} <= preloaded
     original = ROOT / "node_modules" / "katex" / "dist" / "fonts"
     built = site / language / "assets" / "katex" / "fonts"

@@ -26,7 +26,15 @@ from attention_docs.plotting import THEMES
 from hooks.notebooks import NOT_CHAPTERS
 from hooks.plots import caption_html, caption_text
 
-from .helpers import DERIVED, LANGUAGES, ROOT, parse, traditional_characters
+from .helpers import (
+    DERIVED,
+    LANGUAGES,
+    ROOT,
+    classes,
+    text_of,
+    traditional_characters,
+    tree,
+)
 
 KINDS = ("plots", "diagrams")
 LABELS = {
@@ -124,6 +132,11 @@ def test_both_variants_are_built_with_the_language_labels(
     assert THEMES["dark"]["text"] in text_fills(dark) - text_fills(light)
 
 
+def first_of_class(element, name: str):
+    """The first element inside ``element`` (not itself) of class ``name``."""
+    return next(e for e in element.iterdescendants("*") if name in classes(e))
+
+
 @functools.cache
 def page_images(site: Path, pages: tuple[Path, ...], language: str) -> list:
     """Each page with its article's images, by (path, fragment) of their source
@@ -132,8 +145,8 @@ def page_images(site: Path, pages: tuple[Path, ...], language: str) -> list:
     for path in pages:
         base = f"http://host/{path.relative_to(site / language).as_posix()}"
         images = {}
-        for img in parse(path).select("article img[src]"):
-            target = urlsplit(urljoin(base, img["src"]))
+        for img in tree(path).cssselect("article img[src]"):
+            target = urlsplit(urljoin(base, img.get("src")))
             images[(target.path, target.fragment)] = img
         found.append((path, images))
     return found
@@ -155,23 +168,25 @@ def test_a_page_shows_the_numbered_figure_with_caption_and_alt_text(
             entry = labels(kind, name, language)
             assert {img.get("alt") for img in found.values()} == {entry["alt"]}, path
             check_language(entry["alt"], language, f"{path}: alt of {name}")
-            figure = found[""].find_parent("figure")
+            figure = next(found[""].iterancestors("figure"), None)
             assert figure is not None and figure.get("id") == "fig-" + name.replace(
                 "_", "-"
             ), path
-            assert found["-dark"].find_parent("figure") is figure, path
-            caption = figure.find("figcaption")
-            number = caption.find(class_="book-figure-number").get_text()
-            words = caption.get_text()[len(number) :].strip()
+            assert next(found["-dark"].iterancestors("figure"), None) is figure, path
+            caption = next(figure.iterdescendants("figcaption"))
+            number = text_of(first_of_class(caption, "book-figure-number"), sep="")
+            words = text_of(caption, sep="")[len(number) :].strip()
             assert words == caption_text(entry["caption"]), path
             check_language(words, language, f"{path}: caption of {name}")
             assert re.fullmatch(rf"{FIGURE_WORD[language]} \d+", number), number
     assert len(showing) == 1, f"{name} shown on {showing}"
     if kind == "plots":  # a plot is followed by the code that drew it
         summaries = [
-            s.get_text() for s in parse(showing[0]).select("details > summary")
+            text_of(s, sep="") for s in tree(showing[0]).cssselect("details > summary")
         ]
-        code = "".join(c.get_text() for c in parse(showing[0]).select("details code"))
+        code = "".join(
+            text_of(c, sep="") for c in tree(showing[0]).cssselect("details code")
+        )
         assert summaries and "def figure(labels: dict) -> Figure:" in code
 
 
@@ -181,20 +196,23 @@ def test_figures_are_numbered_in_order_per_page(site, pages, language) -> None:
     the paper's Figure 2 is numbered with the others."""
     total = 0
     for path in pages[language]:
-        soup = parse(path)
+        page = tree(path)
         numbers = [
-            span.get_text()
-            for span in soup.select("article figure figcaption .book-figure-number")
+            text_of(span, sep="")
+            for span in page.cssselect("article figure figcaption .book-figure-number")
         ]
         word = FIGURE_WORD[language]
         assert numbers == [f"{word} {i}" for i in range(1, len(numbers) + 1)], path
-        assert len(soup.select("article figure")) == len(numbers), path
+        assert len(page.cssselect("article figure")) == len(numbers), path
         total += len(numbers)
-        for figure in soup.select("article figure.book-figure[id]"):
-            number = figure.select_one(".book-figure-number").get_text()
-            links = soup.select(f'article a[href="#{figure["id"]}"]')
-            assert links, f"{path}: nothing refers to {figure['id']}"
-            assert {a.get_text() for a in links} == {number}, path
+        links_to = {}  # the article's links by their href, read once
+        for a in page.cssselect("article a[href]"):
+            links_to.setdefault(a.get("href"), []).append(a)
+        for figure in page.cssselect("article figure.book-figure[id]"):
+            number = text_of(first_of_class(figure, "book-figure-number"), sep="")
+            links = links_to.get(f"#{figure.get('id')}", [])
+            assert links, f"{path}: nothing refers to {figure.get('id')}"
+            assert {text_of(a, sep="") for a in links} == {number}, path
     assert total == len(FIGURES) + 2  # each drawn figure once, and Figure 2's halves
 
 

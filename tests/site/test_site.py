@@ -9,7 +9,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from .helpers import LANGUAGES, LOCAL_HOST, parse
+from .helpers import LANGUAGES, LOCAL_HOST, classes, parse, stripped_text, tree
 
 # Attributes through which a page makes the browser request something.
 RESOURCE_ATTRIBUTES = {
@@ -35,10 +35,11 @@ def other_host(url: str) -> bool:
     return parts.netloc != LOCAL_HOST
 
 
-def resource_urls(soup) -> list[str]:
+def resource_urls(page) -> list[str]:
+    """The URLs that ``page`` (lxml's tree) makes the browser request."""
     urls = []
     for tag, attributes in RESOURCE_ATTRIBUTES.items():
-        for element in soup.find_all(tag):
+        for element in page.iter(tag):
             for attribute in attributes:
                 value = element.get(attribute)
                 if not value:
@@ -47,8 +48,8 @@ def resource_urls(soup) -> list[str]:
                     urls += [part.strip().split(" ")[0] for part in value.split(",")]
                 else:  # one URL, which may hold commas (data:image/png;base64,...)
                     urls.append(value.strip())
-    for element in soup.find_all("link"):
-        rel = set(element.get("rel", []))
+    for element in page.iter("link"):
+        rel = set(element.get("rel", "").split())
         if rel & {
             "stylesheet",
             "icon",
@@ -60,10 +61,10 @@ def resource_urls(soup) -> list[str]:
             "dns-prefetch",
         }:
             urls.append(element.get("href", ""))
-    for element in soup.find_all(style=True):
-        urls += [a or b for a, b in CSS_URL.findall(element["style"])]
-    for element in soup.find_all("style"):
-        urls += [a or b for a, b in CSS_URL.findall(element.get_text())]
+    for element in page.xpath("//*[@style]"):
+        urls += [a or b for a, b in CSS_URL.findall(element.get("style"))]
+    for element in page.iter("style"):
+        urls += [a or b for a, b in CSS_URL.findall("".join(element.itertext()))]
     return urls
 
 
@@ -78,7 +79,8 @@ def test_every_page_declares_its_language(pages) -> None:
     for language, paths in pages.items():
         assert paths, language
         for path in paths:
-            html = parse(path).find("html")
+            html = tree(path).getroottree().getroot()
+            assert html.tag == "html", path
             assert html.get("lang") == language, f"{path}: lang={html.get('lang')}"
 
 
@@ -93,7 +95,7 @@ def test_no_request_to_another_host(site: Path) -> None:
     offenders = []
     for path in site.rglob("*.html"):
         offenders += [
-            f"{path}: {url}" for url in resource_urls(parse(path)) if other_host(url)
+            f"{path}: {url}" for url in resource_urls(tree(path)) if other_host(url)
         ]
     for path in site.rglob("*.css"):
         for a, b in CSS_URL.findall(path.read_text(encoding="utf-8")):
@@ -116,7 +118,7 @@ def test_local_references_resolve(site: Path) -> None:
     missing = []
     for path in site.rglob("*.html"):
         base = f"http://{LOCAL_HOST}/" + path.relative_to(site).as_posix()
-        for url in resource_urls(parse(path)):
+        for url in resource_urls(tree(path)):
             target = urlsplit(urljoin(base, url))
             if target.netloc != LOCAL_HOST or not target.path:
                 continue
@@ -131,10 +133,9 @@ def test_language_selector_links_to_the_same_page_in_every_language(
 ) -> None:
     for language, paths in pages.items():
         for path in paths:
-            soup = parse(path)
             alternates = {
-                a["hreflang"]: a["href"]
-                for a in soup.select("a.md-select__link[hreflang]")
+                a.get("hreflang"): a.attrib["href"]
+                for a in tree(path).cssselect("a.md-select__link[hreflang]")
             }
             assert set(alternates) == set(LANGUAGES), path
             relative = path.relative_to(site / language).as_posix()
@@ -152,19 +153,18 @@ def test_language_selector_links_to_the_same_page_in_every_language(
 def test_language_selector_marks_the_current_edition(pages, site: Path) -> None:
     for language, paths in pages.items():
         for path in paths:
-            current = parse(path).select("a.md-select__link[aria-current]")
-            assert [a["hreflang"] for a in current] == [language], path
+            current = tree(path).cssselect("a.md-select__link[aria-current]")
+            assert [a.attrib["hreflang"] for a in current] == [language], path
 
 
 def test_book_title_appears_once_in_the_navigation(pages) -> None:
     """The site's name heads the navigation; the home page's entry is not a copy."""
     for paths in pages.values():
         for path in paths:
-            nav = parse(path).select_one("nav.md-nav--primary")
-            title = nav.select_one(".md-nav__title").get_text(" ", strip=True)
-            entries = [
-                a.get_text(" ", strip=True) for a in nav.select(".md-nav__list a")
-            ]
+            (nav, *_) = tree(path).cssselect("nav.md-nav--primary")
+            (title, *_) = nav.cssselect(".md-nav__title")
+            title = stripped_text(title)
+            entries = [stripped_text(a) for a in nav.cssselect(".md-nav__list a")]
             assert title not in entries, f"{path}: {title!r} twice"
 
 
@@ -177,10 +177,10 @@ def test_head_lists_the_same_page_in_every_edition(pages, site: Path) -> None:
             same_page = same_page.removesuffix("index.html")
             links = [
                 link
-                for link in parse(path).head.find_all("link")
-                if "alternate" in link.get("rel", []) and link.get("hreflang")
+                for link in tree(path).head.iter("link")
+                if "alternate" in link.get("rel", "").split() and link.get("hreflang")
             ]
-            found = {link["hreflang"]: link["href"] for link in links}
+            found = {link.get("hreflang"): link.attrib["href"] for link in links}
             assert len(found) == len(links), f"{path}: an hreflang twice"
             expected = {
                 lang: f"http://{LOCAL_HOST}/{lang}/{same_page}" for lang in LANGUAGES
@@ -192,12 +192,12 @@ def test_head_lists_the_same_page_in_every_edition(pages, site: Path) -> None:
                 assert local.is_file() or (local / "index.html").is_file(), href
 
 
-def sections(soup):
-    """Yield (heading, elements) for each section of a page's article."""
-    article = soup.select_one("article.md-content__inner")
+def sections(page):
+    """Yield (heading, elements) for each section of a page's article (lxml)."""
+    (article, *_) = page.cssselect("article.md-content__inner")
     heading, elements = None, []
-    for element in article.find_all(recursive=False):
-        if element.name in ("h1", "h2", "h3", "h4"):
+    for element in article.iterchildren("*"):  # its elements, not comments
+        if element.tag in ("h1", "h2", "h3", "h4"):
             if heading is not None:
                 yield heading, elements
             heading, elements = element, []
@@ -213,13 +213,15 @@ def test_every_section_with_a_display_formula_shows_code(pages) -> None:
         for path in paths:
             if path.name == "404.html":
                 continue
-            for heading, elements in sections(parse(path)):
+            for heading, elements in sections(tree(path)):
+                # cssselect matches the element itself too: no matter here,
+                # since an element of that class counts anyway.
                 has_formula = any(
-                    e.select("div.arithmatex") or "arithmatex" in e.get("class", [])
+                    e.cssselect("div.arithmatex") or "arithmatex" in classes(e)
                     for e in elements
                 )
                 has_code = any(
-                    e.select("div.highlight") or "highlight" in e.get("class", [])
+                    e.cssselect("div.highlight") or "highlight" in classes(e)
                     for e in elements
                 )
                 formulas += has_formula
@@ -344,14 +346,14 @@ def link_targets(site: Path, path: Path) -> list[tuple[str, str]]:
 
     Relative to the page, or to its ``<base>`` (the root 404 page's).
     """
-    page = parse(path)
+    page = tree(path)
     base = f"http://{LOCAL_HOST}/" + path.relative_to(site).as_posix()
-    if (tag := page.find("base", href=True)) is not None:
-        base = urljoin(f"http://{LOCAL_HOST}/", tag["href"])
+    if tags := page.xpath("//base[@href]"):
+        base = urljoin(f"http://{LOCAL_HOST}/", tags[0].get("href"))
     return [
-        (a["href"], urljoin(base, a["href"]))
-        for a in page.find_all("a", href=True)
-        if urlsplit(urljoin(base, a["href"])).netloc == LOCAL_HOST
+        (href, urljoin(base, href))
+        for href in page.xpath("//a/@href")
+        if urlsplit(urljoin(base, href)).netloc == LOCAL_HOST
     ]
 
 
