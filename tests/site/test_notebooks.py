@@ -23,7 +23,7 @@ import pytest
 from nbclient import NotebookClient
 
 from ..docs.test_exercises import CHAPTERS
-from .helpers import LANGUAGES, ROOT, parse
+from .helpers import LANGUAGES, ROOT, tree
 
 EXECUTED = "ja"  # the edition whose notebooks run; the others have the same code
 RAW_MATH = re.compile(r"\\\(|\\\)|\\\[|\\\]")
@@ -100,13 +100,13 @@ def test_chapter_links_its_notebook(site: Path, language: str, chapter: str):
     path = notebook_path(site, language, chapter)
     assert path.is_file(), f"{language}/{chapter}: no notebook {path.name}"
     nbformat.validate(nbformat.read(path, as_version=4))
-    soup = parse(site / language / stem(chapter) / "index.html")
-    links = soup.select("div.book-notebook a[download]")
-    assert [a["href"] for a in links] == [path.name]
+    page = tree(site / language / stem(chapter) / "index.html")
+    links = page.cssselect("div.book-notebook a[download]")
+    assert [a.get("href") for a in links] == [path.name]
     # Right under the chapter's title, and left out of the search index.
-    block = soup.select_one("div.book-notebook")
-    assert block.find_previous_sibling().name == "h1"
-    assert block.has_attr("data-search-exclude")
+    (block, *_) = page.cssselect("div.book-notebook")
+    assert next(block.itersiblings("*", preceding=True)).tag == "h1"
+    assert "data-search-exclude" in block.attrib
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -218,5 +218,5 @@ def test_an_interactive_figure_is_a_link_to_its_page(site, language) -> None:
             f"/{language}/{chapter}/"
         ), (name, links)
         # and the page has the figure there
-        page = parse(site / language / chapter / "index.html")
-        assert page.select_one(f"#explorable-{name}") is not None, name
+        page = tree(site / language / chapter / "index.html")
+        assert page.cssselect(f"#explorable-{name}"), name
