@@ -30,7 +30,6 @@ from .helpers import (
     DERIVED,
     LANGUAGES,
     ROOT,
-    classes,
     text_of,
     traditional_characters,
     tree,
@@ -132,11 +131,6 @@ def test_both_variants_are_built_with_the_language_labels(
     assert THEMES["dark"]["text"] in text_fills(dark) - text_fills(light)
 
 
-def first_of_class(element, name: str):
-    """The first element inside ``element`` (not itself) of class ``name``."""
-    return next(e for e in element.iterdescendants("*") if name in classes(e))
-
-
 @functools.cache
 def page_images(site: Path, pages: tuple[Path, ...], language: str) -> list:
     """Each page with its article's images, by (path, fragment) of their source
@@ -174,7 +168,8 @@ def test_a_page_shows_the_numbered_figure_with_caption_and_alt_text(
             ), path
             assert next(found["-dark"].iterancestors("figure"), None) is figure, path
             caption = next(figure.iterdescendants("figcaption"))
-            number = text_of(first_of_class(caption, "book-figure-number"), sep="")
+            (number_span, *_) = caption.cssselect(".book-figure-number")
+            number = text_of(number_span, sep="")
             words = text_of(caption, sep="")[len(number) :].strip()
             assert words == caption_text(entry["caption"]), path
             check_language(words, language, f"{path}: caption of {name}")
@@ -209,7 +204,8 @@ def test_figures_are_numbered_in_order_per_page(site, pages, language) -> None:
         for a in page.cssselect("article a[href]"):
             links_to.setdefault(a.get("href"), []).append(a)
         for figure in page.cssselect("article figure.book-figure[id]"):
-            number = text_of(first_of_class(figure, "book-figure-number"), sep="")
+            (number_span, *_) = figure.cssselect(".book-figure-number")
+            number = text_of(number_span, sep="")
             links = links_to.get(f"#{figure.get('id')}", [])
             assert links, f"{path}: nothing refers to {figure.get('id')}"
             assert {text_of(a, sep="") for a in links} == {number}, path
