@@ -229,9 +229,22 @@ AXE_RESULTS = "() => window.__axeViolations"
 #: block of the page laid out.
 LAID_OUT = "* { content-visibility: visible !important; }"
 
+#: Wait until every transition and animation that ends has ended. Resizing
+#: the tab from a phone's width to a desktop's starts Material's (the
+#: sidebar's sections fade in over 250 ms, the search bar's colours change):
+#: axe, run during the fade, measures a link's text at a fraction of its
+#: opacity (#ddd on white, 1.35:1), which no reader sees once it is over.
+#: ``getAnimations`` flushes the pending style first, so a transition that
+#: a change just started is in the list.
+AT_REST = """async () => {
+    const ending = document.getAnimations().filter(
+        a => Number.isFinite(a.effect?.getComputedTiming().endTime));
+    await Promise.all(ending.map(a => a.finished.catch(() => null)));
+}"""
+
 
 def start_axe(page, options: dict | None = None) -> None:
-    """Start axe-core on the page as it is, once its math is rendered."""
+    """Start axe-core on the page, its math rendered and its transitions over."""
     if not AXE.exists():
         raise AssertionError(
             f"no {AXE.relative_to(ROOT)}: run `npm ci` (make test does)"
@@ -243,6 +256,7 @@ def start_axe(page, options: dict | None = None) -> None:
     # then finds the footer behind a link whose block has its estimated
     # height still (a contrast failure no reader sees).
     page.add_style_tag(content=LAID_OUT)
+    page.evaluate(AT_REST)
     page.add_script_tag(path=str(AXE))
     page.evaluate(START_AXE, {"resultTypes": ["violations"], **(options or {})})
 

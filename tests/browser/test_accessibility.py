@@ -94,3 +94,22 @@ def test_colours_of_the_search_results(open_page, scheme):
     start_axe(page, {"runOnly": ["color-contrast"]})
     problems = report(f"ja/ search ({scheme})", axe_violations(page))
     assert not problems, "axe-core violations:\n" + "\n".join(problems)
+
+
+def test_contrast_is_measured_after_the_fade_a_resize_starts(open_page):
+    """Widening the tab fades the sidebar's sections in (Material, 250 ms):
+    axe measures the links' colours once the fade is over, as a reader sees
+    them, not at a fraction of their opacity."""
+    path = "ja/self-attention/"
+    page, _ = open_page(path, viewport={"width": 390, "height": 844})
+    # Slowed down, so that a check that did not wait would surely see it.
+    page.add_style_tag(content=".md-nav { transition-duration: 2s !important; }")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    fading = page.evaluate(
+        "document.getAnimations().filter(a => a.transitionProperty === 'opacity')"
+        ".map(a => a.effect.target.className)"
+    )
+    assert "md-nav" in fading, "the resize starts the sidebar's fade"
+    start_axe(page, {"runOnly": ["color-contrast"]})
+    problems = report(f"{path} (resized)", axe_violations(page))
+    assert not problems, "axe-core violations:\n" + "\n".join(problems)
