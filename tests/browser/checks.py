@@ -229,16 +229,16 @@ AXE_RESULTS = "() => window.__axeViolations"
 #: block of the page laid out.
 LAID_OUT = "* { content-visibility: visible !important; }"
 
-#: Wait until every transition and animation that ends has ended. Resizing
-#: the tab from a phone's width to a desktop's starts Material's (the
+#: Wait until every running transition and animation that ends has ended.
+#: Resizing the tab from a phone's width to a desktop's starts Material's (the
 #: sidebar's sections fade in over 250 ms, the search bar's colours change):
 #: axe, run during the fade, measures a link's text at a fraction of its
 #: opacity (#ddd on white, 1.35:1), which no reader sees once it is over.
 #: ``getAnimations`` flushes the pending style first, so a transition that
 #: a change just started is in the list.
 AT_REST = """async () => {
-    const ending = document.getAnimations().filter(
-        a => Number.isFinite(a.effect?.getComputedTiming().endTime));
+    const ending = document.getAnimations().filter(a => a.playState === "running"
+        && Number.isFinite(a.effect?.getComputedTiming().endTime));
     await Promise.all(ending.map(a => a.finished.catch(() => null)));
 }"""
 
