@@ -19,7 +19,7 @@ from pathlib import Path
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from ..copying import EXCEPTION_LINE, PROMPT, TRACEBACK, copied_text
-from ..site.helpers import ROOT, parse
+from ..site.helpers import ROOT, soups
 from .conftest import wait_for_math
 from .navigation import TIMEOUT
 
@@ -391,7 +391,7 @@ def copy_every_block(page, site: Path, path: str) -> list[Copied]:
     of the built page (the HTML as served, before any script ran).
     """
     built_page = site / path if path.endswith(".html") else site / path / "index.html"
-    built = parse(built_page).select(ALL_BLOCKS)
+    built = soups(built_page, ALL_BLOCKS)
     found = page.eval_on_selector_all(
         ALL_BLOCKS,
         """blocks => blocks.map(block => ({

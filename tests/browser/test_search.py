@@ -45,7 +45,7 @@ import pytest
 from attention_book.glossary import location, search_words
 from hooks import glossary as glossary_hook
 
-from ..site.helpers import LANGUAGES, parse_fresh
+from ..site.helpers import LANGUAGES, text_of, tree
 from .navigation import TIMEOUT, book_pages
 
 #: Words a reader types, single and multi-character, kana and kanji.
@@ -392,10 +392,9 @@ def page_titles(site: Path, language: str) -> dict[str, str]:
     """Each page's title, as its heading shows it, and the page's path."""
     titles = {}
     for path in book_pages(site, language):
-        heading = parse_fresh(site / path / "index.html").select_one("article h1")
-        for permalink in heading.select(".headerlink"):
-            permalink.decompose()
-        titles[heading.get_text().strip()] = path.removeprefix(f"{language}/")
+        heading = tree(site / path / "index.html").cssselect("article h1")[0]
+        title = text_of(heading, leave_out=".headerlink", sep="").strip()
+        titles[title] = path.removeprefix(f"{language}/")
     return titles
 
 

@@ -74,6 +74,30 @@ def _tree(path: Path, mtime_ns: int) -> lxml.html.HtmlElement:
     return lxml.html.fromstring(path.read_bytes())
 
 
+def soups(path: Path, selector: str) -> list[BeautifulSoup]:
+    """The elements of the built page ``path`` that the CSS ``selector``
+    finds (none inside another), each as a BeautifulSoup tree of its own.
+
+    For the checks written on BeautifulSoup's API (tests/copying.py): lxml
+    finds the elements in the page's shared tree and BeautifulSoup reads
+    only their HTML, not the whole page (a chapter is 2 MB of typeset maths).
+    Each tree is the caller's own; its one child is the element.
+    """
+    found = tree(path).cssselect(selector)
+    outermost = [
+        element
+        for element in found
+        if not any(ancestor in found for ancestor in element.iterancestors())
+    ]
+    return [
+        BeautifulSoup(
+            lxml.html.tostring(element, encoding="unicode", with_tail=False),
+            "html.parser",
+        )
+        for element in outermost
+    ]
+
+
 def text_of(element: lxml.html.HtmlElement, leave_out: str = "", sep: str = " ") -> str:
     """The text of ``element`` without the elements that the CSS selector
     ``leave_out`` matches: its pieces joined by single spaces, as

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup, SoupStrainer, Tag
+from bs4 import BeautifulSoup, Tag
 
 from ..copying import (
     copied_text,
@@ -29,13 +29,13 @@ from ..copying import (
     shown_exceptions,
     shown_output,
 )
+from .helpers import soups
 
 #: Material gives every ``pre > code`` of a page's content a copy button
 #: (components/content/_/index.ts: ``pre:not(.mermaid) > code``).
 CODE = "pre:not(.mermaid) > code"
-#: pymdownx.highlight's blocks. The strainer sees the raw class attribute, so
-#: a pattern finds "highlight" among the classes ("language-sh highlight").
-HIGHLIGHTED = SoupStrainer("div", class_=re.compile(r"(^|\s)highlight(\s|$)"))
+#: pymdownx.highlight's blocks ("language-sh highlight").
+HIGHLIGHTED = "div.highlight"
 PRE_CODE = re.compile(r"<pre\b[^>]*>(?:(?!</pre>).)*?<code\b", re.DOTALL)
 #: Languages whose copies are Python, and those that are not and are skipped.
 PYTHON = {"pycon", "python"}
@@ -56,13 +56,14 @@ class Block:
 def code_elements(page: Path) -> list[Tag]:
     """The ``<code>`` of every code block of ``page`` with a copy button.
 
-    Parsing only the highlighted blocks (a SoupStrainer) keeps this fast on
-    pages full of typeset math; the count of ``<pre>…<code`` in the raw HTML
-    makes sure that no copyable block is left out that way.
+    Reading only the highlighted blocks with BeautifulSoup (``soups``) keeps
+    this fast on pages full of typeset math; the count of ``<pre>…<code`` in
+    the raw HTML makes sure that no copyable block is left out that way.
     """
     html = page.read_text(encoding="utf-8")
-    soup = BeautifulSoup(html, "html.parser", parse_only=HIGHLIGHTED)
-    elements = soup.select(CODE)
+    elements = [
+        code for block in soups(page, HIGHLIGHTED) for code in block.select(CODE)
+    ]
     assert len(elements) == len(PRE_CODE.findall(html)), (
         f"{page}: a code block outside a highlighted block"
     )

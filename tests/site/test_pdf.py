@@ -19,7 +19,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from .helpers import LANGUAGES, ROOT, parse
+from .helpers import LANGUAGES, ROOT, parse, tree
 
 pytestmark = pytest.mark.pdf
 
@@ -80,10 +80,10 @@ def reading_order(site: Path, language: str) -> list[Path]:
     pages, path = [], site / language / "index.html"
     while True:
         pages.append(path)
-        following = parse(path).find("link", rel="next")
-        if following is None:
+        following = tree(path).cssselect('link[rel~="next"]')
+        if not following:
             return pages
-        target = urljoin(path.relative_to(site).as_posix(), following["href"])
+        target = urljoin(path.relative_to(site).as_posix(), following[0].get("href"))
         path = site / urlsplit(target).path
         if path.suffix != ".html":
             path = path / "index.html"
@@ -91,8 +91,9 @@ def reading_order(site: Path, language: str) -> list[Path]:
 
 def heading(page: Path) -> str:
     """A built page's title as its <h1> shows it (without the permalink)."""
-    h1 = parse(page).select_one("article h1")
-    return "".join(h1.find_all(string=True, recursive=False)).strip()
+    h1 = tree(page).cssselect("article h1")[0]
+    # Its own text, not its children's (the permalink's ¶).
+    return "".join([h1.text or "", *(child.tail or "" for child in h1)]).strip()
 
 
 def squeeze(text: str) -> str:
