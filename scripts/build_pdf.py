@@ -203,19 +203,25 @@ def radical_equivalents() -> dict[str, str]:
         else:
             fonts = [TTFont(path, lazy=True)]
         for font in fonts:
-            codes_of: dict[str, list[int]] = {}
-            for code, glyph in font.getBestCmap().items():
-                codes_of.setdefault(glyph, []).append(code)
-            for codes in codes_of.values():
-                ideographs = [
-                    chr(c)
-                    for c in codes
-                    if unicodedata.name(chr(c), "").startswith("CJK UNIFIED")
-                ]
-                for code in codes:
-                    if ideographs and RADICALS.fullmatch(chr(code)):
-                        equivalents.setdefault(chr(code), min(ideographs))
+            cmap = font.getBestCmap()
+            # The glyphs of the font's radicals, then the ideographs drawn
+            # with them: two passes over the map (some 65 000 codes a font).
+            radicals = {code: glyph for code, glyph in cmap.items() if _radical(code)}
+            ideographs: dict[str, list[str]] = {}
+            shared = set(radicals.values())
+            for code, glyph in cmap.items():
+                if glyph in shared and not _radical(code):
+                    if unicodedata.name(chr(code), "").startswith("CJK UNIFIED"):
+                        ideographs.setdefault(glyph, []).append(chr(code))
+            for code, glyph in radicals.items():
+                if glyph in ideographs:
+                    equivalents.setdefault(chr(code), min(ideographs[glyph]))
     return equivalents
+
+
+def _radical(code: int) -> bool:
+    """Whether ``code`` is in one of the two blocks of radicals (RADICALS)."""
+    return 0x2E80 <= code <= 0x2FDF
 
 
 def unify_radical(character: str) -> str:
