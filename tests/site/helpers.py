@@ -43,22 +43,14 @@ def traditional_characters(text: str) -> list[str]:
 
 
 def parse(path: Path) -> BeautifulSoup:
-    """The page's tree, parsed once per session and shared: never change it.
-
-    With their maths typeset, pages are large (a chapter is 0.4 MB of HTML)
-    and many tests read every page; a test that removes or edits elements
-    calls ``parse_fresh`` instead.
-    """
+    """The page's BeautifulSoup tree, parsed once per process and shared:
+    never change it. Reading a whole page this way is slow (a chapter is
+    2 MB of typeset maths): ``tree`` and ``soups`` are the fast ways."""
     return _parse(path, path.stat().st_mtime_ns)
 
 
 @functools.cache
 def _parse(path: Path, mtime_ns: int) -> BeautifulSoup:
-    return parse_fresh(path)
-
-
-def parse_fresh(path: Path) -> BeautifulSoup:
-    """A tree of the page that is the caller's own to change."""
     return BeautifulSoup(path.read_bytes(), "lxml", from_encoding="utf-8")
 
 
