@@ -173,7 +173,8 @@ def print_pdf(browser, url: str, target: Path) -> None:
 # --- 3. Bookmarks and searchable text (pikepdf) ---------------------------------
 
 #: Unicode's two blocks of radicals: CJK Radicals Supplement, Kangxi Radicals.
-RADICALS = re.compile("[\u2e80-\u2fdf]")
+FIRST_RADICAL, LAST_RADICAL = 0x2E80, 0x2FDF
+RADICALS = re.compile(f"[{chr(FIRST_RADICAL)}-{chr(LAST_RADICAL)}]")
 #: A ToUnicode CMap's mappings: one code, or a range of codes, to Unicode.
 BFCHAR = re.compile(r"\d+ beginbfchar(.*?)endbfchar", re.DOTALL)
 BFRANGE = re.compile(r"\d+ beginbfrange(.*?)endbfrange", re.DOTALL)
@@ -220,8 +221,8 @@ def radical_equivalents() -> dict[str, str]:
 
 
 def _radical(code: int) -> bool:
-    """Whether ``code`` is in one of the two blocks of radicals (RADICALS)."""
-    return 0x2E80 <= code <= 0x2FDF
+    """Whether ``code`` is in one of the two blocks of radicals."""
+    return FIRST_RADICAL <= code <= LAST_RADICAL
 
 
 def unify_radical(character: str) -> str:
