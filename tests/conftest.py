@@ -37,25 +37,25 @@ FOLDER_MARKERS = {"site": "site", "browser": "browser"}
 
 #: The run's longest units of work, longest first: pytest-xdist's scopes under
 #: ``--dist loadscope`` (a module, or a test class), with the seconds each
-#: took in a fresh clone's run on two cores (``--durations=0``; the first one
-#: also waits for the site build). They start first, so that the end of the
-#: run is many short units spread over every core, not one core finishing a
-#: sweep alone; the others follow in xdist's own order (most tests first).
+#: took in a whole run on two cores (2026-11-27, ``--junitxml``: setup, call
+#: and teardown; the first ones also wait for the site build). They start
+#: first, so that the end of the run is many short units spread over every
+#: core, not one core finishing a sweep alone; the others follow in xdist's
+#: own order (most tests first).
 LONGEST_FIRST = (
-    "tests/site/test_pdf.py",  # 165 s: the three PDFs
-    "tests/browser/test_every_page.py::TestJapanese",  # 131 s: sweep and copies
-    "tests/browser/test_every_page.py::TestTraditionalChinese",  # 91 s
-    "tests/browser/test_search.py",  # 78 s
-    "tests/browser/test_every_page.py::TestSimplifiedChinese",  # 73 s
-    "tests/site/test_plots.py",  # 62 s
-    "tests/site/test_notebooks.py",  # 55 s: the notebooks run
-    "tests/browser/test_languages.py",  # 48 s
-    "tests/browser/test_accessibility.py",  # 40 s
-    "tests/site/test_copy_paste.py",  # 35 s
-    "tests/browser/test_pages.py",  # 32 s
-    "tests/browser/test_dark_mode.py",  # 32 s
-    "tests/browser/test_explorables.py",  # 24 s
-    "tests/browser/test_fit.py",  # 23 s
+    "tests/site/test_pdf.py",  # 199 s: the three PDFs
+    "tests/browser/test_every_page.py::TestJapanese",  # 182 s: sweep and copies
+    "tests/browser/test_every_page.py::TestSimplifiedChinese",  # 108 s
+    "tests/browser/test_every_page.py::TestTraditionalChinese",  # 106 s
+    "tests/browser/test_languages.py",  # 54 s
+    "tests/browser/test_accessibility.py",  # 49 s
+    "tests/browser/test_pages.py",  # 49 s
+    "tests/browser/test_search.py",  # 40 s
+    "tests/browser/test_dark_mode.py",  # 39 s
+    "tests/browser/test_explorables.py",  # 29 s
+    "tests/browser/test_fit.py",  # 28 s
+    "tests/site/test_notebooks.py",  # 27 s: the notebooks run
+    "tests/site/test_copy_paste.py",  # 24 s
 )
 
 
