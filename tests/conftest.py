@@ -18,6 +18,7 @@ import functools
 import http.server
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -91,6 +92,12 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 class _Server(http.server.ThreadingHTTPServer):
+    #: The length of the queue of connections not yet accepted (socketserver's
+    #: default is 5). Two browsers loading pages open dozens at once; when the
+    #: queue is full, Linux drops the new connection's handshake and the
+    #: browser tries again only a second or more later (TcpExtListenOverflows).
+    request_queue_size = socket.SOMAXCONN
+
     def handle_error(self, request, client_address) -> None:
         """A browser that moves on cancels what it still loads: no error."""
         if not isinstance(sys.exc_info()[1], ConnectionError):
