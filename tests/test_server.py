@@ -7,7 +7,7 @@ from contextlib import ExitStack
 
 from .conftest import _QuietHandler, _Server
 
-#: More connections than the run's two browsers open at once.
+#: Connections opened at once: far more than socketserver's default queue of 5.
 AT_ONCE = 64
 
 
