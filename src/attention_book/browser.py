@@ -7,7 +7,12 @@ import os
 #: Chromium: Debian's, or the one ``CHROMIUM`` names (scripts/build_pdf.py,
 #: scripts/bench.py, tests/browser/conftest.py). Never a browser of its own.
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-#: Its flags: headless, and no network of its own.
+#: Its flags: headless, and no network of its own. No host but 127.0.0.1
+#: (where the site and the print page are served) resolves, IP addresses
+#: and ``localhost`` included: a request to any other fails in the browser
+#: (``net::ERR_NAME_NOT_RESOLVED``) before it leaves the machine, without
+#: Playwright intercepting every request (``route``), which costs a round
+#: trip per request and turns the browser's cache off.
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -16,4 +21,5 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]

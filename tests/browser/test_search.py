@@ -316,14 +316,6 @@ def searches(browser, base_url) -> Iterator[dict]:
     for language in LANGUAGES:
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         contexts.append(context)
-        context.route(
-            "**/*",
-            lambda route: (
-                route.continue_()
-                if route.request.url.startswith(base_url)
-                else route.abort()
-            ),
-        )
         page = context.new_page()
         page.goto(f"{base_url}{language}/", wait_until="load")
         result[language] = Search(page)
