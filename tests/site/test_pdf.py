@@ -19,7 +19,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from .helpers import LANGUAGES, ROOT, parse, tree
+from .helpers import LANGUAGES, ROOT, tree
 
 pytestmark = pytest.mark.pdf
 
@@ -113,9 +113,9 @@ def test_home_and_about_pages_link_the_pdf(site: Path, language) -> None:
     expected = [f"/{language}/{pdf_name(language)}"] if made_by_make_pdf else []
     for page in ("index.html", "about/index.html"):
         links = [
-            urlsplit(urljoin(f"/{language}/{page}", a["href"])).path
-            for a in parse(site / language / page).select("article a[href]")
-            if a["href"].endswith(".pdf")
+            urlsplit(urljoin(f"/{language}/{page}", a.get("href"))).path
+            for a in tree(site / language / page).cssselect("article a[href]")
+            if a.get("href").endswith(".pdf")
         ]
         assert links == expected, (page, links)
 
@@ -207,9 +207,9 @@ def test_every_figure_is_printed_with_its_caption(site: Path, texts, language) -
     # hyphens are left out of both sides.
     text = squeeze("".join(texts[language])).replace("-", "")
     captions = [
-        squeeze(caption.get_text()).replace("-", "")
+        squeeze(caption.text_content()).replace("-", "")
         for path in reading_order(site, language)
-        for caption in parse(path).select("article figure figcaption")
+        for caption in tree(path).cssselect("article figure figcaption")
     ]
     assert len(captions) >= 10
     assert [caption for caption in captions if caption not in text] == []
