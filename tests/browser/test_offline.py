@@ -31,7 +31,7 @@ FETCH = """async urls => Promise.all(urls.map(url =>
 def test_requests_to_other_hosts_fail_and_are_recorded(open_page, base_url) -> None:
     page, watch = open_page("robots.txt")
     assert page.evaluate(FETCH, [base_url + "robots.txt"]) == ["answered"]
-    take_problems(watch)  # the page itself loaded cleanly
+    assert not take_problems(watch), "the page itself loads cleanly"
 
     assert page.evaluate(FETCH, ELSEWHERE) == ["TypeError"] * len(ELSEWHERE)
     assert sorted(watch.other_hosts) == sorted(ELSEWHERE)
