@@ -251,6 +251,28 @@ def test_every_font_is_embedded(pdfs, language) -> None:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+def test_each_glyph_is_drawn_once(pdfs, language) -> None:
+    """Chromium writes a Type 3 font for every subset of Noto CJK it draws
+    with, and draws an ideograph again in each that holds it; the PDF keeps
+    one drawing of each (build_pdf.share_glyphs)."""
+    import pikepdf
+
+    holders: dict[bytes, set] = {}
+    with pikepdf.open(pdfs[language]) as document:
+        fonts = {
+            font.objgen: font
+            for page in document.pages
+            for font in page.Resources.get("/Font", {}).values()
+            if font.get("/Subtype") == "/Type3"
+        }
+        for font in fonts.values():
+            for drawing in font.CharProcs.values():
+                holders.setdefault(drawing.read_bytes(), set()).add(drawing.objgen)
+    assert len(holders) > 100, "the CJK glyphs are Type 3 drawings"
+    assert [len(objects) for objects in holders.values() if len(objects) > 1] == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_links_lead_into_the_book_or_to_the_web(pdfs, language) -> None:
     """No link points at the server the PDF was printed from."""
     from pypdf import PdfReader
