@@ -283,6 +283,9 @@ def share_glyphs(document) -> int:
     same ideograph is drawn again, byte for byte, in each font that holds
     it. A font's glyph now points to the first identical drawing; qpdf leaves
     out the copies, which nothing refers to any more, when it writes the file.
+    Only fonts without resources of their own share drawings: the same bytes
+    could name another image or state in another font's resources (Chromium
+    gives its Type 3 fonts none: each drawing is a path).
     """
     first: dict[tuple, object] = {}
     shared = 0
@@ -290,7 +293,7 @@ def share_glyphs(document) -> int:
         font.objgen: font
         for page in document.pages
         for font in page.Resources.get("/Font", {}).values()
-        if font.get("/Subtype") == "/Type3"
+        if font.get("/Subtype") == "/Type3" and "/Resources" not in font
     }
     for font in fonts.values():
         drawings = font.CharProcs
