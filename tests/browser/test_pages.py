@@ -10,6 +10,8 @@ and KaTeX's fonts replace the fallback without a layout shift.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ..site.helpers import LANGUAGES
@@ -100,7 +102,11 @@ def test_the_heaviest_page_does_not_shift(open_page, language, width) -> None:
 
     Its first screen also holds blocks that book.css lets the browser skip
     off screen; painted at their estimated height, they had moved its text
-    by up to 0.03 (book.css spares the first screen's blocks since).
+    by up to 0.03 (book.css spares the first screen's blocks since). On a
+    busy machine the browser also painted a display formula it had read
+    only half of, which moved as the rest came, and the header's language
+    menu, which moved when Material's script showed the search button
+    (hooks/book.py and book.css keep both still since).
     """
     page, watch = open_page(
         f"{language}/scaled-dot-product/",
@@ -112,6 +118,46 @@ def test_the_heaviest_page_does_not_shift(open_page, language, width) -> None:
         f"of {shift['moved']}"
     )
     assert not watch.problems(), watch.problems()
+
+
+#: Material's script, which a page loads last.
+BUNDLE = re.compile(r"/bundle\.[0-9a-f]+\.min\.js$")
+
+#: Where each of the header's buttons and menus that the reader sees starts.
+HEADER = """() => Object.fromEntries([...document.querySelectorAll(
+        ".md-header__inner > *, .md-header__option > *, .md-header__button")]
+    .filter(e => e.getBoundingClientRect().width > 0)
+    .map(e => [
+        [e.tagName, e.className, e.getAttribute("for") ?? ""].join(" "),
+        Math.round(e.getBoundingClientRect().x),
+    ]))"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_header_stays_put_when_the_script_starts(browser, base_url, width) -> None:
+    """What the header shows while the page is read, before Material's script
+    (which comes last) has run, stays where it is when the script starts:
+    the script adds the colour scheme's button (the title gives it room) and
+    moves nothing, on a slow load as on a fast one."""
+    url = base_url + "ja/about/"
+    found = []
+    for script in (False, True):
+        context = browser.new_context(viewport={"width": width, "height": 844})
+        try:
+            page = context.new_page()
+            if not script:
+                # The page as it is before the script has run.
+                page.route(BUNDLE, lambda route: route.abort())
+            page.goto(url, wait_until="load")
+            started = "!document.documentElement.classList.contains('no-js')"
+            assert page.evaluate(started) == script
+            found.append(page.evaluate(HEADER))
+        finally:
+            context.close()
+    before, after = found
+    assert any("md-select" in name for name in before), before
+    moved = {name: (x, after[name]) for name, x in before.items() if after[name] != x}
+    assert not moved, f"moved when the script started (before, after): {moved}"
 
 
 #: KaTeX's fonts that the page preloads, and those its text is set in.
