@@ -108,3 +108,38 @@ def test_print_lays_out_every_block() -> None:
         body = at_rule_body(css, media.end() - 1)
         outside = outside.replace(body, "")
     assert "content-visibility" not in outside
+
+
+def test_the_first_screen_is_read_before_it_is_painted() -> None:
+    """hooks/book.py puts a hidden marker before the article's first block
+    that book.css may skip, and asks the browser (rel=expect) to read up to
+    it before it paints: the first screen is never painted half read."""
+    from hooks import book
+
+    css = without_comments(CSS.read_text(encoding="utf-8"))
+    spared = {int(n) - 1 for n in re.findall(r":nth-child\(n \+ (\d+)\)", css)}
+    assert spared == {book.FIRST_SCREEN_BLOCKS}
+    marker = f'<span id="{book.FIRST_SCREEN_ID}" hidden></span>'
+    link = f'<link rel="expect" href="#{book.FIRST_SCREEN_ID}" blocking="render">'
+
+    def page(blocks: int) -> str:
+        # Blocks with void elements, nested blocks, self-closing SVG and a
+        # script whose text holds tags, as the book's pages have them.
+        body = "".join(
+            f'<div class="b{i}"><p>{i}<br>x<img src="a.png"></p>'
+            f'<svg><path d="M0 0"/></svg><script>"<p>"</script></div>\n'
+            for i in range(blocks)
+        )
+        return (
+            "<html><head><title>t</title></head><body><main>\n"
+            f'<article class="md-content__inner md-typeset">\n{body}</article>\n'
+            "<footer><p>after</p></footer></main></body></html>"
+        )
+
+    long = book.first_screen_marker(page(30))
+    assert long.count(marker) == 1 and long.count(link) == 1
+    assert f'{marker}<div class="b{book.FIRST_SCREEN_BLOCKS}">' in long
+    assert long.index(link) < long.index("</head>")
+    assert long.replace(marker, "").replace(link, "") == page(30)
+    short = page(book.FIRST_SCREEN_BLOCKS)
+    assert book.first_screen_marker(short) == short

@@ -9,6 +9,8 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
+from hooks import book as book_hook
+
 from .helpers import LANGUAGES, LOCAL_HOST, classes, parse, stripped_text, tree
 
 # Attributes through which a page makes the browser request something.
@@ -405,3 +407,29 @@ def test_the_site_root_answers_browsers_and_crawlers(site: Path, base_url) -> No
     for location in locations:
         local = site / urlsplit(location).path.lstrip("/")
         assert ET.parse(local).getroot().tag == f"{namespace}urlset", location
+
+
+def test_the_first_screen_is_read_whole_before_it_is_painted(pages) -> None:
+    """A page longer than its first screen holds a hidden marker as its
+    article's 25th block, and its head asks the browser to read up to it
+    before it paints (``rel=expect``, ``blocking=render``: hooks/book.py);
+    a shorter page holds neither."""
+    marked = []
+    for path in (path for found in pages.values() for path in found):
+        page = tree(path)
+        articles = page.cssselect("article.md-content__inner")
+        if not articles:
+            continue
+        blocks = [child for child in articles[0] if isinstance(child.tag, str)]
+        markers = page.cssselect(f"#{book_hook.FIRST_SCREEN_ID}")
+        expected = [f"#{book_hook.FIRST_SCREEN_ID}"] if markers else []
+        links = page.cssselect('link[rel="expect"][blocking="render"]')
+        assert [link.get("href") for link in links] == expected, path
+        assert all(link.getparent().tag == "head" for link in links), path
+        if markers:
+            assert markers == [blocks[book_hook.FIRST_SCREEN_BLOCKS]], path
+            assert markers[0].get("hidden") is not None, path
+            marked.append(path)
+        else:
+            assert len(blocks) <= book_hook.FIRST_SCREEN_BLOCKS, path
+    assert len(marked) >= 3 * 15, "the chapters are longer than a screen"
