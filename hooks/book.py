@@ -169,6 +169,10 @@ VOID = {
 }
 
 
+class _Done(Exception):
+    """The parser has found what it looks for."""
+
+
 class _Blocks(HTMLParser):
     """Where the children of the element the text starts with begin, up to
     the first block after the first screen."""
@@ -182,7 +186,7 @@ class _Blocks(HTMLParser):
         if self.depth == 1:
             self.starts.append(self.getpos())
             if len(self.starts) > FIRST_SCREEN_BLOCKS:
-                raise StopIteration  # the block after the first screen
+                raise _Done  # the block after the first screen
         if tag not in VOID:
             self.depth += 1
 
@@ -194,14 +198,14 @@ class _Blocks(HTMLParser):
         if tag not in VOID:
             self.depth -= 1
         if self.depth == 0:
-            raise StopIteration  # the article has ended
+            raise _Done  # the article has ended
 
 
 def first_screen_marker(output: str) -> str:
     """``output`` with the first screen's marker and its ``rel=expect`` link.
 
     Unchanged if the page's article has no more than FIRST_SCREEN_BLOCKS
-    blocks (the browser reads it whole before the first screen is full).
+    blocks: no block comes after the first screen's to mark.
     """
     article = ARTICLE.search(output)
     if article is None:
@@ -209,7 +213,7 @@ def first_screen_marker(output: str) -> str:
     parser = _Blocks()
     try:
         parser.feed(output[article.start() :])
-    except StopIteration:
+    except _Done:
         pass
     if len(parser.starts) <= FIRST_SCREEN_BLOCKS:
         return output
