@@ -29,6 +29,7 @@ private name of another (tests/unit/test_package_layout.py checks that).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -68,25 +69,105 @@ class ScoresOverflow(ArithmeticError):
         )
 
 
+def power_of_two(x: FloatArray, axis: int) -> NDArray[np.intc]:
+    """The power of two ``e`` of the largest ``|x|`` along ``axis`` (kept as 1).
+
+    ``x * 2**-e`` has entries of magnitude below 1 along that axis; an
+    all-zero (or empty) slice gives ``e = 0``.
+    """
+    top = np.max(np.abs(x), axis=axis, keepdims=True, initial=0.0)
+    return np.frexp(top)[1]  # top = f * 2**e with f in [0.5, 1)
+
+
+def rescaled_product(
+    a: FloatArray,
+    b: FloatArray,
+    factor: float = 1.0,
+    bias: FloatArray | None = None,
+) -> FloatArray:
+    """``(a @ b) * factor + bias`` with every partial sum scaled into range.
+
+    Each row of ``a`` and each column of ``b`` is divided by a power of two
+    that brings its largest entry below 1 (exact, unless an entry far below
+    the largest becomes subnormal: its contribution is then rounded to
+    about the last digit of the partial sums), so no partial sum of the
+    product overflows; ``factor`` and ``bias`` join the sum at that scale,
+    and the result is multiplied back by the powers of two. An entry is
+    infinite only where the result itself exceeds the largest float, or
+    where the terms :math:`a_{ip} b_{pj}` themselves do (then their
+    rounding errors alone may not fit). The retry of
+    :func:`fitting_product`; call inside ``np.errstate``.
+    """
+    dtype = np.result_type(a, b, *(() if bias is None else (bias,)))
+    a = a.astype(dtype, copy=False)
+    b = b.astype(dtype, copy=False)
+    e_a = power_of_two(a, -1)  # per row of a: (..., m, 1), or (1,) for a vector
+    e_b = power_of_two(b, -2 if b.ndim > 1 else -1)  # per column: (..., 1, n)
+    core = np.ldexp(a, -e_a) @ np.ldexp(b, -e_b)  # |partial sums| <= k
+    if b.ndim == 1 and a.ndim > 1:
+        e_a = e_a[..., 0]  # the product has no column axis: (..., m)
+    if a.ndim == 1 and b.ndim > 1:
+        e_b = e_b[..., 0, :]  # the product has no row axis: (..., n)
+    mantissa, exponent = math.frexp(factor)  # factor = mantissa * 2**exponent
+    core *= mantissa
+    shift = e_a + e_b + exponent  # the product is core * 2**shift
+    if bias is not None:
+        core = core + np.ldexp(bias, -shift)
+    return np.ldexp(core, shift)
+
+
+def fitting_product(
+    a: FloatArray,
+    b: FloatArray,
+    factor: float = 1.0,
+    bias: FloatArray | None = None,
+) -> FloatArray:
+    """``(a @ b) * factor + bias``, infinite only where the result does not fit.
+
+    Computed as written; where an entry is not finite (a partial sum of
+    the product overflowed, although the result may fit), it is computed
+    again by :func:`rescaled_product`. The caller checks the result
+    (``check_finite_product``); no warning is raised on the way.
+    """
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        result = a @ b
+        if factor != 1.0:
+            result *= factor
+        if bias is not None:
+            result = result + bias
+        if np.all(np.isfinite(result)):  # the usual case: one product
+            return result
+        retry = rescaled_product(a, b, factor, bias)
+        return np.where(np.isfinite(result), result, retry)
+
+
 def scaled_products(q: FloatArray, k: FloatArray, scale: float) -> FloatArray:
     """``(q * scale) @ k^T``, a new array; :class:`ScoresOverflow` if not finite.
 
     The queries are scaled, not the product: that is ``n_q * d_k``
     multiplications instead of ``n_q * n_k``, no second ``(n_q, n_k)`` array,
     and no overflow reported when only the unscaled product would overflow.
-    When ``q * scale`` itself overflows (a ``scale`` above 1), the product is
-    scaled instead.
+    When scaling first would lose digits (an entry of ``q * scale``
+    overflows, or a nonzero one falls below the smallest normal float and
+    keeps fewer digits or none), the product is scaled instead. Where a
+    partial sum of the product overflows, the entry is computed again with
+    :func:`rescaled_product`: only scores that do not fit are an error.
     """
     k_t = np.swapaxes(k, -1, -2)  # (..., n_k, d_k) -> (..., d_k, n_k)
     # float32 queries against float64 keys: scale in float64, not in float32
     q = q.astype(np.result_type(q, k), copy=False)
+    tiny = np.finfo(q.dtype).tiny  # the smallest normal float
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         q_scaled = q * scale  # Q / sqrt(d_k): (..., n_q, d_k)
-        if np.all(np.isfinite(q_scaled)):
+        lost = (np.abs(q_scaled) < tiny) & (q != 0)  # subnormal or 0: digits lost
+        if np.all(np.isfinite(q_scaled)) and not np.any(lost):
             scores = q_scaled @ k_t  # S = (Q / sqrt(d_k)) K^T: (..., n_q, n_k)
         else:
             scores = q @ k_t  # Q K^T, then scaled in place
             scores *= scale
+        if not np.all(np.isfinite(scores)):  # a partial sum may have overflowed
+            retry = rescaled_product(q, k_t, scale)
+            scores = np.where(np.isfinite(scores), scores, retry)
     if not np.all(np.isfinite(scores)):  # the one finiteness check of S
         raise ScoresOverflow(scores.dtype, scale)
     return scores
@@ -125,34 +206,46 @@ def softmax_rows(
     return scores, visible
 
 
-def safe_values(v: FloatArray) -> tuple[FloatArray, float]:
-    """``v`` and 1, or ``v / 4`` and 4 for values near the dtype's maximum.
+def safe_values(v: FloatArray) -> tuple[FloatArray, FloatArray | float]:
+    """``v`` and 1, or ``v`` with its columns near the maximum divided by 4, and 4s.
 
     A convex combination of the value rows, computed in floating point, can
     exceed the largest value by a few units in the last place, and its
     partial sums can overflow when the values are within a factor 4 of the
-    dtype's maximum. Dividing by 4 is exact (a power of two) and leaves room.
+    dtype's maximum. Dividing such a column by 4 leaves room; it is exact
+    for every normal float (a power of two), and an entry of that column
+    below 4 times the smallest normal float loses at most its last two bits
+    (about 1e-323 in float64, next to values near 1e308). The factors have
+    the shape (..., 1, d_v) of a row of ``v``; the other columns keep 1.
     """
     # initial=0: an empty v (d_v = 0 or an empty batch) has nothing to guard
-    if np.max(np.abs(v), initial=0.0) > np.finfo(v.dtype).max / 4:
-        return v / 4.0, 4.0
-    return v, 1.0
+    top = np.max(np.abs(v), axis=-2, keepdims=True, initial=0.0)  # (..., 1, d_v)
+    near = top > np.finfo(v.dtype).max / 4
+    if not np.any(near):
+        return v, 1.0
+    factor = np.where(near, 4.0, 1.0).astype(v.dtype)  # 4 or 1 per column
+    with np.errstate(under="ignore"):  # tiny entries of such a column: rounding
+        return v / factor, factor
 
 
 def clipped_output(
-    output: FloatArray, v: FloatArray, factor: float, visible: NDArray[np.bool_]
+    output: FloatArray,
+    v: FloatArray,
+    factor: FloatArray | float,
+    visible: NDArray[np.bool_],
 ) -> FloatArray:
     """Clip ``output`` (in place) to its columns' range in ``v``, times ``factor``.
 
     Every component of a convex combination of the rows of ``v`` lies between
     that column's minimum and maximum; rounding may step a few units in the
     last place outside, and this puts it back. Rows that are not ``visible``
-    (fully masked, with shape (..., n_q, 1)) stay zero.
+    (fully masked, with shape (..., n_q, 1)) stay zero. ``v`` and ``factor``
+    are what :func:`safe_values` returned.
     """
     low = v.min(axis=-2, keepdims=True)  # (..., 1, d_v): smallest value per column
     high = v.max(axis=-2, keepdims=True)  # largest value per column
     np.clip(output, low, high, out=output, where=visible)
-    if factor != 1.0:
+    if not isinstance(factor, float):
         output *= factor  # back from v / 4: exact, and at most max|v|
     return output
 
