@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._kernels import ScoresOverflow
+from ._kernels import ScoresOverflow, fitting_product
 from ._validation import (
     FloatArray,
     as_float_array,
@@ -43,16 +43,41 @@ from .attention import attention_kernel
 __all__ = ["scaled_dot_product_attention_backward"]
 
 
-def _sum_to_shape(x: FloatArray, shape: tuple[int, ...]) -> FloatArray:
+def _sum_to_shape(
+    x: FloatArray, shape: tuple[int, ...], name: str, shapes: str
+) -> FloatArray:
     """Sum ``x`` over the dimensions that broadcasting added to ``shape``.
 
     The gradient of an argument that was broadcast is the sum of the
-    gradients of all its copies.
+    gradients of all its copies. Where that sum overflows on the way
+    (copies near the largest float, of both signs), the terms of each sum
+    are divided by the power of two of their largest magnitude, summed and
+    multiplied back: ValueError naming the argument ``name`` only when the
+    sum itself does not fit. ``shapes`` lists the caller's shapes for the
+    message.
     """
     extra = x.ndim - len(shape)
-    x = x.sum(axis=tuple(range(extra))) if extra else x
-    axes = tuple(i for i, size in enumerate(shape) if size == 1 and x.shape[i] != 1)
-    return x.sum(axis=axes, keepdims=True) if axes else x
+    axes = tuple(range(extra)) + tuple(
+        extra + i
+        for i, size in enumerate(shape)
+        if size == 1 and x.shape[extra + i] != 1
+    )
+    if not axes:
+        return x
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        total = x.sum(axis=axes, keepdims=True)  # the sum over the copies
+        if not np.all(np.isfinite(total)):  # a partial sum overflowed
+            top = np.max(np.abs(x), axis=axes, keepdims=True, initial=0.0)
+            e = np.frexp(top)[1]  # top = f * 2**e, f in [0.5, 1): |x / 2**e| < 1
+            rescaled = np.ldexp(np.ldexp(x, -e).sum(axis=axes, keepdims=True), e)
+            total = np.where(np.isfinite(total), total, rescaled)
+    if not np.all(np.isfinite(total)):
+        raise ValueError(
+            f"the gradient with respect to `{name}` overflows {total.dtype} when "
+            f"summed over the batch dimensions `{name}` was broadcast along: "
+            f"shapes {shapes}"
+        )
+    return total.reshape(shape)
 
 
 def _ds_centred(
@@ -194,27 +219,25 @@ def scaled_dot_product_attention_backward(
             f"`grad_output` must have the output's shape {output.shape}, "
             f"got shape {g.shape}"
         )
+    # each product is recomputed at a smaller scale where a partial sum overflows
+    dv = fitting_product(np.swapaxes(a, -1, -2), g)  # dV = A^T G: (..., n_k, d_v)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        dv = np.swapaxes(a, -1, -2) @ g  # dV = A^T G: (..., n_k, d_v)
         da = g @ np.swapaxes(v, -1, -2)  # dA = G V^T: (..., n_q, n_k)
         # dS = A * (dA - rowsum(dA * A)); 0 where A = 0 (masked entries)
         ds = a * (da - np.sum(da * a, axis=-1, keepdims=True))
         if not np.all(np.isfinite(ds)):  # an intermediate overflowed: values
             ds = _ds_centred(a, g, v, output)  # near the float maximum
-        dq = (ds @ k) * scale  # dQ = dS K / sqrt(d_k): (..., n_q, d_k)
-        dk = (np.swapaxes(ds, -1, -2) @ q) * scale  # dK = dS^T Q / sqrt(d_k)
-        if not (np.all(np.isfinite(dq)) and np.all(np.isfinite(dk))):
-            ds *= scale  # scaled before the products: dS K may overflow alone
-            dq = ds @ k
-            dk = np.swapaxes(ds, -1, -2) @ q
+    dq = fitting_product(ds, k, scale)  # dQ = dS K / sqrt(d_k): (..., n_q, d_k)
+    dk = fitting_product(np.swapaxes(ds, -1, -2), q, scale)  # dS^T Q / sqrt(d_k)
     for name, grad in (("q", dq), ("k", dk), ("v", dv)):
         if not np.all(np.isfinite(grad)):
             raise ValueError(
                 f"the gradient with respect to `{name}` overflows {grad.dtype}: "
                 f"shapes {q.shape}, {k.shape}, {v.shape} and {g.shape}"
             )
+    shapes = f"{q.shape}, {k.shape}, {v.shape} and {g.shape}"
     return (
-        _sum_to_shape(dq, q.shape),
-        _sum_to_shape(dk, k.shape),
-        _sum_to_shape(dv, v.shape),
+        _sum_to_shape(dq, q.shape, "q", shapes),
+        _sum_to_shape(dk, k.shape, "k", shapes),
+        _sum_to_shape(dv, v.shape, "v", shapes),
     )
