@@ -35,7 +35,7 @@ from typing import Literal, overload
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._kernels import softmax_rows, weighted_values, with_batch
+from ._kernels import fitting_product, softmax_rows, weighted_values, with_batch
 from ._validation import (
     FloatArray,
     as_float_array,
@@ -203,17 +203,16 @@ def additive_attention(
     if mask is not None:
         mask = check_mask(mask, (*batch, n_q, n_k))
 
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
-        q_proj = q @ w_q  # q_i W_q: (..., n_q, d_q) @ (d_q, d_a) -> (..., n_q, d_a)
-        k_proj = k @ w_k  # k_j W_k: (..., n_k, d_k) @ (d_k, d_a) -> (..., n_k, d_a)
+    # (computed again at a smaller scale where a partial sum overflows)
+    q_proj = fitting_product(q, w_q)  # q_i W_q: (..., n_q, d_q) @ (d_q, d_a)
+    k_proj = fitting_product(k, w_k)  # k_j W_k: (..., n_k, d_k) @ (d_k, d_a)
     check_finite_product(q_proj, ("q", q), ("w_q", w_q))
     check_finite_product(k_proj, ("k", k), ("w_k", w_k))
     with np.errstate(over="ignore", under="ignore"):  # tanh(+-inf) = +-1
         # tanh(q_i W_q + k_j W_k) for every pair (i, j):
         # (..., n_q, 1, d_a) + (..., 1, n_k, d_a) -> (..., n_q, n_k, d_a)
         hidden = np.tanh(q_proj[..., :, np.newaxis, :] + k_proj[..., np.newaxis, :, :])
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        scores = hidden @ w_a  # S_ij: (..., n_q, n_k, d_a) @ (d_a,) -> (..., n_q, n_k)
+    scores = fitting_product(hidden, w_a)  # S_ij: (..., n_q, n_k, d_a) @ (d_a,)
     if not np.all(np.isfinite(scores)):
         raise ValueError(
             f"the scores tanh(`q` @ `w_q` + `k` @ `w_k`) @ `w_a` overflow "

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._kernels import fitting_product
 from ._validation import (
     FloatArray,
     as_float_array,
@@ -87,8 +88,7 @@ def row_times_matrix(x: ArrayLike, b: ArrayLike) -> FloatArray:
     [23.0, 34.0]
     """
     x, b = _validated(x, b)
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
-        product = x @ b  # (m,) @ (m, d) -> (d,)
+    product = fitting_product(x, b)  # (m,) @ (m, d) -> (d,); see below
     check_finite_product(product, ("x", x), ("b", b))
     return product
 
@@ -141,9 +141,23 @@ def weighted_sum_of_rows(x: ArrayLike, b: ArrayLike) -> FloatArray:
     [23, 34]
     """
     x, b = _validated(x, b)
+    total = _sum_of_rows(x, b)  # (d,)
+    if not np.all(np.isfinite(total)):  # a partial sum may have overflowed:
+        # the same sum with x / 2**e and each column of b / 2**f (|terms| < 1),
+        # then times 2**(e + f); exact unless an entry becomes subnormal
+        e = np.frexp(np.max(np.abs(x), initial=0.0))[1]  # x = (x / 2**e) 2**e
+        f = np.frexp(np.max(np.abs(b), axis=0, initial=0.0))[1]  # per column
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            scaled = _sum_of_rows(np.ldexp(x, -e), np.ldexp(b, -f))
+            total = np.where(np.isfinite(total), total, np.ldexp(scaled, e + f))
+    check_finite_product(total, ("x", x), ("b", b))
+    return total
+
+
+def _sum_of_rows(x: FloatArray, b: FloatArray) -> FloatArray:
+    """``sum_i x_i b_i``, one row at a time, without warnings (may be ``inf``)."""
     total = np.zeros(b.shape[1], dtype=np.result_type(x, b))  # (d,)
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         for x_i, b_i in zip(x, b, strict=True):  # one term per row: x_i, b_i (d,)
             total = total + x_i * b_i  # sum_i x_i b_i
-    check_finite_product(total, ("x", x), ("b", b))
     return total

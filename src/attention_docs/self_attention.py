@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._kernels import ScoresOverflow
+from ._kernels import ScoresOverflow, fitting_product
 from ._validation import (
     FloatArray,
     as_float_array,
@@ -103,10 +103,10 @@ def project_qkv(
     w_k = as_projection("w_k", w_k, "(d_model, d_k)", "x", x)
     w_v = as_projection("w_v", w_v, "(d_model, d_v)", "x", x)
     check_same_size("d_k", ("w_q", w_q, 1), ("w_k", w_k, 1))
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
-        q = x @ w_q  # Q = X W_Q: (..., n, d_model) @ (d_model, d_k) -> (..., n, d_k)
-        k = x @ w_k  # K = X W_K: (..., n, d_model) @ (d_model, d_k) -> (..., n, d_k)
-        v = x @ w_v  # V = X W_V: (..., n, d_model) @ (d_model, d_v) -> (..., n, d_v)
+    # computed again at a smaller scale where a partial sum overflows (see below)
+    q = fitting_product(x, w_q)  # Q = X W_Q: (..., n, d_model) @ (d_model, d_k)
+    k = fitting_product(x, w_k)  # K = X W_K: (..., n, d_model) @ (d_model, d_k)
+    v = fitting_product(x, w_v)  # V = X W_V: (..., n, d_model) @ (d_model, d_v)
     check_finite_product(q, ("x", x), ("w_q", w_q))
     check_finite_product(k, ("x", x), ("w_k", w_k))
     check_finite_product(v, ("x", x), ("w_v", w_v))

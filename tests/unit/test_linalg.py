@@ -92,4 +92,11 @@ def test_overflow_raises_instead_of_returning_inf() -> None:
         with pytest.raises(
             ValueError, match=r"`x` @ `b` overflows float64: shapes \(2,\) and \(2, 1\)"
         ):
-            function([1e200, 1e200], [[1e200], [-1e200]])
+            function([1e200, 1e200], [[1e200], [1e200]])
+
+
+def test_a_partial_sum_that_overflows_is_no_error() -> None:
+    # 1e308 + 1e308 - 1e308 + 2 = 1e308 (+ 2): the sum fits, a partial sum not
+    for function in (row_times_matrix, weighted_sum_of_rows):
+        out = function([1e308, 1e308, -1e308, 1.0], [[1.0, 1.0]] * 3 + [[2.0, 0.5]])
+        np.testing.assert_allclose(out, [1e308, 1e308], rtol=1e-15)
