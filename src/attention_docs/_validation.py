@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -26,8 +27,60 @@ FloatArray = NDArray[np.floating[Any]]
 BoolArray = NDArray[np.bool_]
 
 
+def as_array(name: str, x: ArrayLike) -> NDArray[Any]:
+    """``np.asarray(x)``, with errors that name the argument.
+
+    Refuses a numpy masked array (:func:`reject_masked_array`), nested
+    sequences of different lengths (numpy's own message names no argument),
+    and Python integers beyond the range of int64 and uint64, which numpy
+    would keep as Python objects.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is a numpy masked array.
+    ValueError
+        If ``x`` is ragged (nested sequences of different lengths), or holds
+        an integer of 2**64 or more in magnitude (more precisely: one that
+        neither int64 nor uint64 holds).
+
+    Examples
+    --------
+    >>> as_array("q", [[1.0, 2.0], [3.0]])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: `q` is ragged: nested sequences of different lengths ...
+    >>> as_array("lengths", [2**64])
+    Traceback (most recent call last):
+    ...
+    ValueError: `lengths` holds an integer too large for int64 and uint64: an integer of 65 bits
+    """  # noqa: E501
+    reject_masked_array(name, x)
+    try:
+        array = np.asarray(x)
+    except ValueError as error:  # "setting an array element with a sequence"
+        raise ValueError(
+            f"`{name}` is ragged: nested sequences of different lengths do not "
+            f"make an array ({error})"
+        ) from None
+    if array.dtype == object:
+        huge = [
+            item
+            for item in array.ravel()
+            if isinstance(item, numbers.Integral)
+            and not isinstance(item, bool)
+            and not -(2**63) <= item < 2**64
+        ]
+        if huge:
+            raise ValueError(
+                f"`{name}` holds an integer too large for int64 and uint64: "
+                f"{shown(huge[0]) if abs(huge[0]) >= 2**64 else repr(huge[0])}"
+            )
+    return array
+
+
 def as_float_array(name: str, x: ArrayLike) -> FloatArray:
-    """Convert ``x`` to a finite floating-point array.
+    """Convert ``x`` to a finite floating-point array in native byte order.
 
     Parameters
     ----------
@@ -40,8 +93,9 @@ def as_float_array(name: str, x: ArrayLike) -> FloatArray:
     -------
     ndarray
         ``x`` as float64 (from bool, integer, float64 or longer floats) or
-        float32 (from float16 or float32). No copy is made when ``x`` already is a
-        float32 or float64 array.
+        float32 (from float16 or float32), in the machine's native byte order
+        (a big-endian ``'>f8'`` array is converted). No copy is made when
+        ``x`` already is a native float32 or float64 array.
 
     Raises
     ------
@@ -50,7 +104,9 @@ def as_float_array(name: str, x: ArrayLike) -> FloatArray:
         a numpy masked array (see :func:`reject_masked_array`).
     ValueError
         If ``x`` contains NaN or infinite values, or finite values of a longer
-        float type (``np.longdouble``) beyond the range of float64.
+        float type (``np.longdouble``) beyond the range of float64; if ``x``
+        is ragged or holds a Python integer too large for int64 and uint64
+        (see :func:`as_array`).
 
     Examples
     --------
@@ -58,13 +114,14 @@ def as_float_array(name: str, x: ArrayLike) -> FloatArray:
     dtype('float64')
     >>> as_float_array("q", np.ones(2, dtype=np.float16)).dtype
     dtype('float32')
+    >>> as_float_array("q", np.ones(2, dtype=">f8")).dtype.isnative
+    True
     >>> as_float_array("q", [1.0, float("nan")])
     Traceback (most recent call last):
     ...
     ValueError: `q` contains NaN or infinite values
     """
-    reject_masked_array(name, x)
-    array = np.asarray(x)
+    array = as_array(name, x)
     kind = array.dtype.kind
     if kind in "biu":
         return array.astype(np.float64)  # integers are always finite
@@ -83,7 +140,67 @@ def as_float_array(name: str, x: ArrayLike) -> FloatArray:
                 f"float64, in which the package computes"
             )
         return converted
+    if not array.dtype.isnative:  # '>f8' on a little-endian machine: same values
+        return array.astype(array.dtype.newbyteorder("="))
     return array
+
+
+def as_integer_array(name: str, x: ArrayLike) -> NDArray[np.integer[Any]]:
+    """``x`` as an integer array (an empty ``[]`` counts as integers).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` does not hold integers (floats and bools are refused) or is
+        a numpy masked array.
+    ValueError
+        If ``x`` is ragged or holds an integer too large for int64 and uint64
+        (see :func:`as_array`).
+
+    Examples
+    --------
+    >>> as_integer_array("tokens", [[1, 2]]).dtype.kind
+    'i'
+    >>> as_integer_array("tokens", [0.5])
+    Traceback (most recent call last):
+    ...
+    TypeError: `tokens` must hold integers, got dtype float64
+    """
+    array = as_array(name, x)
+    if array.size == 0 and array.dtype.kind == "f":  # np.asarray([]) is float64
+        array = array.astype(np.intp)
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"`{name}` must hold integers, got dtype {array.dtype}")
+    return array
+
+
+@contextmanager
+def rng_restored_on_error(rng: object) -> Iterator[None]:
+    """Put a Generator's state back if the block raises (even a MemoryError).
+
+    A constructor that draws several arrays from the caller's ``rng`` and
+    fails part way would otherwise leave it advanced: a call that raises
+    changes nothing, the caller's generator included.
+
+    >>> rng = np.random.default_rng(0)
+    >>> try:
+    ...     with rng_restored_on_error(rng):
+    ...         _ = rng.standard_normal(3)
+    ...         raise MemoryError
+    ... except MemoryError:
+    ...     pass
+    >>> bool(rng.standard_normal() == np.random.default_rng(0).standard_normal())
+    True
+    """
+    if not isinstance(rng, np.random.Generator):  # the caller's check words it
+        yield
+        return
+    state = rng.bit_generator.state
+    try:
+        yield
+    except BaseException:
+        rng.bit_generator.state = state
+        raise
 
 
 def reject_masked_array(name: str, x: object) -> None:
@@ -243,8 +360,7 @@ def check_bool(name: str, mask: ArrayLike) -> BoolArray:
     ...
     TypeError: mask must be boolean (True = may attend), got dtype int64
     """
-    reject_masked_array(name, mask)
-    array = np.asarray(mask)
+    array = as_array(name, mask)
     if array.dtype != np.bool_:
         raise TypeError(
             f"{name} must be boolean (True = may attend), got dtype {array.dtype}"
