@@ -25,9 +25,10 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._kernels import ScoresOverflow, with_batch
+from ._kernels import ScoresOverflow, fitting_product, with_batch
 from ._validation import (
     FloatArray,
+    as_array,
     as_float_array,
     as_projection,
     broadcast_batch,
@@ -36,8 +37,8 @@ from ._validation import (
     check_ndim,
     check_positive_int,
     check_same_size,
-    reject_masked_array,
     resolve_scale,
+    rng_restored_on_error,
 )
 from .attention import attention_kernel
 
@@ -107,8 +108,7 @@ def split_heads(x: ArrayLike, h: int) -> NDArray[np.generic]:
     >>> heads.tolist()
     [[[0, 1], [4, 5]], [[2, 3], [6, 7]]]
     """
-    reject_masked_array("x", x)
-    x = np.asarray(x)
+    x = as_array("x", x)  # masked and ragged arrays are refused
     check_ndim("x", x, 2, "(..., n, d_model)")
     *batch, n, d_model = x.shape
     h = _check_heads(d_model, h, f"`x` of shape {x.shape}")
@@ -152,8 +152,7 @@ def merge_heads(x: ArrayLike) -> NDArray[np.generic]:
     >>> merge_heads(split_heads(x, 2)).tolist()
     [[0, 1, 2, 3], [4, 5, 6, 7]]
     """
-    reject_masked_array("x", x)
-    x = np.asarray(x)
+    x = as_array("x", x)  # masked and ragged arrays are refused
     check_ndim("x", x, 3, "(..., h, n, d_k)")
     *batch, h, n, d_k = x.shape
     x = np.swapaxes(x, -3, -2)  # (..., h, n, d_k) -> (..., n, h, d_k)
@@ -293,10 +292,10 @@ def multi_head_attention(
         mask = mask[..., np.newaxis, :, :]  # (..., n_q, n_k) -> (..., 1, n_q, n_k)
 
     # Linear: Q W^Q_i for every head i in one product, then one axis per head
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
-        q = query @ w_q  # Q W^Q: (..., n_q, d_model) @ (d_model, d_model)
-        k = key @ w_k  # K W^K: (..., n_k, d_model) @ (d_model, d_model)
-        v = value @ w_v  # V W^V: (..., n_k, d_model) @ (d_model, d_model)
+    # (computed again at a smaller scale where a partial sum overflows)
+    q = fitting_product(query, w_q)  # Q W^Q: (..., n_q, d_model) @ (d_model, d_model)
+    k = fitting_product(key, w_k)  # K W^K: (..., n_k, d_model) @ (d_model, d_model)
+    v = fitting_product(value, w_v)  # V W^V: (..., n_k, d_model) @ (d_model, d_model)
     check_finite_product(q, ("query", query), ("w_q", w_q))
     check_finite_product(k, ("key", key), ("w_k", w_k))
     check_finite_product(v, ("value", value), ("w_v", w_v))
@@ -315,8 +314,7 @@ def multi_head_attention(
     # cat = Concat(head_1, ..., head_h)
     cat = merge_heads(heads)  # (..., h, n_q, d_k) -> (..., n_q, d_model)
     # MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
-        out = cat @ w_o  # (..., n_q, d_model) @ (d_model, d_model) -> same
+    out = fitting_product(cat, w_o)  # (..., n_q, d_model) @ (d_model, d_model)
     if not np.all(np.isfinite(out)):
         raise ValueError(
             f"the output Concat(heads) @ `w_o` overflows {out.dtype}: shapes "
@@ -399,10 +397,11 @@ class MultiHeadAttention:
         self.h = h
         self.d_k = d_model // h  # d_k = d_v = d_model / h
         shape = (d_model, d_model)
-        self.w_q = rng.standard_normal(shape) / math.sqrt(d_model)
-        self.w_k = rng.standard_normal(shape) / math.sqrt(d_model)
-        self.w_v = rng.standard_normal(shape) / math.sqrt(d_model)
-        self.w_o = rng.standard_normal(shape) / math.sqrt(d_model)
+        with rng_restored_on_error(rng):  # a call that raises draws nothing
+            self.w_q = rng.standard_normal(shape) / math.sqrt(d_model)
+            self.w_k = rng.standard_normal(shape) / math.sqrt(d_model)
+            self.w_v = rng.standard_normal(shape) / math.sqrt(d_model)
+            self.w_o = rng.standard_normal(shape) / math.sqrt(d_model)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(d_model={self.d_model}, h={self.h})"

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._kernels import fitting_product
 from ._validation import (
     FloatArray,
     as_float_array,
@@ -47,9 +48,10 @@ from ._validation import (
     check_positive_int,
     check_same_size,
     positive_finite,
+    rng_restored_on_error,
 )
 from .masks import causal_mask
-from .multihead import MultiHeadAttention
+from .multihead import MultiHeadAttention, multi_head_attention
 
 __all__ = ["DecoderLayer", "EncoderLayer", "feed_forward", "layer_norm"]
 
@@ -212,13 +214,16 @@ def layer_norm(
 def _feed_forward(
     x: FloatArray, w_1: FloatArray, b_1: FloatArray, w_2: FloatArray, b_2: FloatArray
 ) -> FloatArray:
-    """FFN of validated arguments; ValueError if a step overflows."""
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        hidden = x @ w_1 + b_1  # (..., d_model) @ (d_model, d_ff) -> (..., d_ff)
+    """FFN of validated arguments; ValueError if a step overflows.
+
+    Each affine map is computed again at a smaller scale where a partial sum
+    overflows (``fitting_product``): only a result that does not fit is an
+    error.
+    """
+    hidden = fitting_product(x, w_1, bias=b_1)  # x W_1 + b_1: (..., d_ff)
     _check_finite(hidden, "the hidden layer `x` @ `w_1` + `b_1`")
     np.maximum(hidden, 0.0, out=hidden)  # ReLU: max(0, x W_1 + b_1)
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        out = hidden @ w_2 + b_2  # (..., d_ff) @ (d_ff, d_model) -> (..., d_model)
+    out = fitting_product(hidden, w_2, bias=b_2)  # (..., d_ff) @ (d_ff, d_model)
     return _check_finite(out, "the output max(0, `x` @ `w_1` + `b_1`) @ `w_2` + `b_2`")
 
 
@@ -386,8 +391,53 @@ class _Layer:
             setattr(self, f"gamma_{i}", np.ones(d_model))
             setattr(self, f"beta_{i}", np.zeros(d_model))
 
-    def _ffn(self, x: FloatArray) -> tuple[FloatArray, None]:
-        return _feed_forward(x, self.w_1, self.b_1, self.w_2, self.b_2), None
+    def _checked_parameters(self) -> dict[str, FloatArray]:
+        """Every learned array, checked: the caller may have edited or replaced them.
+
+        ValueError naming the attribute (``EncoderLayer.w_1``) if one is not
+        finite or does not have the shape the layer's ``d_model`` and
+        ``d_ff`` need; TypeError if it does not hold real numbers. So that an
+        error inside a sub-layer can only be an overflow.
+        """
+        d, f = self.d_model, self.d_ff
+        shapes = {"w_1": (d, f), "b_1": (f,), "w_2": (f, d)}
+        layout = {"w_1": "(d_model, d_ff)", "b_1": "(d_ff,)", "w_2": "(d_ff, d_model)"}
+        checked = {}
+        for key, value in self.parameters().items():
+            name = f"{type(self).__name__}.{key}"
+            array = as_float_array(name, value)
+            if key.endswith(_PROJECTIONS):  # the attention's (d_model, d_model)
+                want, what = (d, d), "(d_model, d_model)"
+            else:  # w_1, b_1, w_2, and b_2, the gammas and betas: (d_model,)
+                want, what = shapes.get(key, (d,)), layout.get(key, "(d_model,)")
+            if array.shape != want:
+                raise ValueError(
+                    f"`{name}` has shape {array.shape}, but the layer's "
+                    f"d_model={d} and d_ff={f} need {what} = {want}"
+                )
+            checked[key] = array
+        return checked
+
+    @staticmethod
+    def _attention(
+        p: dict[str, FloatArray], prefix: str, h: int
+    ) -> Callable[..., tuple[FloatArray, FloatArray]]:
+        """The multi-head attention of checked weights ``p[prefix + ".w_q"]``..."""
+        weights = [p[f"{prefix}.{w}"] for w in _PROJECTIONS]
+
+        def attend(query, key, value, mask):
+            return multi_head_attention(query, key, value, *weights, h, mask=mask)
+
+        return attend
+
+    @staticmethod
+    def _ffn(p: dict[str, FloatArray]) -> Callable[..., tuple[FloatArray, None]]:
+        """The feed-forward sub-layer of the checked weights ``p``."""
+
+        def ffn(x: FloatArray) -> tuple[FloatArray, None]:
+            return _feed_forward(x, p["w_1"], p["b_1"], p["w_2"], p["b_2"]), None
+
+        return ffn
 
     def _attention_parameters(self) -> dict[str, FloatArray]:
         mha = self.self_attention
@@ -505,8 +555,9 @@ class EncoderLayer(_Layer):
         norm: str = "post",
         eps: float = 1e-5,
     ) -> None:
-        super().__init__(d_model, h, d_ff, rng=rng, norm=norm, eps=eps)
-        self._init_rest(rng)
+        with rng_restored_on_error(rng):  # a call that raises draws nothing
+            super().__init__(d_model, h, d_ff, rng=rng, norm=norm, eps=eps)
+            self._init_rest(rng)
 
     def __call__(
         self,
@@ -541,27 +592,33 @@ class EncoderLayer(_Layer):
             If ``x`` has fewer than 2 dimensions, no rows, or a last
             dimension other than the layer's ``d_model`` (the message gives
             both), contains NaN or infinite values,
-            or ``mask`` does not broadcast to (..., n, n); if an intermediate
-            result overflows (the message names the sub-layer and ``x``, then
-            what overflowed inside it).
+            or ``mask`` does not broadcast to (..., n, n); if a weight of
+            the layer (which a caller may edit) is not finite or does not
+            have its shape (the message names it, e.g. ``EncoderLayer.w_1``,
+            and gives both shapes); if an intermediate result overflows (the
+            message names the sub-layer and ``x``, then what overflowed
+            inside it).
         TypeError
-            If ``mask`` is not boolean, or ``x`` does not hold real numbers
-            or is a numpy masked array.
+            If ``mask`` is not boolean, or ``x`` or a weight of the layer
+            does not hold real numbers or is a numpy masked array.
         """
         x = _rows("x", x, self.d_model, "(..., n, d_model)")
         if mask is not None:
             n = x.shape[-2]
             mask = check_mask(mask, (*x.shape[:-2], n, n))
 
+        p = self._checked_parameters()
+        mha = self._attention(p, "self_attention", self.h)
+
         def attend(z: FloatArray) -> tuple[FloatArray, FloatArray]:
-            return self.self_attention(z, mask=mask)
+            return mha(z, z, z, mask)
 
         norm, eps = self.norm, self.eps
         x, weights = _sublayer(
-            x, attend, self.gamma_1, self.beta_1, eps, norm, "self-attention"
+            x, attend, p["gamma_1"], p["beta_1"], eps, norm, "self-attention"
         )
         x, _ = _sublayer(
-            x, self._ffn, self.gamma_2, self.beta_2, eps, norm, "feed-forward"
+            x, self._ffn(p), p["gamma_2"], p["beta_2"], eps, norm, "feed-forward"
         )
         return (x, weights) if return_weights else x
 
@@ -651,9 +708,10 @@ class DecoderLayer(_Layer):
         norm: str = "post",
         eps: float = 1e-5,
     ) -> None:
-        super().__init__(d_model, h, d_ff, rng=rng, norm=norm, eps=eps)
-        self.cross_attention = MultiHeadAttention(self.d_model, self.h, rng=rng)
-        self._init_rest(rng)
+        with rng_restored_on_error(rng):  # a call that raises draws nothing
+            super().__init__(d_model, h, d_ff, rng=rng, norm=norm, eps=eps)
+            self.cross_attention = MultiHeadAttention(self.d_model, self.h, rng=rng)
+            self._init_rest(rng)
 
     def _attention_parameters(self) -> dict[str, FloatArray]:
         params = super()._attention_parameters()
@@ -711,11 +769,14 @@ class DecoderLayer(_Layer):
             names the argument and gives both), contains NaN or
             infinite values, or their batch dimensions do not broadcast; if
             ``self_mask`` or ``memory_mask`` does not broadcast to its shape;
-            if an intermediate result overflows (the message names the
-            sub-layer and ``x`` or ``memory``, then what overflowed inside it).
+            if a weight of the layer is not finite or does not have its
+            shape (the message names it, e.g. ``DecoderLayer.w_1``); if an
+            intermediate result overflows (the message names the sub-layer
+            and ``x`` or ``memory``, then what overflowed inside it).
         TypeError
-            If a mask is not boolean, ``causal`` is not a bool, or ``x`` or
-            ``memory`` does not hold real numbers or is a numpy masked array.
+            If a mask is not boolean, ``causal`` is not a bool, or ``x``,
+            ``memory`` or a weight of the layer does not hold real numbers or
+            is a numpy masked array.
         """
         x = _rows("x", x, self.d_model, "(..., n_tgt, d_model)")
         memory = _rows("memory", memory, self.d_model, "(..., n_src, d_model)")
@@ -735,22 +796,26 @@ class DecoderLayer(_Layer):
                 memory_mask, (*batch, n_tgt, n_src), name="memory_mask"
             )
 
+        p = self._checked_parameters()
+        self_mha = self._attention(p, "self_attention", self.h)
+        cross_mha = self._attention(p, "cross_attention", self.h)
+
         def attend_self(z: FloatArray) -> tuple[FloatArray, FloatArray]:
-            return self.self_attention(z, mask=self_mask)
+            return self_mha(z, z, z, self_mask)
 
         def attend_memory(z: FloatArray) -> tuple[FloatArray, FloatArray]:
             # queries from the decoder, keys and values from the encoder
-            return self.cross_attention(z, memory, mask=memory_mask)
+            return cross_mha(z, memory, memory, memory_mask)
 
         norm, eps = self.norm, self.eps
         x, self_weights = _sublayer(
-            x, attend_self, self.gamma_1, self.beta_1, eps, norm, "self-attention"
+            x, attend_self, p["gamma_1"], p["beta_1"], eps, norm, "self-attention"
         )
         x, cross_weights = _sublayer(
-            x, attend_memory, self.gamma_2, self.beta_2, eps, norm,
+            x, attend_memory, p["gamma_2"], p["beta_2"], eps, norm,
             "cross-attention", "`x` and `memory`",
         )  # fmt: skip
         x, _ = _sublayer(
-            x, self._ffn, self.gamma_3, self.beta_3, eps, norm, "feed-forward"
+            x, self._ffn(p), p["gamma_3"], p["beta_3"], eps, norm, "feed-forward"
         )
         return (x, self_weights, cross_weights) if return_weights else x
