@@ -270,8 +270,9 @@ class KVCache:
 
     def _checked_rows(self, name: str, x: ArrayLike, width: str, size: int) -> Any:
         """``x`` as a finite array of shape (*batch_shape, t, size) in the dtype."""
-        given = np.asarray(x) if not isinstance(x, np.ma.MaskedArray) else x
-        x = as_float_array(name, x)
+        checked = as_float_array(name, x)  # refuses masked and ragged arrays
+        given = np.asarray(x)  # in the caller's dtype, for _fits below
+        x = checked
         check_ndim(name, x, 2, f"(*batch_shape, t, {width})")
         if x.shape[-1] != size:
             raise ValueError(
@@ -321,6 +322,12 @@ class KVCache:
             :math:`2^{24}` in magnitude fit in float32, up to :math:`2^{53}`
             in float64). The message names the dtype of the array passed.
             Nothing is appended then.
+
+        Notes
+        -----
+        A call that raises leaves the cache as it was, also when the buffers
+        cannot grow (a ``MemoryError``): every argument is checked and both
+        new buffers are allocated before anything changes.
         """
         k = self._checked_rows("k", k, "d_k", self._d_k)
         v = self._checked_rows("v", v, "d_v", self._d_v)
@@ -338,13 +345,18 @@ class KVCache:
         self._n += t
 
     def _grow(self, needed: int) -> None:
-        """Move the rows into buffers of at least twice the capacity."""
+        """Move the rows into buffers of at least twice the capacity.
+
+        Both new buffers are allocated and filled before either replaces its
+        old one: if an allocation fails (a MemoryError), the cache is left
+        exactly as it was, keys and values of the same capacity.
+        """
         capacity = max(needed, 2 * self.capacity)
-        for name in ("_k", "_v"):
-            old = getattr(self, name)
-            new = np.empty((*old.shape[:-2], capacity, old.shape[-1]), self._dtype)
-            new[..., : self._n, :] = old[..., : self._n, :]  # the one full copy
-            setattr(self, name, new)
+        new_k = np.empty((*self._batch_shape, capacity, self._d_k), self._dtype)
+        new_v = np.empty((*self._batch_shape, capacity, self._d_v), self._dtype)
+        new_k[..., : self._n, :] = self._k[..., : self._n, :]  # the one full copy
+        new_v[..., : self._n, :] = self._v[..., : self._n, :]
+        self._k, self._v = new_k, new_v  # nothing has changed until here
 
     def attend(self, q: ArrayLike, *, scale: float | None = None) -> FloatArray:
         r"""Attention of the newest ``t`` tokens' queries to all cached tokens.
