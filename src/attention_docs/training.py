@@ -54,6 +54,7 @@ from numpy.typing import ArrayLike, NDArray
 from ._validation import (
     FloatArray,
     as_float_array,
+    as_integer_array,
     as_real,
     check_exact_ndim,
     check_ndim,
@@ -61,6 +62,7 @@ from ._validation import (
     check_same_size,
     positive_finite,
     reject_masked_array,
+    rng_restored_on_error,
     shown,
 )
 from .attention import scaled_dot_product_attention
@@ -142,8 +144,10 @@ def _gradients(params, tokens, targets, fwd, probs):
     vocab = probs.shape[-1]
     d_model, d_k = params["w_q"].shape
     d_v = params["w_v"].shape[1]
-    y = np.eye(vocab)[targets]  # Y: (batch, n, vocab)
-    d_logits = (probs - y) / targets.size  # dU = (softmax(U) - Y) / N
+    b, i = np.indices(targets.shape)  # (batch, n), (batch, n)
+    d_logits = probs.copy()  # softmax(U): (batch, n, vocab)
+    d_logits[b, i, targets] -= 1.0  # softmax(U) - Y
+    d_logits /= targets.size  # dU = (softmax(U) - Y) / N
     z_rows = fwd.output.reshape(-1, d_v)  # Z: (batch * n, d_v)
     x_rows = fwd.x.reshape(-1, d_model)  # (batch * n, d_model)
     grads = {"w_out": z_rows.T @ d_logits.reshape(-1, vocab)}  # Z^T dU
@@ -211,6 +215,16 @@ def _check_decay(name: str, value: object) -> float:
     return as_real(name, value, "a number in [0, 1)", lambda x: 0.0 <= x < 1.0)
 
 
+def _check_keys(name: str, given: dict[Any, Any]) -> None:
+    """TypeError unless every key of the dict ``given`` is a string."""
+    for key in given:
+        if not isinstance(key, str):
+            raise TypeError(
+                f"`{name}` must have strings as keys (the parameters' names), "
+                f"got the key {key!r} of type {type(key).__name__}"
+            )
+
+
 def _check_seed(seed: object) -> int:
     """``seed`` as an int; ValueError unless it is an integer >= 0."""
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
@@ -221,7 +235,7 @@ def _check_seed(seed: object) -> int:
 def _check_params(params: object, name: str = "params") -> Params:
     """The five parameters as finite float arrays whose shapes fit together."""
     if not isinstance(params, dict) or set(params) != set(PARAMETER_NAMES):
-        found = sorted(params) if isinstance(params, dict) else type(params).__name__
+        found = sorted(map(repr, params)) if isinstance(params, dict) else type(params)
         raise ValueError(
             f"`{name}` must be a dict with the keys {list(PARAMETER_NAMES)}, "
             f"got {found}"
@@ -256,10 +270,7 @@ def _check_params(params: object, name: str = "params") -> Params:
 
 def _check_tokens(name: str, tokens: ArrayLike, vocab: int) -> IntArray:
     """``tokens`` as a 2-D integer array with entries in [0, vocab)."""
-    reject_masked_array(name, tokens)
-    array = np.asarray(tokens)
-    if array.dtype.kind not in "iu":
-        raise TypeError(f"`{name}` must hold integers, got dtype {array.dtype}")
+    array = as_integer_array(name, tokens)
     check_exact_ndim(name, array, 2, "(batch, n)")
     if array.size == 0:
         raise ValueError(f"`{name}` is empty: shape {array.shape}")
@@ -443,13 +454,14 @@ def init_params(
     vocab = check_positive_int("vocab", vocab)
     d_model = check_positive_int("d_model", d_model)
     d_k = check_positive_int("d_k", d_k)
-    return {
-        "embedding": rng.standard_normal((vocab, d_model)),
-        "w_q": rng.standard_normal((d_model, d_k)) / math.sqrt(d_model),
-        "w_k": rng.standard_normal((d_model, d_k)) / math.sqrt(d_model),
-        "w_v": rng.standard_normal((d_model, d_k)) / math.sqrt(d_model),
-        "w_out": rng.standard_normal((d_k, vocab)) / math.sqrt(d_k),
-    }
+    with rng_restored_on_error(rng):  # a call that raises draws nothing
+        return {
+            "embedding": rng.standard_normal((vocab, d_model)),
+            "w_q": rng.standard_normal((d_model, d_k)) / math.sqrt(d_model),
+            "w_k": rng.standard_normal((d_model, d_k)) / math.sqrt(d_model),
+            "w_v": rng.standard_normal((d_model, d_k)) / math.sqrt(d_model),
+            "w_out": rng.standard_normal((d_k, vocab)) / math.sqrt(d_k),
+        }
 
 
 def forward(
@@ -572,10 +584,7 @@ def cross_entropy(logits: ArrayLike, targets: ArrayLike) -> float:
             f"`logits` is empty: shape {z.shape}; the mean cross-entropy needs at "
             "least one position and vocab >= 1"
         )
-    reject_masked_array("targets", targets)
-    y = np.asarray(targets)
-    if y.dtype.kind not in "iu":
-        raise TypeError(f"`targets` must hold integers, got dtype {y.dtype}")
+    y = as_integer_array("targets", targets)
     if y.shape != z.shape[:-1]:
         raise ValueError(
             f"`targets` must have the shape of `logits` without its last axis "
@@ -680,9 +689,15 @@ def loss_and_gradients(
             f"{token_array.shape} and {target_array.shape}"
         )
     loss = _mean_loss(fwd.logits, target_array)
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # see below
-        _, probs = _cross_entropy(fwd.logits, target_array)
-        grads = _gradients(arrays, token_array, target_array, fwd, probs)
+    try:
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # below
+            _, probs = _cross_entropy(fwd.logits, target_array)
+            grads = _gradients(arrays, token_array, target_array, fwd, probs)
+    except ValueError as error:  # dQ, dK or dV overflowed in the backward pass
+        raise ValueError(
+            f"the gradients overflow {fwd.logits.dtype} with these `params`: "
+            f"they are too large (in the attention's backward pass, {error})"
+        ) from None
     for name, grad in grads.items():
         if not np.all(np.isfinite(grad)):
             raise ValueError(
@@ -722,7 +737,7 @@ class Adam:
         If ``lr`` or ``eps`` is not a positive finite number, ``beta1`` or
         ``beta2`` is not in :math:`[0, 1)`, or ``params`` is empty.
     TypeError
-        If ``params`` is not a dict of float arrays.
+        If ``params`` is not a dict of float arrays, or a key is not a string.
 
     Notes
     -----
@@ -770,6 +785,7 @@ class Adam:
     ) -> None:
         if not isinstance(params, dict) or not params:
             raise ValueError("`params` must be a non-empty dict of float arrays")
+        _check_keys("params", params)
         for name, value in params.items():
             if not isinstance(value, np.ndarray) or value.dtype.kind != "f":
                 raise TypeError(
@@ -781,8 +797,15 @@ class Adam:
         self.beta2 = _check_decay("beta2", beta2)
         self.eps = positive_finite("eps", eps)
         self.t = 0
-        self.m = {name: np.zeros_like(value) for name, value in params.items()}
-        self.v = {name: np.zeros_like(value) for name, value in params.items()}
+        # zeros of each parameter's shape and dtype, in native byte order
+        self.m = {
+            name: np.zeros(p.shape, p.dtype.newbyteorder("="))
+            for name, p in params.items()
+        }
+        self.v = {
+            name: np.zeros(p.shape, p.dtype.newbyteorder("="))
+            for name, p in params.items()
+        }
 
     def __repr__(self) -> str:
         return (
@@ -812,9 +835,10 @@ class Adam:
             (about :math:`4 \cdot 10^{155}` in float64 with the default
             :math:`\beta_2`), or a new parameter that does.
         TypeError
-            If a parameter is not a float ndarray (a list, an integer array:
-            it could not be updated in place), or a gradient does not hold
-            real numbers or is a numpy masked array.
+            If a key of ``params`` or ``grads`` is not a string; if a
+            parameter is not a float ndarray (a list, an integer array: it
+            could not be updated in place), or a gradient does not hold real
+            numbers or is a numpy masked array.
 
         Notes
         -----
@@ -828,6 +852,8 @@ class Adam:
         intermediate.
         """
         for label, given in (("params", params), ("grads", grads)):
+            if isinstance(given, dict):
+                _check_keys(label, given)
             if not isinstance(given, dict) or set(given) != set(self.m):
                 found = sorted(given) if isinstance(given, dict) else given
                 raise ValueError(
@@ -969,7 +995,10 @@ def train(
     ValueError
         If an integer argument is not a positive integer (``seed``: not a
         non-negative integer), ``lr`` is not a positive finite number, or
-        ``positional`` is True and ``d_model`` is odd.
+        ``positional`` is True and ``d_model`` is odd; if the training
+        diverges (``lr`` too large: the loss or a gradient overflows; the
+        message gives the step and names ``lr``). No floating-point warning
+        is raised on the way, also under ``np.errstate(all="raise")``.
     TypeError
         If ``positional`` is not a bool.
 
@@ -1000,7 +1029,24 @@ def train(
     pe = _positional_encoding(positional, n, params["embedding"].shape[1])
     initial = {name: value.copy() for name, value in params.items()}
     optimizer = Adam(params, lr=lr)
-    losses = _train_loop(params, optimizer, rng, steps, batch, n, vocab, pe)
+    try:  # no floating-point warning: a run that diverges is checked below
+        with np.errstate(
+            over="ignore", under="ignore", invalid="ignore", divide="ignore"
+        ):
+            losses = _train_loop(params, optimizer, rng, steps, batch, n, vocab, pe)
+    except ValueError:  # NaN or an overflow in the step that diverged
+        losses = None
+    if losses is None or not np.all(np.isfinite(losses)):
+        step = (
+            optimizer.t + 1
+            if losses is None
+            else int(np.argmin(np.isfinite(losses))) + 1
+        )
+        raise ValueError(
+            f"the training diverged at step {step} of {steps}: the loss or its "
+            f"gradients overflowed float64; `lr`={lr!r} is too large for this "
+            "model, try a smaller `lr`"
+        )
     return TrainingResult(params, initial, losses, bool(positional), n, vocab)
 
 
@@ -1053,10 +1099,7 @@ def alignment_accuracy(
     check_ndim("weights", w, 2, "(..., n_q, n_k)")
     if w.size == 0:
         raise ValueError(f"`weights` is empty: shape {w.shape}")
-    reject_masked_array("keys", keys)
-    k = np.asarray(keys)
-    if k.dtype.kind not in "iu":
-        raise TypeError(f"`keys` must hold integers, got dtype {k.dtype}")
+    k = as_integer_array("keys", keys)
     try:
         k = np.broadcast_to(k, w.shape[:-1])
     except ValueError:
