@@ -18,9 +18,9 @@ from numpy.typing import ArrayLike
 
 from ._validation import (
     BoolArray,
+    as_integer_array,
     check_bool,
     check_positive_int,
-    reject_masked_array,
 )
 
 __all__ = ["causal_mask", "combine_masks", "padding_mask"]
@@ -119,8 +119,9 @@ def padding_mask(lengths: ArrayLike, n_k: int) -> BoolArray:
         or is a numpy masked array.
     ValueError
         If ``lengths`` is not 1-D (the message gives its shape), if an entry is
-        outside ``[0, n_k]`` (the message lists the lengths), or if ``n_k`` is
-        not a positive integer.
+        outside ``[0, n_k]`` (the message lists the lengths; a Python integer
+        too large for int64 and uint64 is refused by its size), if ``lengths``
+        is ragged, or if ``n_k`` is not a positive integer.
 
     Notes
     -----
@@ -142,16 +143,11 @@ def padding_mask(lengths: ArrayLike, n_k: int) -> BoolArray:
     [[[1, 1, 1, 0]], [[1, 0, 0, 0]]]
     """
     n_k = check_positive_int("n_k", n_k)
-    reject_masked_array("lengths", lengths)
-    lengths = np.asarray(lengths)
-    if lengths.size == 0:  # np.asarray([]) is float64; an empty batch is fine
-        lengths = lengths.astype(np.intp)
+    lengths = as_integer_array("lengths", lengths)  # [] (an empty batch) is fine
     if lengths.ndim != 1:
         raise ValueError(
             f"`lengths` must be 1-D with shape (batch,), got shape {lengths.shape}"
         )
-    if lengths.dtype.kind not in "iu":
-        raise TypeError(f"`lengths` must hold integers, got dtype {lengths.dtype}")
     if np.any((lengths < 0) | (lengths > n_k)):
         raise ValueError(
             f"`lengths` must lie in [0, n_k] = [0, {n_k}], got {lengths.tolist()}"

@@ -149,10 +149,27 @@ def _as_weights(name: str, x: ArrayLike, ndim: int, layout: str) -> FloatArray:
     return array
 
 
-def _check_count(name: str, items: Sequence[Any] | None, n: int, what: str) -> None:
-    """Raise ValueError unless ``items`` is None or has ``n`` entries."""
-    if items is not None and len(items) != n:
+def _check_count(
+    name: str, items: Sequence[Any] | None, n: int, what: str
+) -> list[Any] | None:
+    """``items`` as a list; ValueError unless it is None or a sequence of ``n``.
+
+    A value that is no sequence at all (a number, None inside a pair) is a
+    wrong count too: ValueError, as the docstrings say, never the TypeError
+    of ``len()``.
+    """
+    if items is None:
+        return None
+    try:
+        items = list(items)
+    except TypeError:  # not iterable: no entries to count
+        raise ValueError(
+            f"`{name}` must be a sequence of {n} entries ({what}), got "
+            f"{type(items).__name__}"
+        ) from None
+    if len(items) != n:
         raise ValueError(f"`{name}` has {len(items)} entries but there are {n} {what}")
+    return items
 
 
 def _figure_and_axes(ax: Axes | None, figsize: tuple[float, float]):
@@ -277,9 +294,9 @@ def plot_weights_bar(
     """
     w = _as_weights("weights", weights, 1, "(n_k,)")
     n_k = w.shape[0]
-    _check_count("labels", labels, n_k, f"weights: shape {w.shape}")
+    labels = _check_count("labels", labels, n_k, f"weights: shape {w.shape}")
     fig, ax = _figure_and_axes(ax, (4.8, 3.4))
-    ticks = [str(j) for j in range(n_k)] if labels is None else list(labels)
+    ticks = [str(j) for j in range(n_k)] if labels is None else labels
     bars = ax.bar(np.arange(n_k), w, tick_label=ticks)  # colour: axes.prop_cycle
     ax.bar_label(bars, labels=[f"{value:.2f}" for value in w], padding=3)
     ax.set_ylim(0.0, 1.0)
@@ -431,8 +448,8 @@ def plot_causal_mask(
     check_same_size("n_k", ("mask", m, 1), ("weights", w, 1))
     if np.any(w[~m] != 0.0):
         raise ValueError("`weights` must be 0 wherever `mask` is False")
-    if len(titles) != 2:
-        raise ValueError(f"`titles` must be a pair, got {len(titles)} entries")
+    titles = _check_count("titles", titles, 2, "panels: `titles` must be a pair")
+    titles = [None, None] if titles is None else titles  # None: no titles
     fig = Figure(figsize=(4.8, 7.0), layout="constrained")
     axes = fig.subplots(2, 1)
     mask_image = axes[0].imshow(
@@ -515,7 +532,7 @@ def plot_heads(
     """
     w = _as_weights("weights", weights, 3, "(h, n_q, n_k)")
     h = w.shape[0]
-    _check_count("titles", titles, h, f"heads: `weights` has shape {w.shape}")
+    titles = _check_count("titles", titles, h, f"heads: `weights` has shape {w.shape}")
     ncols = min(h, 4) if ncols is None else check_positive_int("ncols", ncols)
     ncols = min(ncols, h)
     nrows = math.ceil(h / ncols)
@@ -574,7 +591,7 @@ def theme(name: Literal["light", "dark"]) -> Iterator[None]:
     ...     print(mpl.rcParams["text.color"], mpl.rcParams["figure.facecolor"])
     #e2e4ea none
     """
-    if name not in THEMES:
+    if not isinstance(name, str) or name not in THEMES:
         raise ValueError(f"`name` must be 'light' or 'dark', got {name!r}")
     colours = THEMES[name]
     rc = {
@@ -651,7 +668,9 @@ def to_svg(fig: Figure, *, language: str | None = None) -> str:
     """
     if not isinstance(fig, Figure):
         raise TypeError(f"`fig` must be a matplotlib Figure, got {type(fig).__name__}")
-    if language not in FONT_FAMILIES:
+    if not (language is None or isinstance(language, str)) or (
+        language not in FONT_FAMILIES
+    ):
         raise ValueError(
             f"`language` must be one of {sorted(map(str, FONT_FAMILIES))}, "
             f"got {language!r}"

@@ -47,8 +47,10 @@ class _Vector:
     """A 1-D float vector with a readable ``repr`` (base of Key, Value, Query)."""
 
     def __init__(self, vector: ArrayLike) -> None:
-        self.vector: FloatArray = as_float_array("vector", vector)
-        check_exact_ndim("vector", self.vector, 1, "(d,)")
+        vector = as_float_array("vector", vector)
+        check_exact_ndim("vector", vector, 1, "(d,)")
+        # its own copy: a later write into the caller's array changes nothing
+        self.vector: FloatArray = vector.copy()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.vector.tolist()})"
@@ -60,7 +62,8 @@ class Key(_Vector):
     Parameters
     ----------
     vector : array_like, shape (d_k,)
-        The key vector :math:`\\vec{k}`; stored as a float array in ``.vector``.
+        The key vector :math:`\\vec{k}`; a float copy
+        of it is stored in ``.vector``.
 
     Raises
     ------
@@ -82,7 +85,8 @@ class Value(_Vector):
     Parameters
     ----------
     vector : array_like, shape (d_v,)
-        The value vector :math:`\\vec{v}`; stored as a float array in ``.vector``.
+        The value vector :math:`\\vec{v}`; a float copy
+        of it is stored in ``.vector``.
 
     Raises
     ------
@@ -119,7 +123,8 @@ class Query(_Vector):
     Parameters
     ----------
     vector : array_like, shape (d_k,)
-        The query vector :math:`\vec{q}`; stored as a float array in ``.vector``.
+        The query vector :math:`\vec{q}`; a float copy
+        of it is stored in ``.vector``.
 
     Raises
     ------
