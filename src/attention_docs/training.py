@@ -660,6 +660,13 @@ def loss_and_gradients(
     positions that hold token :math:`t`. See the book's page "Training
     attention" (training.md, section "Gradients").
 
+    Memory: :math:`Y` is never formed (1 is subtracted at each target's
+    entry of a copy of the probabilities), so the largest intermediates are
+    the logits, the probabilities and :math:`d\text{logits}`, of
+    :math:`N \cdot \text{vocab}` entries each, the attention weights
+    (:math:`\text{batch} \cdot n^2`) and arrays of the parameters' sizes:
+    O(N vocab + batch n² + parameters), never :math:`\text{vocab}^2`.
+
     Examples
     --------
     A central finite difference in one entry of ``w_q`` agrees:

@@ -22,6 +22,8 @@ deadline (the first call of a function is slow), no example database.
 from __future__ import annotations
 
 import math
+import re
+import tracemalloc
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -1055,3 +1057,495 @@ def test_train_is_quiet_and_checks_its_seed() -> None:
     for seed in (-1, 1.5, True, "0"):
         with pytest.raises(ValueError, match=r"^`seed` must be a non-negative integer"):
             call(train, steps=1, seed=seed)
+
+
+# -- sums and products whose partial sums overflow -----------------------------------
+
+FMAX = float(np.finfo(np.float64).max)
+
+
+def exact(x: float) -> Fraction:
+    return Fraction(float(x))
+
+
+@PROPERTY
+@given(
+    st.integers(2, 4),
+    st.lists(
+        st.floats(-FMAX, FMAX, allow_nan=False, allow_infinity=False)
+        | st.sampled_from([FMAX, -FMAX, FMAX / 2, 1.0, 0.0]),
+        min_size=4,
+        max_size=4,
+    ),
+)
+def test_gradients_summed_over_broadcast_copies_fit_when_the_sum_does(copies, g):
+    # one key (A = 1): dV is the sum of grad_output over the copies of v
+    q = np.ones((copies, 1, 1))
+    k, v = np.ones((1, 1)), np.ones((1, 1))
+    grad = np.array(g[:copies]).reshape(copies, 1, 1)
+    total = sum(exact(x) for x in g[:copies])
+    if abs(total) > Fraction(FMAX) * (1 + Fraction(1, 2**52)):
+        with pytest.raises(ValueError, match=r"respect to `v` overflows float64 when"):
+            call(ad.scaled_dot_product_attention_backward, q, k, v, grad)
+        return
+    if abs(total) >= Fraction(FMAX) * (1 - Fraction(1, 2**50)):
+        return  # rounds either way: at the very edge of the range
+    dq, dk, dv = call(ad.scaled_dot_product_attention_backward, q, k, v, grad)
+    assert dv.shape == (1, 1) and np.all(dq == 0) and np.all(dk == 0)
+    # the rounding of a sum of `copies` terms: a few ulps of the largest one
+    top = max(abs(x) for x in g[:copies])
+    assert abs(exact(dv[0, 0]) - total) <= copies * exact(top) / 2**51
+
+
+@st.composite
+def cancelling_rows(draw: st.DrawFn, m: int) -> tuple[np.ndarray, float]:
+    """x (m, 4): each row a, a, -a, small: x @ ones sums to a + small, which fits."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    a = rng.uniform(0.5, 1.0, (m, 1)) * FMAX
+    small = rng.standard_normal((m, 1))
+    return np.hstack([a, a, -a, small])
+
+
+def exact_product(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """x @ w in exact rational arithmetic, rounded once."""
+    out = np.zeros((x.shape[0], w.shape[1]))
+    for i in range(x.shape[0]):
+        for j in range(w.shape[1]):
+            out[i, j] = float(
+                sum(exact(a) * exact(b) for a, b in zip(x[i], w[:, j], strict=True))
+            )
+    return out
+
+
+@PROPERTY
+@given(st.integers(1, 3), st.data())
+def test_a_finite_product_is_no_error_when_only_a_partial_sum_overflows(m, data):
+    x = data.draw(cancelling_rows(m))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    # w: ones in the three huge rows (the sum cancels), anything in the last
+    w = np.vstack([np.ones((3, 2)), rng.standard_normal((1, 2))])
+    want = exact_product(x, w)  # a + small * w[3]: below the largest float
+    rtol = {"rtol": 1e-14}
+    for function in (ad.row_times_matrix, ad.weighted_sum_of_rows):
+        np.testing.assert_allclose(call(function, x[0], w), want[0], **rtol)
+    q, k, v = call(ad.project_qkv, x, w, w, w)
+    for got in (q, k, v):
+        np.testing.assert_allclose(got, want, **rtol)
+    # self-attention: scores from the last column only (they fit), values x @ w
+    w_qk = np.vstack([np.zeros((3, 2)), rng.standard_normal((1, 2))])
+    out = call(ad.self_attention, x, w_qk, w_qk, w)
+    assert np.all(np.isfinite(out))
+    assert np.all((out >= want.min(axis=0)) & (out <= want.max(axis=0)))
+    # multi-head attention: the same, with W^O the identity
+    w_v = np.vstack([np.ones((3, 4)), rng.standard_normal((1, 4))])
+    w_qk = np.vstack([np.zeros((3, 4)), rng.standard_normal((1, 4))])
+    out, _ = call(ad.multi_head_attention, x, x, x, w_qk, w_qk, w_v, np.eye(4), 2)
+    assert np.all(np.isfinite(out))
+    # the feed-forward network: the hidden layer is x @ w_1 + b_1, it fits
+    b_1 = rng.standard_normal(2)
+    w_2 = rng.standard_normal((2, 4)) * 2.0**-1000  # back to small outputs
+    out = call(ad.feed_forward, x, w, b_1, w_2, np.zeros(4))
+    hidden = np.maximum(exact_product(x, w) + b_1, 0.0)
+    np.testing.assert_allclose(out, hidden @ w_2, rtol=1e-12)
+    # additive attention: q @ w_q fits, so do the scores
+    w_a = rng.standard_normal(2)
+    out = call(ad.additive_attention, x, x[:, 3:], x[:, 3:], w, w[3:], w_a)
+    assert np.all(np.isfinite(out))
+
+
+# -- digits of the scores ------------------------------------------------------------
+
+
+@PROPERTY
+@given(
+    st.integers(1, 3),
+    st.integers(2, 3),
+    st.integers(-1074 + 40, -1022),
+    st.sampled_from([None, 0.5, 1e-3]),
+    st.data(),
+)
+def test_scores_keep_their_digits_when_q_is_tiny(n_q, d_k, exponent, scale, data):
+    # q near the smallest normal float: q * scale is subnormal (digits lost),
+    # but the scores q k^T * scale are normal numbers with every digit
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    q = np.ldexp(rng.uniform(1.0, 2.0, (n_q, d_k)), exponent)
+    k = rng.uniform(1.0, 2.0, (3, d_k)) * 2.0**200
+    got = call(ad.attention_scores, q, k, scale=scale)
+    s = Fraction(1 / math.sqrt(d_k) if scale is None else scale)
+    for i in range(n_q):
+        for j in range(3):
+            want = s * sum(exact(a) * exact(b) for a, b in zip(q[i], k[j], strict=True))
+            assert math.isclose(got[i, j], float(want), rel_tol=1e-14)
+
+
+# -- no floating-point exception, whatever the magnitudes ----------------------------
+
+
+@PROPERTY
+@given(
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.lists(
+        st.sampled_from([FMAX, -FMAX, FMAX / 3, 1e-310, -5e-324, 1e-300, 0.0, 1.0]),
+        min_size=9,
+        max_size=9,
+    ),
+    st.data(),
+)
+def test_values_near_the_maximum_and_tiny_ones_raise_nothing(n_q, n_k, pool, data):
+    # near-maximal and subnormal entries in the same column of v: every
+    # function that forms a weighted sum of values returns a finite output
+    # within each column's range, under np.errstate(all="raise")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    v = np.resize(np.array(pool), (n_k, 3))
+    q, k = rng.standard_normal((n_q, 2)), rng.standard_normal((n_k, 2))
+    low, high = v.min(axis=0), v.max(axis=0)
+
+    def within(out):
+        assert np.all(np.isfinite(out))
+        assert np.all((out >= low) & (out <= high))
+
+    within(call(ad.scaled_dot_product_attention, q, k, v))
+    within(call(ad.blockwise_attention, q, k, v, block_size=2))
+    cache = ad.KVCache(2, 3)
+    call(cache.append, k, v)
+    within(call(cache.attend, q[:1]))
+    out, _ = call(
+        ad.Query(q[0]).retrieve_values, [ad.Key(r) for r in k], [ad.Value(r) for r in v]
+    )
+    within(out)
+    within(call(ad.additive_attention, q, k, v, np.eye(2), np.eye(2), np.ones(2)))
+    g = rng.standard_normal((n_q, 3))
+    try:
+        call(ad.scaled_dot_product_attention_backward, q, k, v, g)
+    except ValueError as error:  # only a gradient that does not fit
+        assert "overflows float64" in str(error)
+
+
+def test_training_with_a_huge_learning_rate_names_lr() -> None:
+    for lr in (1e3, 1e300):
+        try:
+            result = call(
+                train, steps=4, batch=2, n=3, vocab=4, d_model=4, d_k=2, lr=lr
+            )
+        except ValueError as error:  # never a numpy warning or internal names
+            assert re.search(r"diverged at step \d+ of 4: .*`lr`=", str(error))
+        else:
+            assert np.all(np.isfinite(result.losses))
+    with pytest.raises(ValueError, match=r"`lr`=1e\+300 is too large"):
+        call(train, steps=4, batch=2, n=3, vocab=4, d_model=4, d_k=2, lr=1e300)
+
+
+# -- memory ---------------------------------------------------------------------------
+
+
+def test_the_gradients_take_memory_linear_in_vocab() -> None:
+    # no (vocab, vocab) one-hot matrix: 2**14 ids would make one of 2 GiB
+    vocab, d = 2**14, 4
+    rng = np.random.default_rng(0)
+    params = init_params(rng, vocab=vocab, d_model=d, d_k=d)
+    tokens, targets = reversal_task(rng, 2, 3, vocab)
+    parameters = sum(p.nbytes for p in params.values())
+    tracemalloc.start()
+    try:
+        call(loss_and_gradients, params, tokens, targets)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # the docstring: O(N vocab + batch n^2 + parameters), here some 2 MB
+    assert peak < 8 * (tokens.size * vocab * 8) + 8 * parameters
+
+
+# -- state after an exception ---------------------------------------------------------
+
+
+class _FailingAllocation:
+    """np.empty that raises MemoryError at its ``fail_at``-th call (from 0)."""
+
+    def __init__(self, fail_at: int) -> None:
+        self.fail_at, self.calls, self.real = fail_at, 0, np.empty
+
+    def __call__(self, *args: Any, **kwargs: Any) -> np.ndarray:
+        self.calls += 1
+        if self.calls - 1 == self.fail_at:
+            raise MemoryError("injected")
+        return self.real(*args, **kwargs)
+
+
+@PROPERTY
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 5), st.sampled_from([None, None, 0, 1])),
+        min_size=1,
+        max_size=6,
+    ),
+    st.data(),
+)
+def test_a_cache_that_fails_to_grow_is_unchanged_and_still_correct(steps, data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    cache = ad.KVCache(2, 3, capacity=1)
+    keys, values = np.zeros((0, 2)), np.zeros((0, 3))
+    for t, fail_at in steps:
+        k, v = rng.standard_normal((t, 2)), rng.standard_normal((t, 3))
+        if fail_at is not None and len(cache) + t > cache.capacity:
+            before = (
+                len(cache),
+                cache.capacity,
+                cache.keys.copy(),
+                cache.values.copy(),
+            )
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(np, "empty", _FailingAllocation(fail_at))
+                with pytest.raises(MemoryError):
+                    cache.append(k, v)
+            assert (len(cache), cache.capacity) == before[:2]
+            np.testing.assert_array_equal(cache.keys, before[2])
+            np.testing.assert_array_equal(cache.values, before[3])
+            assert cache._k.shape[-2] == cache._v.shape[-2]  # one capacity
+        call(cache.append, k, v)
+        keys, values = np.vstack([keys, k]), np.vstack([values, v])
+        np.testing.assert_array_equal(cache.keys, keys)
+        np.testing.assert_array_equal(cache.values, values)
+    want = ad.scaled_dot_product_attention(keys[-1:], keys, values)
+    np.testing.assert_allclose(call(cache.attend, keys[-1:]), want, rtol=1e-12)
+
+
+def test_an_adam_step_that_fails_for_lack_of_memory_changes_nothing() -> None:
+    params = {"a": np.ones(3), "b": np.full(2, -1.0)}
+    adam = Adam(params, lr=0.1)
+    adam.step(params, {"a": np.ones(3), "b": np.ones(2)})
+    state = (
+        adam.t,
+        {n: (params[n].copy(), adam.m[n].copy(), adam.v[n].copy()) for n in params},
+    )
+    calls = {"n": 0}
+    real_sqrt = np.sqrt
+
+    def sqrt(*args: Any, **kwargs: Any) -> Any:  # fails for the second parameter
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise MemoryError("injected")
+        return real_sqrt(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(np, "sqrt", sqrt)
+        with pytest.raises(MemoryError):
+            adam.step(params, {"a": np.ones(3), "b": np.ones(2)})
+    assert adam.t == state[0]
+    for name, (theta, m, v) in state[1].items():
+        np.testing.assert_array_equal(params[name], theta)
+        np.testing.assert_array_equal(adam.m[name], m)
+        np.testing.assert_array_equal(adam.v[name], v)
+    call(adam.step, params, {"a": np.ones(3), "b": np.ones(2)})  # and it goes on
+    assert adam.t == 2
+
+
+class _FailingMath:
+    """The math module, but its ``fail_at``-th ``sqrt`` raises MemoryError."""
+
+    def __init__(self, fail_at: int) -> None:
+        self.fail_at, self.calls = fail_at, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(math, name)
+
+    def sqrt(self, x: float) -> float:
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise MemoryError("injected")
+        return math.sqrt(x)
+
+
+@pytest.mark.parametrize(
+    ("modules", "draws", "make"),
+    [
+        (["multihead"], 4, lambda rng: ad.MultiHeadAttention(4, 2, rng=rng)),
+        (
+            ["multihead", "transformer"],
+            6,
+            lambda rng: ad.EncoderLayer(4, 2, 6, rng=rng),
+        ),
+        (
+            ["multihead", "transformer"],
+            10,
+            lambda rng: ad.DecoderLayer(4, 2, 6, rng=rng),
+        ),
+        (["training"], 4, lambda rng: init_params(rng, vocab=5, d_model=4, d_k=2)),
+    ],
+    ids=["MultiHeadAttention", "EncoderLayer", "DecoderLayer", "init_params"],
+)
+def test_a_constructor_that_raises_leaves_the_rng_as_it_was(modules, draws, make):
+    import importlib
+
+    targets = [importlib.import_module(f"attention_docs.{m}") for m in modules]
+    for fail_at in range(1, draws + 1):  # after 0, 1, ... scaled draws
+        rng = np.random.default_rng(7)
+        failing = _FailingMath(fail_at)
+        with pytest.MonkeyPatch.context() as patch:
+            for target in targets:
+                patch.setattr(target, "math", failing)
+            with pytest.raises(MemoryError):
+                make(rng)
+        assert rng.standard_normal() == np.random.default_rng(7).standard_normal()
+
+
+# -- native byte order, ragged input, huge integers ------------------------------------
+
+
+def _arrays_in(result: Any) -> list[np.ndarray]:
+    if isinstance(result, np.ndarray):
+        return [result]
+    if isinstance(result, tuple | list):
+        return [a for item in result for a in _arrays_in(item)]
+    if isinstance(result, dict):
+        return [a for item in result.values() for a in _arrays_in(item)]
+    return []
+
+
+@pytest.mark.parametrize(
+    ("label", "function", "kwargs"), ARGUMENTS, ids=[a[0] for a in ARGUMENTS]
+)
+def test_big_endian_input_gives_native_output(label, function, kwargs) -> None:
+    swapped = {
+        name: value.astype(value.dtype.newbyteorder(">"))
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f"
+        else value
+        for name, value in kwargs.items()
+    }
+    if label == "KVCache.append":  # a fresh cache: the shared one must not grow
+        cache = ad.KVCache(2, 2)
+        function = cache.append
+        call(function, **swapped)
+        arrays = [cache.keys, cache.values]
+    else:
+        arrays = _arrays_in(call(function, **swapped))
+    for array in arrays:
+        assert array.dtype.isnative, (label, array.dtype)
+        assert array.dtype in (np.float32, np.float64, np.bool_), (label, array.dtype)
+
+
+def test_more_functions_give_native_output_for_big_endian_input() -> None:
+    big = np.dtype(">f8")
+    params = init_params(np.random.default_rng(0), vocab=4, d_model=4, d_k=2)
+    swapped = {name: p.astype(big) for name, p in params.items()}
+    tokens = np.array([[0, 1, 2]], dtype=">i8")
+    fwd = call(forward, swapped, tokens)
+    assert all(a.dtype.isnative for a in fwd)
+    _, grads = call(loss_and_gradients, swapped, tokens, tokens[:, ::-1])
+    assert all(g.dtype.isnative for g in grads.values())
+    adam = Adam(swapped)
+    assert all(a.dtype.isnative for a in (*adam.m.values(), *adam.v.values()))
+    for function, args in [
+        (ad.softmax, (np.ones(3, big),)),
+        (ad.masked_softmax, (np.ones(3, big), np.ones(3, bool))),
+        (ad.attention_scores, (np.ones((2, 2), big), np.ones((3, 2), big))),
+        (ad.layer_norm, (np.arange(3.0).astype(big),)),
+        (ad.apply_rope, (np.ones((2, 2), big), np.arange(2.0).astype(big))),
+    ]:
+        assert call(function, *args).dtype == np.float64  # native: '<f8' here
+
+
+@pytest.mark.parametrize(
+    ("label", "function", "kwargs"), ARGUMENTS, ids=[a[0] for a in ARGUMENTS]
+)
+def test_ragged_lists_and_huge_integers_are_named(label, function, kwargs) -> None:
+    for name, value in kwargs.items():
+        if not isinstance(value, np.ndarray) or value.dtype.kind != "f":
+            continue
+        rows = value.tolist() if value.ndim > 1 else [value.tolist()]
+        ragged = [rows[0], [*rows[0], 1.0]] if value.ndim > 1 else [[1.0], [1.0, 2.0]]
+        with pytest.raises(ValueError, match=f"^`{name}` is ragged"):
+            call(function, **{**kwargs, name: ragged})
+        huge = value.astype(object)
+        huge.flat[0] = 2**64
+        with pytest.raises(
+            ValueError, match=f"^`{name}` holds an integer too large for int64"
+        ):
+            call(function, **{**kwargs, name: huge})
+
+
+def test_integer_arguments_refuse_huge_and_ragged_values_by_name() -> None:
+    with pytest.raises(ValueError, match=r"^`lengths` holds an integer too large"):
+        call(ad.padding_mask, [2**64], 3)
+    with pytest.raises(ValueError, match=r"^`lengths` must lie in \[0, n_k\]"):
+        call(ad.padding_mask, [2**63], 3)  # uint64: a number, out of range
+    with pytest.raises(ValueError, match=r"^`lengths` is ragged"):
+        call(ad.padding_mask, [[1], [1, 2]], 3)
+    with pytest.raises(ValueError, match=r"^`targets` holds an integer too large"):
+        call(cross_entropy, np.ones((1, 3)), np.array([2**64], dtype=object))
+    with pytest.raises(ValueError, match=r"^`keys` holds an integer too large"):
+        call(alignment_accuracy, np.eye(2), [0, -(2**70)])
+    with pytest.raises(ValueError, match=r"^`mask` is ragged"):
+        call(ad.attention_weights, np.ones((2, 2)), np.ones((2, 2)), mask=[[1], []])
+    with pytest.raises(ValueError, match=r"^`x` is ragged"):
+        call(ad.split_heads, [[1, 2], [3]], 1)
+
+
+# -- the objects' own arguments --------------------------------------------------------
+
+
+def test_adam_refuses_keys_that_are_not_strings() -> None:
+    with pytest.raises(TypeError, match=r"^`params` must have strings as keys"):
+        Adam({1: np.ones(1), "a": np.ones(1)})
+    params = {"a": np.ones(1)}
+    adam = Adam(params)
+    for bad in ({1: np.ones(1), "a": np.ones(1)}, {("a",): np.ones(1)}):
+        with pytest.raises(TypeError, match=r"^`grads` must have strings as keys"):
+            call(adam.step, params, bad)
+        with pytest.raises(TypeError, match=r"^`params` must have strings as keys"):
+            call(adam.step, bad, {"a": np.ones(1)})
+    assert adam.t == 0
+
+
+@pytest.mark.parametrize("cls", ["EncoderLayer", "DecoderLayer"])
+def test_a_layer_names_what_is_wrong_with_its_edited_weights(cls) -> None:
+    rng = np.random.default_rng(0)
+    layer = getattr(ad, cls)(4, 2, 6, rng=rng)
+    x = rng.standard_normal((3, 4))
+    args = (x,) if cls == "EncoderLayer" else (x, x)
+    good = layer.w_1
+    layer.w_1 = np.ones((4, 5))
+    with pytest.raises(ValueError, match=rf"^`{cls}.w_1` has shape \(4, 5\), but"):
+        call(layer, *args)
+    layer.w_1 = good.copy()
+    layer.w_1[0, 0] = np.nan
+    with pytest.raises(ValueError, match=rf"^`{cls}.w_1` contains NaN"):
+        call(layer, *args)
+    layer.w_1 = good
+    layer.self_attention.w_q = np.ones((4, 3))
+    message = rf"^`{cls}.self_attention.w_q` has shape \(4, 3\), but .* \(4, 4\)"
+    with pytest.raises(ValueError, match=message):
+        call(layer, *args)
+    layer.self_attention.w_q = np.full((4, 4), "a")
+    with pytest.raises(TypeError, match=rf"^`{cls}.self_attention.w_q` must hold"):
+        call(layer, *args)
+
+
+def test_plotting_arguments_of_the_wrong_type_are_value_errors() -> None:
+    from attention_docs import plotting
+
+    w = np.full((2, 2), 0.5)
+    with pytest.raises(ValueError, match="`labels` must be a sequence of 2 entries"):
+        plotting.plot_weights_bar([0.5, 0.5], labels=5)
+    with pytest.raises(ValueError, match="`titles` must be a sequence of 2 entries"):
+        plotting.plot_heads(w[np.newaxis].repeat(2, axis=0), titles=5)
+    with pytest.raises(ValueError, match="`titles` must be a pair"):
+        plotting.plot_causal_mask(np.ones((2, 2), bool), w, titles=5)
+    with pytest.raises(ValueError, match="`name` must be 'light' or 'dark'"):
+        with plotting.theme(["dark"]):
+            pass
+    fig, _ = plotting.plot_heatmap(w)
+    with pytest.raises(ValueError, match="`language` must be one of"):
+        plotting.to_svg(fig, language=["ja"])
+
+
+def test_the_objects_keep_their_own_copy() -> None:
+    for cls in (ad.Query, ad.Key, ad.Value):
+        vector = np.array([1.0, 2.0])
+        item = cls(vector)
+        vector[0] = np.nan  # a later write into the caller's array
+        assert item.vector.tolist() == [1.0, 2.0]
+    keys = [ad.Key(np.array([1e200, 0.0]))]
+    # the key is checked once, when it is made: later writes cannot break it
+    q = ad.Query([1.0, 0.0])
+    assert call(q.compute_attention_weights, keys).tolist() == [1.0]
