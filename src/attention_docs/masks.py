@@ -21,9 +21,25 @@ from ._validation import (
     as_integer_array,
     check_bool,
     check_positive_int,
+    shown,
 )
 
 __all__ = ["causal_mask", "combine_masks", "padding_mask"]
+
+
+def _check_size(name: str, value: object) -> int:
+    """A positive integer that numpy can use as an array dimension.
+
+    ``np.arange(2**63)`` gives an empty array instead of an error: a size
+    beyond ``np.intp`` would silently make an empty mask.
+    """
+    size = check_positive_int(name, value)
+    if size > np.iinfo(np.intp).max:
+        raise ValueError(
+            f"`{name}` is too large for an array dimension (at most "
+            f"{np.iinfo(np.intp).max}), got {shown(size)}"
+        )
+    return size
 
 
 def causal_mask(n_q: int, n_k: int | None = None) -> BoolArray:
@@ -46,7 +62,8 @@ def causal_mask(n_q: int, n_k: int | None = None) -> BoolArray:
     ------
     ValueError
         If ``n_q`` or ``n_k`` is not a positive integer (a bool, a float or a
-        number below 1).
+        number below 1), or is too large for an array dimension (above
+        ``np.iinfo(np.intp).max``: numpy would make an empty array).
 
     Notes
     -----
@@ -87,8 +104,8 @@ def causal_mask(n_q: int, n_k: int | None = None) -> BoolArray:
     >>> causal_mask(3, 2).astype(int).tolist()
     [[0, 0], [1, 0], [1, 1]]
     """
-    n_q = check_positive_int("n_q", n_q)
-    n_k = n_q if n_k is None else check_positive_int("n_k", n_k)
+    n_q = _check_size("n_q", n_q)
+    n_k = n_q if n_k is None else _check_size("n_k", n_k)
     i = np.arange(n_q)[:, np.newaxis]  # (n_q, 1) query index
     j = np.arange(n_k)[np.newaxis, :]  # (1, n_k) key index
     return j <= i + (n_k - n_q)  # M_ij = [j <= i + (n_k - n_q)] -> (n_q, n_k)
@@ -121,7 +138,8 @@ def padding_mask(lengths: ArrayLike, n_k: int) -> BoolArray:
         If ``lengths`` is not 1-D (the message gives its shape), if an entry is
         outside ``[0, n_k]`` (the message lists the lengths; a Python integer
         too large for int64 and uint64 is refused by its size), if ``lengths``
-        is ragged, or if ``n_k`` is not a positive integer.
+        is ragged, or if ``n_k`` is not a positive integer or is too large
+        for an array dimension.
 
     Notes
     -----
@@ -142,7 +160,7 @@ def padding_mask(lengths: ArrayLike, n_k: int) -> BoolArray:
     >>> m.astype(int).tolist()
     [[[1, 1, 1, 0]], [[1, 0, 0, 0]]]
     """
-    n_k = check_positive_int("n_k", n_k)
+    n_k = _check_size("n_k", n_k)
     lengths = as_integer_array("lengths", lengths)  # [] (an empty batch) is fine
     if lengths.ndim != 1:
         raise ValueError(

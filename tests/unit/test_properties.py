@@ -1549,3 +1549,14 @@ def test_the_objects_keep_their_own_copy() -> None:
     # the key is checked once, when it is made: later writes cannot break it
     q = ad.Query([1.0, 0.0])
     assert call(q.compute_attention_weights, keys).tolist() == [1.0]
+
+
+def test_masks_refuse_sizes_beyond_an_array_dimension() -> None:
+    # np.arange(2**63) is empty: the mask would silently have no entries
+    for size in (2**63, 2**64):
+        with pytest.raises(ValueError, match=r"^`n_q` is too large for an array"):
+            call(ad.causal_mask, size)
+        with pytest.raises(ValueError, match=r"^`n_k` is too large for an array"):
+            call(ad.causal_mask, 2, size)
+        with pytest.raises(ValueError, match=r"^`n_k` is too large for an array"):
+            call(ad.padding_mask, [1], size)
