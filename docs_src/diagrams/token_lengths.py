@@ -1,0 +1,82 @@
+"""Tokens per character of the held-out text: characters, BPE and unigram."""
+
+import io
+
+import sentencepiece as spm
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from attention_book.diagrams import canvas, palette, text
+from attention_docs import CharTokenizer
+from attention_docs.language_model import load_corpus, split_corpus
+
+SIZES = (2000, 4000)
+LEFT, LENGTH, BAR, STEP = 150.0, 160.0, 20.0, 32.0
+
+
+def subword(lines: list[str], model_type: str, vocab_size: int):
+    buf = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines),
+        model_writer=buf,
+        model_type=model_type,
+        vocab_size=vocab_size,
+        character_coverage=1.0,
+        add_dummy_prefix=False,
+        max_sentence_length=16384,
+        num_threads=1,
+        minloglevel=2,
+    )
+    return spm.SentencePieceProcessor(model_proto=buf.getvalue())
+
+
+def figure(labels: dict) -> Figure:
+    train, val = split_corpus(load_corpus(labels.get("edition", "ja")))
+    lines, val_lines = train.splitlines(), val.splitlines()
+    n_chars = sum(len(line) for line in val_lines)
+    tok = CharTokenizer.from_text(train)
+    rows = [
+        (
+            f"{labels['chars']}（V = {len(tok)}）",
+            sum(len(tok.encode(line)) for line in val_lines),
+            "x",
+        )
+    ]
+    for size in SIZES:
+        for model_type, name, fill in (
+            ("bpe", "BPE", "q"),
+            ("unigram", "unigram", "v"),
+        ):
+            sp = subword(lines, model_type, size)
+            n = sum(len(ids) for ids in sp.encode(val_lines))
+            rows.append((f"{name}（V = {size}）", n, fill))
+    colours = palette()
+    fig, ax = canvas(370, 30 + len(rows) * STEP)
+    text(ax, 4, 10, labels["title"], ha="left")
+    for i, (name, n, fill) in enumerate(rows):
+        y = 32 + i * STEP
+        ratio = n / n_chars
+        text(ax, LEFT - 6, y + BAR / 2, name, ha="right")
+        ax.add_patch(
+            Rectangle(
+                (LEFT, y),
+                LENGTH * ratio,
+                BAR,
+                facecolor=colours[fill],
+                edgecolor=colours["line"],
+                linewidth=0.8,
+            )
+        )
+        text(ax, LEFT + LENGTH * ratio + 5, y + BAR / 2, f"{ratio:.2f}", ha="left")
+    return fig
+
+
+if __name__ == "__main__":
+    from attention_docs.plotting import to_svg
+
+    english = {
+        "edition": "ja",
+        "chars": "characters",
+        "title": "tokens per character, held-out text",
+    }
+    print(to_svg(figure(english)))
