@@ -35,6 +35,15 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
 - :mod:`~attention_docs.transformer`: layer normalisation, the position-wise
   feed-forward network, and the encoder and decoder layers around attention,
   Vaswani et al. (2017), Sections 3.1 and 3.3 (transformer-block.md);
+- :mod:`~attention_docs.tokenizer`: text to token ids and back, one token
+  per character (tokens.md);
+- :mod:`~attention_docs.language_model`: a decoder-only language model
+  assembled from the parts above (token embedding, RoPE, pre-norm blocks of
+  causal multi-head attention and the feed-forward network, a tied output
+  head), its hand-written gradients, its training on the book's own text,
+  and the trained models of each edition (language-model.md);
+- :mod:`~attention_docs.sampling`: temperature, top-k and top-p sampling and
+  the generation loop with a KV cache per layer (generation.md);
 - :mod:`~attention_docs.additive`: additive attention, Bahdanau et al.
   (2015), the alternative the paper compares with (transformer-block.md);
 - :mod:`~attention_docs.qkv`: Query / Key / Value objects (object-view.md);
@@ -64,6 +73,7 @@ from .backward import scaled_dot_product_attention_backward
 from .blockwise import blockwise_attention
 from .example import RunningExample, running_example
 from .kvcache import KVCache, kv_cache_bytes
+from .language_model import LanguageModel, ModelConfig, load_pretrained
 from .linalg import row_times_matrix, weighted_sum_of_rows
 from .masks import causal_mask, combine_masks, padding_mask
 from .multihead import (
@@ -74,17 +84,22 @@ from .multihead import (
 )
 from .positional import apply_rope, sinusoidal_positional_encoding
 from .qkv import Key, Query, Value
+from .sampling import generate, next_token_probs, sample_next
 from .self_attention import project_qkv, self_attention
 from .softmax import masked_softmax, softmax
+from .tokenizer import CharTokenizer
 from .transformer import DecoderLayer, EncoderLayer, feed_forward, layer_norm
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CharTokenizer",
     "DecoderLayer",
     "EncoderLayer",
     "KVCache",
     "Key",
+    "LanguageModel",
+    "ModelConfig",
     "MultiHeadAttention",
     "Query",
     "RunningExample",
@@ -98,15 +113,19 @@ __all__ = [
     "causal_mask",
     "combine_masks",
     "feed_forward",
+    "generate",
     "kv_cache_bytes",
     "layer_norm",
+    "load_pretrained",
     "masked_softmax",
     "merge_heads",
     "multi_head_attention",
+    "next_token_probs",
     "padding_mask",
     "project_qkv",
     "row_times_matrix",
     "running_example",
+    "sample_next",
     "scaled_dot_product_attention",
     "scaled_dot_product_attention_backward",
     "self_attention",

@@ -1,0 +1,349 @@
+"""Tests of attention_docs.language_model: the decoder-only model and its training.
+
+The reference is written out here, independently of the code under test:
+``literal_logits`` computes the model token by token with explicit sums,
+rotation matrices and exponentials (no package function), and its loss,
+differentiated by central finite differences, checks every hand-written
+gradient. The shipped models are loaded and checked against their logs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tracemalloc
+from importlib import resources
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention_book.language_models import SMALL, train_edition
+from attention_docs import causal_mask
+from attention_docs.language_model import (
+    EDITIONS,
+    LanguageModel,
+    ModelConfig,
+    bigram_loss,
+    forward,
+    init_params,
+    load_corpus,
+    load_pretrained,
+    loss_and_gradients,
+    parameter_count,
+    parameter_shapes,
+    split_corpus,
+    train_language_model,
+)
+from attention_docs.tokenizer import CharTokenizer
+
+PROPERTY = settings(deadline=None, max_examples=25, database=None)
+TINY = ModelConfig(vocab_size=7, d_model=8, n_heads=2, n_layers=2, d_ff=12, context=6)
+
+
+def perturbed_params(config, seed=0, spread=0.3):
+    """Parameters far from their first values, so that every path matters."""
+    rng = np.random.default_rng(seed)
+    params = init_params(config, rng)
+    return {k: v + rng.normal(0.0, spread, v.shape) for k, v in params.items()}
+
+
+def literal_layer_norm(row, gamma, beta):
+    mean = sum(row) / len(row)
+    var = sum((x - mean) ** 2 for x in row) / len(row)
+    return np.array(
+        [
+            (x - mean) / math.sqrt(var + 1e-5) * g + b
+            for x, g, b in zip(row, gamma, beta, strict=True)
+        ]
+    )
+
+
+def rotation(m, d):
+    """R_m for rows: block diagonal, pair (2i, 2i+1) turned by m 10000^(-2i/d)."""
+    r = np.zeros((d, d))
+    for i in range(d // 2):
+        angle = m * 10000.0 ** (-2 * i / d)
+        c, s = math.cos(angle), math.sin(angle)
+        r[2 * i, 2 * i], r[2 * i, 2 * i + 1] = c, s  # x R: (x0 c - x1 s, x0 s + x1 c)
+        r[2 * i + 1, 2 * i], r[2 * i + 1, 2 * i + 1] = -s, c
+    return r
+
+
+def literal_logits(params, config, ids):
+    """The model's logits for one sequence, position by position."""
+    n, h, d_k = len(ids), config.n_heads, config.d_k
+    x = [params["embedding"][t].copy() for t in ids]
+    for layer in range(config.n_layers):
+        p = {
+            k.split(".", 2)[2]: v
+            for k, v in params.items()
+            if k.startswith(f"layers.{layer}.")
+        }
+        z = [literal_layer_norm(row, p["norm_1.gamma"], p["norm_1.beta"]) for row in x]
+        new = []
+        for i in range(n):
+            heads = []
+            for head in range(h):
+                cols = slice(head * d_k, (head + 1) * d_k)
+                q = (z[i] @ p["w_q"][:, cols]) @ rotation(i, d_k)
+                scores = [
+                    q @ ((z[j] @ p["w_k"][:, cols]) @ rotation(j, d_k)) / math.sqrt(d_k)
+                    for j in range(i + 1)  # keys 0..i: the causal mask
+                ]
+                top = max(scores)
+                e = [math.exp(s - top) for s in scores]
+                heads.append(
+                    sum(
+                        e[j] / sum(e) * (z[j] @ p["w_v"][:, cols]) for j in range(i + 1)
+                    )
+                )
+            new.append(x[i] + np.concatenate(heads) @ p["w_o"])
+        x = []
+        for row in new:
+            z2 = literal_layer_norm(row, p["norm_2.gamma"], p["norm_2.beta"])
+            hidden = np.maximum(z2 @ p["w_1"] + p["b_1"], 0.0)
+            x.append(row + hidden @ p["w_2"] + p["b_2"])
+    final = [
+        literal_layer_norm(row, params["norm.gamma"], params["norm.beta"]) for row in x
+    ]
+    return np.array([row @ params["embedding"].T for row in final])
+
+
+def literal_loss(params, config, windows):
+    total = 0.0
+    for window in windows:
+        logits = literal_logits(params, config, window[:-1])
+        for u, y in zip(logits, window[1:], strict=True):
+            total += math.log(sum(math.exp(v - max(u)) for v in u)) + max(u) - u[y]
+    return total / (len(windows) * (len(windows[0]) - 1))
+
+
+def test_forward_is_the_model_written_out() -> None:
+    params = perturbed_params(TINY)
+    ids = [3, 1, 4, 1, 5, 6]
+    assert np.allclose(
+        forward(params, TINY, ids), literal_logits(params, TINY, ids), atol=1e-12
+    )
+
+
+def test_every_gradient_matches_finite_differences() -> None:
+    params = perturbed_params(TINY, seed=1)
+    windows = np.array([[3, 1, 4, 1, 5, 2, 6], [2, 7 - 1, 0, 0, 1, 3, 3]])
+    loss, grads = loss_and_gradients(params, TINY, windows)
+    assert loss == pytest.approx(literal_loss(params, TINY, windows), abs=1e-12)
+    rng = np.random.default_rng(2)
+    eps = 1e-5
+    for name, value in params.items():
+        for _ in range(3):
+            index = tuple(int(rng.integers(0, s)) for s in value.shape)
+            plus = {k: v.copy() for k, v in params.items()}
+            minus = {k: v.copy() for k, v in params.items()}
+            plus[name][index] += eps
+            minus[name][index] -= eps
+            numeric = (
+                literal_loss(plus, TINY, windows) - literal_loss(minus, TINY, windows)
+            ) / (2 * eps)
+            assert grads[name][index] == pytest.approx(numeric, rel=1e-5, abs=1e-8), (
+                name
+            )
+
+
+def test_the_logits_at_a_position_ignore_later_tokens() -> None:
+    params = perturbed_params(TINY)
+    a = forward(params, TINY, [3, 1, 4, 1, 5])
+    b = forward(params, TINY, [3, 1, 4, 6, 0])
+    assert np.array_equal(a[:3], b[:3])
+    assert not np.allclose(a[3:], b[3:])
+
+
+def test_every_layer_s_weights_are_causal_rows_of_a_distribution() -> None:
+    _, weights = forward(
+        perturbed_params(TINY), TINY, [[3, 1, 4], [1, 5, 2]], return_weights=True
+    )
+    assert len(weights) == TINY.n_layers
+    for w in weights:
+        assert w.shape == (2, TINY.n_heads, 3, 3)
+        assert np.all(w[..., ~causal_mask(3)] == 0.0)
+        assert np.allclose(w.sum(axis=-1), 1.0)
+
+
+@PROPERTY
+@given(
+    st.integers(2, 50),
+    st.integers(1, 4),
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.integers(1, 20),
+)
+def test_the_parameter_count_is_the_formula(
+    vocab, heads, half_d_k, layers, d_ff
+) -> None:
+    d = 2 * half_d_k * heads
+    config = ModelConfig(
+        vocab_size=vocab, d_model=d, n_heads=heads, n_layers=layers, d_ff=d_ff
+    )
+    shapes = parameter_shapes(config)
+    assert sum(math.prod(s) for s in shapes.values()) == parameter_count(config)
+    per_layer = 4 * d * d + 2 * d * d_ff + d_ff + d + 2 * 2 * d  # W, FFN, two norms
+    assert parameter_count(config) == vocab * d + layers * per_layer + 2 * d
+
+
+def test_the_output_head_is_the_embedding_transposed() -> None:
+    params = perturbed_params(TINY)
+    logits = forward(params, TINY, [3])
+    bumped = {k: v.copy() for k, v in params.items()}
+    bumped["embedding"][5] += 1.0  # changes token 5's logit, not only its input row
+    assert not np.isclose(forward(bumped, TINY, [3])[0, 5], logits[0, 5])
+    assert "lm_head" not in parameter_shapes(TINY)
+
+
+def test_the_loss_at_the_first_values_is_about_log_v() -> None:
+    config = ModelConfig(
+        vocab_size=50, d_model=8, n_heads=2, n_layers=1, d_ff=8, context=8
+    )
+    params = init_params(config, np.random.default_rng(0))
+    windows = np.random.default_rng(1).integers(0, 50, (4, 9))
+    loss, _ = loss_and_gradients(params, config, windows)
+    assert loss == pytest.approx(math.log(50), abs=0.05)
+
+
+def test_the_loss_builds_no_vocab_by_vocab_matrix() -> None:
+    """Memory O(N V): V = 20000 would need 3.2 GB for a V x V table."""
+    vocab, n = 20000, 3
+    config = ModelConfig(
+        vocab_size=vocab, d_model=4, n_heads=1, n_layers=1, d_ff=4, context=n
+    )
+    params = init_params(config, np.random.default_rng(0))
+    windows = np.array([[1, 2, 3, 19999]])
+    tracemalloc.start()
+    try:
+        loss_and_gradients(params, config, windows)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    param_bytes = sum(v.nbytes for v in params.values())
+    logits_bytes = n * vocab * 8
+    assert peak < 4 * param_bytes + 8 * logits_bytes, peak
+
+
+def test_training_makes_the_loss_fall_and_is_deterministic() -> None:
+    ids = np.tile([2, 3, 4, 5, 3, 2], 40)
+    config = ModelConfig(
+        vocab_size=6, d_model=8, n_heads=2, n_layers=1, d_ff=16, context=8
+    )
+    params, log = train_language_model(
+        ids, config, steps=40, batch_size=4, lr=1e-2, val_ids=ids[:30], eval_every=10
+    )
+    assert log.val_loss[-1] < 0.5 * log.val_loss[0]
+    again, _ = train_language_model(
+        ids, config, steps=40, batch_size=4, lr=1e-2, val_ids=ids[:30], eval_every=10
+    )
+    assert all(np.array_equal(params[k], again[k]) for k in params)
+
+
+def test_a_diverging_run_names_lr() -> None:
+    ids = np.tile([2, 3, 4, 5], 20)
+    config = ModelConfig(
+        vocab_size=6, d_model=8, n_heads=2, n_layers=1, d_ff=16, context=8
+    )
+    with pytest.raises(ValueError, match="`lr`"):
+        with np.errstate(all="raise"):
+            train_language_model(ids, config, steps=50, batch_size=2, lr=1e30)
+
+
+def test_the_training_script_trains_a_small_model(tmp_path) -> None:
+    """The pipeline that made the shipped weights, at a reduced size."""
+    text = load_corpus("ja")[:20000]
+    summary = train_edition("ja", tmp_path, steps=60, config=SMALL, batch=8, text=text)
+    assert summary["val_loss"][-1] < summary["val_loss"][0] - 0.5
+    model = LanguageModel.load(tmp_path / "lm-ja.npz")
+    assert model.config.context == SMALL["context"]
+    assert (tmp_path / "corpus-ja.txt").read_text(encoding="utf-8") == text
+
+
+def test_bigram_loss_is_the_smoothed_count_model() -> None:
+    train, held = [0, 1, 0, 1, 0, 2], [0, 1, 2]
+    # p(1|0) = (2 + 0.5) / (3 + 1.5), p(2|1) = (0 + 0.5) / (2 + 1.5)
+    expected = -(math.log(2.5 / 4.5) + math.log(0.5 / 3.5)) / 2
+    assert bigram_loss(train, held, 3, alpha=0.5) == pytest.approx(expected, rel=1e-12)
+
+
+def test_split_corpus_holds_out_every_tenth_paragraph() -> None:
+    text = "".join(f"{i}\n" for i in range(25))
+    train, val = split_corpus(text)
+    assert val == "9\n19\n"
+    assert sorted((train + val).splitlines(), key=int) == [str(i) for i in range(25)]
+
+
+def test_save_and_load_keep_the_model(tmp_path) -> None:
+    tok = CharTokenizer.from_text("abcdefg"[: TINY.vocab_size - 2])
+    model = LanguageModel(tok, TINY, perturbed_params(TINY))
+    model.save(tmp_path / "m.npz")
+    loaded = LanguageModel.load(tmp_path / "m.npz")
+    assert loaded.config == TINY and loaded.tokenizer.vocab == tok.vocab
+    assert np.allclose(loaded.logits("abc"), model.logits("abc"), atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"vocab_size": 1}, "`vocab_size` must be at least 2"),
+        ({"vocab_size": 5, "d_model": 6, "n_heads": 4}, "`n_heads`=4 must divide"),
+        ({"vocab_size": 5, "d_model": 6, "n_heads": 2}, "must be even"),
+        ({"vocab_size": 5, "n_layers": 0}, "`n_layers` must be a positive integer"),
+    ],
+)
+def test_bad_configs_name_the_field(kwargs, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        ModelConfig(**kwargs)
+
+
+def test_bad_ids_and_params_name_the_argument() -> None:
+    params = perturbed_params(TINY)
+    with pytest.raises(ValueError, match=r"`ids` holds ids from 0 to 7; .*\[0, 7\)"):
+        forward(params, TINY, [0, 7])
+    with pytest.raises(
+        ValueError, match="`ids` has n=7 tokens; the model takes 1 to 6"
+    ):
+        forward(params, TINY, [0] * 7)
+    with pytest.raises(TypeError, match="integer token ids"):
+        forward(params, TINY, [0.5])
+    bad = dict(params, **{"layers.0.w_q": np.ones((8, 7))})
+    with pytest.raises(
+        ValueError, match=r"`params\['layers.0.w_q'\]` has shape \(8, 7\)"
+    ):
+        forward(bad, TINY, [1])
+    with pytest.raises(ValueError, match=r"shape \(batch, n \+ 1\)"):
+        loss_and_gradients(params, TINY, [1, 2, 3])
+    with pytest.raises(ValueError, match="`edition`"):
+        load_pretrained("en")
+
+
+def test_inputs_are_not_changed() -> None:
+    params = perturbed_params(TINY)
+    before = {k: v.copy() for k, v in params.items()}
+    ids = np.array([[1, 2, 3, 4]])
+    loss_and_gradients(params, TINY, ids)
+    forward(params, TINY, ids[0])
+    assert all(np.array_equal(before[k], params[k]) for k in params)
+    assert ids.tolist() == [[1, 2, 3, 4]]
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_the_shipped_model_is_the_one_its_log_describes(edition) -> None:
+    model = load_pretrained(edition)
+    data = resources.files("attention_docs") / "data"
+    log = json.loads((data / f"lm-{edition}.json").read_text(encoding="utf-8"))
+    assert parameter_count(model.config) == log["parameters"]
+    assert sum(v.size for v in model.params.values()) == log["parameters"]
+    train_text, val_text = split_corpus(load_corpus(edition))
+    assert CharTokenizer.from_text(train_text).vocab == model.tokenizer.vocab
+    assert log["val_loss"][-1] < log["bigram_val_loss"] - 0.3
+    # the validation loss, measured again on the first 4096 held-out tokens
+    ids = np.array(model.tokenizer.encode(val_text[: 4 * 1024 + 1]))
+    n = model.config.context
+    windows = np.array([ids[i : i + n + 1] for i in range(0, 4096, n)])
+    loss, _ = loss_and_gradients(model.params, model.config, windows)
+    assert loss == pytest.approx(log["val_loss"][-1], abs=0.15)
