@@ -42,6 +42,25 @@ from pathlib import Path
 
 from attention_book import ROOT
 
+#: An example written in an edition's language lives in a folder named after
+#: the edition, ``docs_src/<page>/<edition>/<name>.pycon`` (its prompts and
+#: outputs are text in that language); each edition's page includes its own
+#: folder at the same place, and the Simplified page, converted from the
+#: Traditional one, includes ``zh-Hans/`` where that page has ``zh-Hant/``.
+EDITION_FOLDER = re.compile(r"/(?P<edition>ja|zh-Hant|zh-Hans)/")
+
+
+def for_edition(path: str, edition: str) -> str:
+    """``path`` with its edition folder (if any) replaced by ``edition``'s.
+
+    >>> for_edition("docs_src/generation/zh-Hant/greedy.pycon", "zh-Hans")
+    'docs_src/generation/zh-Hans/greedy.pycon'
+    >>> for_edition("docs_src/masks/causal.pycon", "zh-Hans")
+    'docs_src/masks/causal.pycon'
+    """
+    return EDITION_FOLDER.sub(f"/{edition}/", path, count=1)
+
+
 #: Markdown's ``tab_length``: a tab in the indent of an include counts as 4.
 TAB_LENGTH = 4
 

@@ -23,7 +23,9 @@ string (a glossary term, a plot label, a page title).
 - **Prose only.** Code, maths and outputs pass through byte for byte:
   fenced code blocks (``` and ~~~, at any indentation, so also inside
   admonitions, details and tabs), inline code, maths ``\\( … \\)``,
-  ``\\[ … \\]`` and ``\\begin{…} … \\end{…}``, ``--8<--`` snippet lines,
+  ``\\[ … \\]`` and ``\\begin{…} … \\end{…}``, ``--8<--`` snippet lines
+  (an example of the edition's own, ``docs_src/<page>/zh-Hant/``, becomes
+  the Simplified one beside it, ``zh-Hans/``),
   HTML tags with their attributes, HTML comments, elements marked as another
   language (``<span lang="ja">``) and raw elements (``<pre>``, ``<code>``,
   ``<script>`` …), link URLs and reference labels, attribute lists and
@@ -267,7 +269,7 @@ def _hide_blocks(markdown: str, protected: _Protected) -> str:
                 end += 1
             block = lines[i : end + 1] if end < len(lines) else [line]
         elif snippets.INCLUDE.match(line):  # --8<-- "file", escaped or not
-            block = [line]
+            block = [snippets.for_edition(line, "zh-Hans")]  # the edition's example
         else:
             prose.append(line)
             i += 1

@@ -38,7 +38,11 @@ def anchors(path: Path) -> list[str]:
 
 
 def includes(path: Path) -> list[str]:
-    return [include.spec for include in snippets.includes(path.read_text("utf-8"))]
+    """The includes in order; an edition's own example counts as the same include."""
+    return [
+        snippets.for_edition(include.spec, "{edition}")
+        for include in snippets.includes(path.read_text("utf-8"))
+    ]
 
 
 def display_formulas(path: Path) -> int:
