@@ -23,7 +23,7 @@ from attention_book.editions import DERIVED, LANGUAGES
 from .test_parity import pages
 
 ROOT = Path(__file__).resolve().parents[2]
-PARTS = 5  # foundations, the mechanism, learning and position, scale, back matter
+PARTS = 6  # foundations, mechanism, learning and position, language model, scale, back
 
 
 def config(name: str) -> dict:
@@ -65,7 +65,7 @@ def test_the_simplified_edition_inherits_the_traditional_nav() -> None:
     assert "nav" not in simplified
 
 
-def test_the_book_reads_in_five_parts_titled_in_each_language() -> None:
+def test_the_book_reads_in_six_parts_titled_in_each_language() -> None:
     ja, zh = titles(nav("mkdocs.yml")), titles(nav("mkdocs.zh-Hant.yml"))
     assert len(ja) == len(zh) == PARTS
     assert len(set(ja)) == len(set(zh)) == PARTS
