@@ -7,7 +7,9 @@
   numbers taken from the package and the running example, and the page does
   not show its code. Both define ``figure(labels)`` and return a matplotlib
   Figure. Each folder's ``labels.yml`` holds the words of its figures in every
-  language: ``{name: {language: {alt: ..., caption: ..., <label>: ...}}}``.
+  language: ``{name: {language: {alt: ..., caption: ..., <label>: ...}}}``;
+  the hook adds ``"edition"``, the build's language, so that a diagram can
+  draw the edition's own language model (``load_pretrained``).
 - ``on_files``: for the build's language (``theme.language``) every script is
   drawn twice, inside ``theme("light")`` and ``theme("dark")``, and added to
   the site as ``assets/<kind>/<name>.svg`` and ``assets/<kind>/<name>-dark.svg``.
@@ -32,7 +34,8 @@
 - **Drawn once per input.** A drawn SVG is kept in ``.cache/figures/``, named
   by a hash of everything that can change it: the script, its words, the
   theme, the language, every file of ``src/attention_docs`` and
-  ``src/attention_book`` (the numbers and the drawing helpers), this hook,
+  ``src/attention_book`` (the numbers and the drawing helpers) and the
+  trained models of ``src/attention_docs/data``, this hook,
   and matplotlib's version and fonts. A build whose figure inputs are
   unchanged takes the SVG from there (the site's editions, the PDFs' print
   builds and every rebuild of ``make serve`` draw each figure once); any
@@ -170,7 +173,9 @@ def draw(plotting, kind: str, name: str, labels: dict, theme: str, language: str
             warnings.simplefilter("error")
             spec.loader.exec_module(module)
             with plotting.theme(theme):
-                fig = module.figure(labels)
+                # the edition too, for a figure of the edition's own language
+                # model (attention_docs.load_pretrained(labels["edition"]))
+                fig = module.figure({**labels, "edition": language})
                 return markup(plotting.to_svg(fig, language=language))
     except Exception as error:
         raise PluginError(
@@ -189,6 +194,8 @@ def inputs_digest(root: Path = ROOT) -> str:
     sources = [root / "hooks" / "plots.py"]
     for package in ("attention_docs", "attention_book"):
         sources += sorted((root / "src" / package).rglob("*.py"))
+    # the language models and their logs, which some figures draw
+    sources += sorted((root / "src" / "attention_docs" / "data").glob("*"))
     for path in sources:
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
