@@ -26,7 +26,9 @@ Prints a table and writes it as JSON (default ``bench/results.json``):
   attention against the bare cost of their two matrix products (QK^T and AV)
   at n = 128, 1024, 4096 with d = 64, in float64 and float32, without a mask
   and with a causal one, and the peak memory each allocates as a multiple of
-  one (n, n) array (``--package-only`` prints just this table).
+  one (n, n) array; and each edition's language model, the time per
+  generated token with and without the KV cache (``--package-only`` prints
+  just these two tables).
 
 Numbers, not assertions: nothing here fails because something is slow.
 """
@@ -373,6 +375,55 @@ def attention_cost(sizes=(128, 1024, 4096), d: int = 64) -> list[dict]:
     return rows
 
 
+def generation_cost(prompt_len: int = 16, new_tokens: int = 96) -> list[dict]:
+    """Time per generated token of each edition's language model, with and
+    without the KV cache (greedy, best of three runs; the prompt is the start
+    of the held-out text)."""
+    from attention_docs import generate, load_pretrained
+    from attention_docs.language_model import EDITIONS, load_corpus, split_corpus
+
+    rows = []
+    for edition in EDITIONS:
+        model = load_pretrained(edition)
+        prompt = split_corpus(load_corpus(edition))[1][:prompt_len]
+        row = {"edition": edition, "prompt": prompt_len, "new_tokens": new_tokens}
+        for name, cache in (("cached", True), ("uncached", False)):
+            seconds = min(
+                timeit.repeat(
+                    functools.partial(
+                        generate,
+                        model,
+                        prompt,
+                        new_tokens,
+                        greedy=True,
+                        use_cache=cache,
+                    ),
+                    number=1,
+                    repeat=3,
+                )
+            )
+            row[f"{name}_ms_per_token"] = round(seconds / new_tokens * 1e3, 2)
+        row["speedup"] = round(
+            row["uncached_ms_per_token"] / row["cached_ms_per_token"], 1
+        )
+        rows.append(row)
+    return rows
+
+
+def generation_table(rows: list[dict]) -> str:
+    lines = [
+        f"{'language model':14} {'prompt':>6} {'new':>5} {'cached ms/token':>16} "
+        f"{'uncached ms/token':>18} {'speed-up':>9}"
+    ]
+    for row in rows:
+        lines.append(
+            f"{row['edition']:14} {row['prompt']:>6} {row['new_tokens']:>5} "
+            f"{row['cached_ms_per_token']:>16} {row['uncached_ms_per_token']:>18} "
+            f"{row['speedup']:>9}"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=ROOT / "bench" / "results.json")
@@ -387,6 +438,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.package_only:
         print(attention_table(attention_cost()))
+        print()
+        print(generation_table(generation_cost()))
         return
 
     port = free_port()
@@ -407,6 +460,7 @@ def main() -> None:
         "pages": pages,
         "test_suite": None if args.skip_tests else test_suite_times(),
         "attention": attention_cost(),
+        "generation": generation_cost(),
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
@@ -473,6 +527,8 @@ def table(results: dict) -> str:
             lines.append(f"  {part:36} {seconds:>7}")
         lines.append("")
     lines.append(attention_table(results["attention"]))
+    lines.append("")
+    lines.append(generation_table(results["generation"]))
     return "\n".join(lines)
 
 
