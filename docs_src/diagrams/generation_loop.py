@@ -1,5 +1,7 @@
 """The generation loop: prefill the prompt, then one new row per step."""
 
+import re
+
 from matplotlib.figure import Figure
 
 from attention_book.diagrams import bool_grid, canvas, legend, matrix, text
@@ -27,17 +29,24 @@ def _step(ax, top, n_q, n_k, labels):
     text(ax, 270 + 1.5 * CELL, top + n_k * CELL + 12, labels["cache"])
 
 
+def edition_of(labels: dict) -> str:
+    """The edition whose model to read (the build passes it; else the words')."""
+    if "edition" in labels:
+        return labels["edition"]
+    return "ja" if re.search(r"[\u3041-\u30ff]", labels["caption"]) else "zh-Hant"
+
+
 def figure(labels: dict) -> Figure:
-    config = load_pretrained(labels["edition"]).config
+    config = load_pretrained(edition_of(labels)).config
     h, d_k, n_layers = config.n_heads, config.d_k, config.n_layers
     fig, ax = canvas(370, 372)
-    text(ax, 4, 10, labels["prefill"].format(n=N0), ha="left")
+    text(ax, 4, 10, f"{labels['prefill']} (n_{{0}} = {N0})", ha="left")
     _step(ax, 50, N0, N0, labels)
     text(ax, 4, 140, f"Q, K, V: (h, n_{{0}}, d_{{k}}) = ({h}, {N0}, {d_k})", ha="left")
     text(ax, 4, 178, labels["decode"], ha="left")
     _step(ax, 218, 1, N0 + 1, labels)
     text(ax, 4, 308, f"Q: ({h}, 1, {d_k}),   K, V: ({h}, {N0 + 1}, {d_k})", ha="left")
-    text(ax, 4, 330, labels["layers"].format(L=n_layers), ha="left")
+    text(ax, 4, 330, f"{labels['layers']} L = {n_layers}", ha="left")
     legend(
         ax, 10, 358, [("keep", "True"), ("mask", "False"), ("highlight", labels["new"])]
     )
@@ -49,10 +58,11 @@ if __name__ == "__main__":
 
     english = {
         "edition": "ja",
-        "prefill": "Prefill: the prompt's {n} rows at once",
+        "caption": "The generation loop",
+        "prefill": "Prefill: the prompt's rows at once",
         "decode": "Decode step: one new row",
         "cache": "cache",
-        "layers": "the same in each of the L = {L} layers",
+        "layers": "layers, each with its own cache:",
         "new": "the step's new rows",
     }
     print(to_svg(figure(english)))

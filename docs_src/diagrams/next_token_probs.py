@@ -1,5 +1,7 @@
 """The edition's model: the next character's probabilities at three temperatures."""
 
+import re
+
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -10,18 +12,26 @@ TEMPERATURES = (0.5, 1.0, 2.0)
 TOP = 5  # characters drawn, the most likely first
 
 
+def edition_of(labels: dict) -> str:
+    """The edition whose model to draw (the build passes it; else the words')."""
+    if "edition" in labels:
+        return labels["edition"]
+    return "ja" if re.search(r"[\u3041-\u30ff]", labels["caption"]) else "zh-Hant"
+
+
 def figure(labels: dict) -> Figure:
-    model = load_pretrained(labels["edition"])
+    model = load_pretrained(edition_of(labels))
     u = model.logits(labels["prompt"])[-1]  # (V,): logits of the next character
     order = np.argsort(-u, kind="stable")[:TOP]  # same order at every T
     names = [model.tokenizer.vocab[i] for i in order] + [labels["others"]]
-    fig, ax = canvas(370, 300)
-    text(ax, 4, 12, labels["title"].format(prompt=labels["prompt"]), ha="left")
+    fig, ax = canvas(370, 318)
+    text(ax, 4, 12, labels["title"], ha="left")
+    text(ax, 4, 34, f"{labels['prompt']} → ?", ha="left")
     for row, t in enumerate(TEMPERATURES):
         p = next_token_probs(u, temperature=t)  # softmax(u / T)
         values = [float(p[i]) for i in order]
         values.append(1.0 - sum(values))  # every other character
-        baseline = 96.0 + row * 92
+        baseline = 116.0 + row * 92
         text(ax, 4, baseline - 24, f"T = {t:g}", ha="left")
         bars(
             ax,
@@ -44,7 +54,8 @@ if __name__ == "__main__":
     english = {
         "edition": "ja",
         "prompt": "この行列の",
-        "title": "The character after “{prompt}”",
+        "caption": "The next character",
+        "title": "The next character's probabilities",
         "others": "rest",
     }
     print(to_svg(figure(english)))
