@@ -16,8 +16,19 @@ import re
 from attention_book import ROOT
 from attention_book.editions import DERIVED
 
-#: Pages left out: lists of terms, titles and credits rather than prose.
-SKIPPED = {"glossary.md", "references.md", "about.md", "package.md"}
+#: Pages left out: lists of terms, titles and credits rather than prose; and
+#: the chapters that show the model itself, its samples among them (a corpus
+#: that held them would change with every retraining).
+SKIPPED = {
+    "glossary.md",
+    "references.md",
+    "about.md",
+    "package.md",
+    "tokens.md",
+    "language-model.md",
+    "generation.md",
+    "attention-maps.md",
+}
 
 FENCE = re.compile(r"^\s*(```|~~~)")
 DROP_LINE = re.compile(r"^\s*(--8<--|<|!\[|\||\{:|\[\^|[-*_]{3,}\s*$)")
