@@ -135,8 +135,9 @@ def next_token_probs(
         # gives the same probability, 0
         np.maximum(shifted, -np.finfo(u.dtype).max, out=shifted)
         probs = softmax(shifted)  # softmax(u / T)
-    # most likely first: by the logits (probabilities may round to ties)
-    order = np.argsort(-shifted, axis=-1, kind="stable")
+    # most likely first: by the logits themselves (u / T and the probabilities
+    # may round distinct logits to ties)
+    order = np.argsort(-u, axis=-1, kind="stable")
     sorted_p = np.take_along_axis(probs, order, axis=-1)
     keep_sorted = np.ones(sorted_p.shape, dtype=bool)
     if top_k is not None:
