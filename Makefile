@@ -25,7 +25,7 @@ $(PY_STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	PIP_CONSTRAINT=constraints.txt $(BIN)/python -m pip install --quiet \
-		--editable ".[plot,test,docs,lint]"
+		--editable ".[plot,test,docs,lint,crosscheck]"
 	@touch $@
 
 $(NPM_STAMP): package.json package-lock.json
