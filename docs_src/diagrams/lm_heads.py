@@ -1,0 +1,101 @@
+"""The edition's language model on one sentence: every head's weights A.
+
+Columns are the 3 layers, rows the 4 heads; each small map has the
+sentence's characters as queries (rows, left) and keys (columns, below).
+"""
+
+import re
+
+import numpy as np
+from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from attention_book.diagrams import canvas, current_theme, palette, text
+from attention_docs import load_pretrained
+
+#: pitch of one character (a cell), and the size of the characters
+CELL = 11.3
+CHAR = 11.6
+GAP = 6.0
+#: the deep end of the weights' colour scale, per theme
+DEEP = {"light": "#9f1239", "dark": "#fda4af"}
+PAGE = {"light": "#ffffff", "dark": "#1e2029"}
+
+
+def edition_of(labels: dict) -> str:
+    """The edition whose model to draw (the build passes it; else the words')."""
+    if "edition" in labels:
+        return labels["edition"]
+    return "ja" if re.search(r"[\u3041-\u30ff]", labels["caption"]) else "zh-Hant"
+
+
+def weights_cmap() -> LinearSegmentedColormap:
+    """0 is the page, then the book's colour of A, then a deep rose at 1."""
+    name = current_theme()
+    colours = [PAGE[name], palette()["a"], DEEP[name]]
+    return LinearSegmentedColormap.from_list("weights", colours)
+
+
+def heat(ax, x: float, y: float, a: np.ndarray, cell: float) -> None:
+    """Matrix ``a`` (n, n) as cells of the weights' colours, top-left at (x, y)."""
+    cmap, line = weights_cmap(), palette()["line"]
+    n = a.shape[0]
+    for i in range(n):
+        for j in range(i + 1):  # causal: keys 1..i only
+            ax.add_patch(
+                Rectangle(
+                    (x + j * cell, y + i * cell),
+                    cell,
+                    cell,
+                    facecolor=cmap(float(a[i, j])),
+                    edgecolor="none",
+                )
+            )
+    ax.add_patch(
+        Rectangle((x, y), n * cell, n * cell, fill=False, edgecolor=line, lw=0.8)
+    )
+
+
+def figure(labels: dict) -> Figure:
+    model = load_pretrained(edition_of(labels))
+    sentence = labels["sentence"]
+    weights = model.attention(sentence)  # L x (h, n, n)
+    n_layers, n_heads, n = len(weights), weights[0].shape[0], len(sentence)
+    side = n * CELL
+    left, top = 18.0, 40.0
+    width = left + n_layers * side + (n_layers - 1) * GAP + 2
+    height = top + n_heads * (side + GAP + 14) + CELL + 30
+    fig, ax = canvas(width, height)
+    text(ax, 4, 6, sentence, ha="left", va="top")
+    for layer in range(n_layers):
+        x = left + layer * (side + GAP)
+        text(ax, x + side / 2, top - 8, f"{labels['layer']} {layer + 1}", va="bottom")
+        for head in range(n_heads):
+            y = top + head * (side + GAP + 14) + 14
+            heat(ax, x, y, weights[layer][head], CELL)
+            if layer == 0:
+                text(ax, 2, y - 8, f"{labels['head']} {head + 1}", ha="left")
+                for i, c in enumerate(sentence):
+                    text(ax, x - 3, y + (i + 0.5) * CELL, c, size=CHAR, ha="right")
+    bottom = top + n_heads * (side + GAP + 14)
+    for layer in range(n_layers):
+        x = left + layer * (side + GAP)
+        for j, c in enumerate(sentence):
+            text(ax, x + (j + 0.5) * CELL, bottom + 2, c, size=CHAR, va="top")
+    text(ax, width / 2, bottom + CELL + 14, labels["keys"], va="top")
+    return fig
+
+
+if __name__ == "__main__":
+    from attention_docs.plotting import to_svg
+
+    english = {
+        "caption": "every head",
+        "sentence": "字を読み、字を書く。",
+        "layer": "layer",
+        "head": "head",
+        "keys": "keys (columns), queries (rows)",
+        "edition": "ja",
+    }
+    print(to_svg(figure(english)))
