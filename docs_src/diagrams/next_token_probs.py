@@ -24,22 +24,22 @@ def figure(labels: dict) -> Figure:
     u = model.logits(labels["prompt"])[-1]  # (V,): logits of the next character
     order = np.argsort(-u, kind="stable")[:TOP]  # same order at every T
     names = [model.tokenizer.vocab[i] for i in order] + [labels["others"]]
-    fig, ax = canvas(370, 318)
+    fig, ax = canvas(370, 340)
     text(ax, 4, 12, labels["title"], ha="left")
     text(ax, 4, 34, f"{labels['prompt']} → ?", ha="left")
     for row, t in enumerate(TEMPERATURES):
         p = next_token_probs(u, temperature=t)  # softmax(u / T)
         values = [float(p[i]) for i in order]
         values.append(1.0 - sum(values))  # every other character
-        baseline = 116.0 + row * 92
+        baseline = 116.0 + row * 100
         text(ax, 4, baseline - 24, f"T = {t:g}", ha="left")
         bars(
             ax,
             84,
             baseline,
             values,
-            top=0.8,
-            height=56,
+            top=1.0,
+            height=60,
             width=34,
             gap=12,
             fill="a",
