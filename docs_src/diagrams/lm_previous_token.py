@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from attention_book.diagrams import canvas, palette, text
+from attention_book.diagrams import FONT, canvas, palette, text
 from attention_docs import load_pretrained
 from attention_docs.language_model import forward, load_corpus, split_corpus
 
@@ -58,8 +58,11 @@ def figure(labels: dict) -> Figure:
     width = left + n * CELL + 6
     fig, ax = canvas(width, top + n * CELL + 30)
     text(ax, 4, 6, sentence, ha="left", va="top")
-    text(ax, width - 86, 6, f"{labels['layer']} {layer + 1}", ha="left", va="top")
-    text(ax, width - 4, 6, f"{labels['head']} {head + 1}", ha="right", va="top")
+    head_label = f"{labels['head']} {head + 1}"
+    text(ax, width - 4, 6, head_label, ha="right", va="top")
+    em = sum(1.0 if ord(c) > 0x2E80 else 0.6 for c in head_label)
+    right = width - 4 - em * FONT - 12
+    text(ax, right, 6, f"{labels['layer']} {layer + 1}", ha="right", va="top")
     for i in range(n):
         for j in range(i + 1):
             fill = cmap(float(a[i, j]))
