@@ -236,12 +236,12 @@ def init_params(config: ModelConfig, rng: np.random.Generator) -> Params:
 
 # --8<-- [start:block]
 def _block(p, x, positions, mask, h, cache=None):
-    """X + MHA(LN_1(X)), then + FFN(LN_2(.)): one pre-norm decoder block."""
+    """X' = X + MHA(LN_1(X)); X' + FFN(LN_2(X'))."""
     z = layer_norm(x, p["norm_1.gamma"], p["norm_1.beta"])  # (b, n, d_model)
     q = apply_rope(split_heads(z @ p["w_q"], h), positions)  # (b, h, n, d_k)
     k = apply_rope(split_heads(z @ p["w_k"], h), positions)  # (b, h, n, d_k)
     v = split_heads(z @ p["w_v"], h)  # (b, h, n, d_k)
-    if cache is not None:  # keys and values of the earlier tokens
+    if cache is not None:
         cache.append(k, v)
         k, v = cache.keys, cache.values  # (b, h, n_cached, d_k)
     out, weights = scaled_dot_product_attention(
@@ -258,7 +258,7 @@ def _block(p, x, positions, mask, h, cache=None):
 
 # --8<-- [start:forward]
 def decoder_forward(params, config, ids, positions, mask, caches=None):
-    """logits = LN(X^(L)) E^T, and every layer's weights."""
+    """logits = LN(X^(L)) E^T; [A^(1), ..., A^(L)]."""
     x = params["embedding"][ids]  # X = E[ids]: (b, n, d_model)
     all_weights = []
     for layer in range(config.n_layers):
@@ -511,16 +511,16 @@ def _train_forward(params: Params, config: ModelConfig, ids: np.ndarray):
 
 # --8<-- [start:loss]
 def _cross_entropy(logits, targets):
-    """L = mean_i -log softmax(u_i)[y_i], and dL/du = (softmax(u) - onehot(y)) / N."""
+    """L = -(1/N) sum_i log softmax(u_i)[y_i]; dL/du_i = (softmax(u_i) - e_y) / N."""
     n = targets.size
-    u = logits.reshape(n, -1)  # (N, V): one row per predicted token
+    u = logits.reshape(n, -1)  # (b, n, V) -> (N, V)
     u = u - u.max(axis=1, keepdims=True)  # u_i - max(u_i)
     log_z = np.log(np.exp(u).sum(axis=1))  # log sum_v e^{u_iv}: (N,)
     rows = np.arange(n)
     y = targets.reshape(n)
     loss = float(np.mean(log_z - u[rows, y]))  # -log p_i[y_i]
     d_logits = np.exp(u - log_z[:, None])  # softmax(u_i): (N, V)
-    d_logits[rows, y] -= 1.0  # minus one at the target: no (N, V) one-hot
+    d_logits[rows, y] -= 1.0  # softmax(u_i) - e_(y_i)
     d_logits /= n
     return loss, d_logits.reshape(logits.shape)
 

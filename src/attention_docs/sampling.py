@@ -345,15 +345,15 @@ def generate(
         else _uncached_steps(model, ids, pads)
     )
     logits = next(step)
-    for _ in range(max_new_tokens):
+    for step_number in range(1, max_new_tokens + 1):
         # PAD (id 0) is never a prediction: sample among ids 1, ..., V - 1
         chosen = sample_next(logits[:, PAD + 1 :], rng, **options) + PAD + 1  # (b,)
         for row in range(b):
             if not done[row]:
                 out[row].append(int(chosen[row]))
                 done[row] = int(chosen[row]) in stop_ids
-        if done.all():
-            break
+        if done.all() or step_number == max_new_tokens:
+            break  # no row for a token that nothing follows
         logits = step.send(chosen)
     texts = [model.tokenizer.decode(np.array(seq, dtype=np.intp)) for seq in out]
     return texts[0] if single else texts
@@ -367,20 +367,20 @@ def _masks(valid: np.ndarray, t: int) -> np.ndarray:
 
 # --8<-- [start:cached]
 def _cached_steps(model, ids, pads):
-    """Prefill the prompt, then one token at a time: yields the last logits."""
+    """u_n, u_(n+1), u_(n+2), ...: (b, V)."""
     config, params = model.config, model.params
     b, n = ids.shape
     caches = [
         KVCache(config.d_k, batch_shape=(b, config.n_heads), capacity=config.context)
         for _ in range(config.n_layers)
     ]
-    valid = np.arange(n)[None, :] >= pads[:, None]  # (b, n): not padding
+    valid = np.arange(n)[None, :] >= pads[:, None]  # (b, n): j > pads_b
     positions = (np.arange(n) - pads[:, None])[:, None, :]  # (b, 1, n)
     logits, _ = decoder_forward(
         params, config, ids, positions, _masks(valid, n), caches
     )
-    while True:  # one token: its query attends to every cached key
-        new = yield logits[:, -1]  # (b, V): logits of the next token
+    while True:  # t = 1: q (b, h, 1, d_k), K (b, h, n_cached, d_k)
+        new = yield logits[:, -1]  # (b, V)
         positions = positions[..., -1:] + 1  # (b, 1, 1)
         valid = np.concatenate([valid, np.ones((b, 1), dtype=bool)], axis=1)
         logits, _ = decoder_forward(
