@@ -269,7 +269,7 @@ def _hide_blocks(markdown: str, protected: _Protected) -> str:
                 end += 1
             block = lines[i : end + 1] if end < len(lines) else [line]
         elif snippets.INCLUDE.match(line):  # --8<-- "file", escaped or not
-            block = [snippets.for_edition(line, "zh-Hans")]  # the edition's example
+            block = [line]
         else:
             prose.append(line)
             i += 1
@@ -283,10 +283,23 @@ def _hide_blocks(markdown: str, protected: _Protected) -> str:
     return "".join(out)
 
 
+def edition_includes(markdown: str) -> str:
+    """Every ``--8<--`` line, in a fenced block or not, with ``zh-Hant/`` as
+    ``zh-Hans/``: the Simplified page shows the Simplified edition's examples."""
+    lines = markdown.splitlines(keepends=True)
+    return "".join(
+        snippets.for_edition(line, "zh-Hans")
+        if snippets.INCLUDE.match(line.rstrip("\r\n"))
+        else line
+        for line in lines
+    )
+
+
 def to_simplified(markdown: str) -> str:
     """A zh-Hant Markdown page of the book in mainland Simplified Chinese."""
     _check(markdown)
     protected = _Protected()
+    markdown = edition_includes(markdown)
     return _convert(_hide_blocks(markdown, protected), protected)
 
 

@@ -1197,7 +1197,8 @@ def test_the_book_has_all_of_these() -> None:
 
 @pytest.mark.parametrize("name", sorted(MARKDOWN))
 def test_code_maths_and_markup_pass_through(name: str) -> None:
-    assert markup(converted(name)) == markup(MARKDOWN[name])
+    # the one change outside prose: the edition's own examples, zh-Hans/
+    assert markup(converted(name)) == markup(zh_hans.edition_includes(MARKDOWN[name]))
 
 
 @pytest.mark.parametrize("name", sorted(MARKDOWN))
@@ -1205,7 +1206,8 @@ def test_only_han_characters_change(name: str) -> None:
     """Latin text, digits, kana, layout and punctuation are byte-identical,
     except that corner brackets become the mainland's curly quotes and an
     article's 〈〉 the mainland's 《》."""
-    original, result = without_dropped(MARKDOWN[name]), converted(name)
+    original = without_dropped(zh_hans.edition_includes(MARKDOWN[name]))
+    result = converted(name)
     quotes = str.maketrans(
         {"「": "“", "」": "”", "『": "‘", "』": "’", "〈": "《", "〉": "》"}
     )
@@ -1345,3 +1347,19 @@ def test_vector_stays_vector_in_glossary_and_labels() -> None:
         result = zh_hans.to_simplified_text(text)
         assert "矢量" not in result
         assert result.count("向量") == text.count("向量")
+
+
+def test_the_simplified_page_includes_the_simplified_examples() -> None:
+    """An example of the edition's own folder, in a fence or not, is zh-Hans'."""
+    page = (
+        "段落。\n\n```pycon\n"
+        '--8<-- "docs_src/generation/zh-Hant/intro.pycon"\n'
+        "```\n\n"
+        '    --8<-- "docs_src/generation/zh-Hant/batch.pycon"\n'
+        '--8<-- "docs_src/masks/causal.pycon"\n'
+    )
+    converted = zh_hans.to_simplified(page)
+    assert '"docs_src/generation/zh-Hans/intro.pycon"' in converted
+    assert '"docs_src/generation/zh-Hans/batch.pycon"' in converted
+    assert '"docs_src/masks/causal.pycon"' in converted
+    assert "zh-Hant" not in converted
