@@ -934,15 +934,7 @@ SENTENCES = [
         "兩個平均都從 0 出發，一開始會偏向 0。展開遞迴式得",
         "两个平均都从 0 出发，一开始会偏向 0。展开递推式得",
     ),
-    (
-        "所有編了號的詞元合起來，就是**詞彙表（vocabulary）**。",
-        "所有编了号的词元合起来，就是**词表（vocabulary）**。",
-    ),
-    (
-        "先決定詞彙表大小 \\(V\\)；詞彙表的大小是一種取捨。",
-        "先决定词表大小 \\(V\\)；词表的大小是一种取舍。",
-    ),
-    ("代替詞彙表裡沒有的字", "代替词表里没有的字"),
+    ("`tok.encode(text)` 回傳 id 的串列", "`tok.encode(text)` 返回 id 的列表"),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
@@ -1065,7 +1057,7 @@ MEANT = {
     "外插": r"是外插",  # extrapolation, not 額外插入
     "本章": r"本章(?!節)",  # this page (each page is a chapter)
     "個別": r"個別(的)?(內積|元素|序列|查詢)",  # an individual one
-    "零件": r"(一個|它的|這些)零件",  # the parts of a layer
+    "零件": r"(一個|它的|這些|用到的)零件",  # the parts of a layer, of a model
     "詞彙": r"詞彙(共有|大小|由|的確切|數)",  # a model's vocabulary
     "樣貌": r"的樣貌。",  # how saturation looks
     "擺法": r"(兩種|另一種)擺法",  # where layer normalisation goes
@@ -1073,7 +1065,7 @@ MEANT = {
     "單一層": r"單一層(裡|，)",  # a single layer
     "照定義": r"(?<!按)照定義",  # by the definition (按照定義 is its own phrase)
     "詞彙表": r"(# |\[)詞彙表",  # the glossary: its title, a link to it
-    "量測": r"準確量測",  # to measure (not 計算量測得)
+    "量測": r"(準確|的)量測",  # to measure, a measurement (not 計算量測得)
     "程式裡的": r"（程式裡的",  # the code's name for a symbol, in parentheses
     "程式中的": r"（程式中的",  # the same
     "的微分是": r"(分子|變異數)的微分是",  # the derivative of a function
