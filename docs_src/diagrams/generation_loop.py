@@ -1,6 +1,5 @@
 """The generation loop: prefill the prompt, then one new row per step."""
 
-import re
 
 from matplotlib.figure import Figure
 
@@ -29,15 +28,8 @@ def _step(ax, top, n_q, n_k, labels):
     text(ax, 270 + 1.5 * CELL, top + n_k * CELL + 12, labels["cache"])
 
 
-def edition_of(labels: dict) -> str:
-    """The edition whose model to read (the build passes it; else the words')."""
-    if "edition" in labels:
-        return labels["edition"]
-    return "ja" if re.search(r"[\u3041-\u30ff]", labels["caption"]) else "zh-Hant"
-
-
 def figure(labels: dict) -> Figure:
-    config = load_pretrained(edition_of(labels)).config
+    config = load_pretrained(labels["edition"]).config
     h, d_k, n_layers = config.n_heads, config.d_k, config.n_layers
     fig, ax = canvas(370, 372)
     text(ax, 4, 10, f"{labels['prefill']} (n_{{0}} = {N0})", ha="left")

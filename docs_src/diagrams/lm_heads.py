@@ -4,7 +4,6 @@ Columns are the 3 layers, rows the 4 heads; each small map has the
 sentence's characters as queries (rows, left) and keys (columns, below).
 """
 
-import re
 
 import numpy as np
 from matplotlib.colors import LinearSegmentedColormap
@@ -21,13 +20,6 @@ GAP = 6.0
 #: the deep end of the weights' colour scale, per theme
 DEEP = {"light": "#9f1239", "dark": "#fda4af"}
 PAGE = {"light": "#ffffff", "dark": "#1e2029"}
-
-
-def edition_of(labels: dict) -> str:
-    """The edition whose model to draw (the build passes it; else the words')."""
-    if "edition" in labels:
-        return labels["edition"]
-    return "ja" if re.search(r"[\u3041-\u30ff]", labels["caption"]) else "zh-Hant"
 
 
 def weights_cmap() -> LinearSegmentedColormap:
@@ -58,7 +50,7 @@ def heat(ax, x: float, y: float, a: np.ndarray, cell: float) -> None:
 
 
 def figure(labels: dict) -> Figure:
-    model = load_pretrained(edition_of(labels))
+    model = load_pretrained(labels["edition"])
     sentence = labels["sentence"]
     weights = model.attention(sentence)  # L x (h, n, n)
     n_layers, n_heads, n = len(weights), weights[0].shape[0], len(sentence)

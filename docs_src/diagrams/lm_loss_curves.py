@@ -1,19 +1,11 @@
 """The edition's training log: training and validation loss, and the bigram line."""
 
 import json
-import re
 from importlib import resources
 
 from matplotlib.figure import Figure
 
 from attention_book.diagrams import palette
-
-
-def edition_of(labels: dict) -> str:
-    """The edition whose model to draw (the build passes it; else the words')."""
-    if "edition" in labels:
-        return labels["edition"]
-    return "ja" if re.search(r"[\u3041-\u30ff]", labels["caption"]) else "zh-Hant"
 
 
 def training_log(edition: str) -> dict:
@@ -22,7 +14,7 @@ def training_log(edition: str) -> dict:
 
 
 def figure(labels: dict) -> Figure:
-    log = training_log(edition_of(labels))
+    log = training_log(labels["edition"])
     colours = palette()
     fig = Figure(figsize=(4.8, 3.3))
     ax = fig.add_axes((0.14, 0.16, 0.8, 0.8))

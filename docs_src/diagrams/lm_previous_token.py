@@ -47,7 +47,7 @@ def previous_token_head(model, edition: str) -> tuple[int, int]:
 
 def figure(labels: dict) -> Figure:
     heads = _heads_script()
-    edition = heads.edition_of(labels)
+    edition = labels["edition"]
     model = load_pretrained(edition)
     layer, head = previous_token_head(model, edition)
     sentence = labels["sentence"]

@@ -1,6 +1,5 @@
 """The edition's language model, top to bottom: ids to the next token's distribution."""
 
-import re
 
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle
@@ -11,13 +10,6 @@ from attention_docs.language_model import load_pretrained
 LEFT, WIDTH, HEIGHT = 70.0, 190.0, 26.0
 MIDDLE = LEFT + WIDTH / 2
 SHAPES = LEFT + WIDTH + 18
-
-
-def edition_of(labels: dict) -> str:
-    """The edition whose model to draw (the build passes it; else the words')."""
-    if "edition" in labels:
-        return labels["edition"]
-    return "ja" if re.search(r"[\u3041-\u30ff]", labels["caption"]) else "zh-Hant"
 
 
 def plus(ax, y: float) -> None:
@@ -43,7 +35,7 @@ def residual(ax, top: float, y: float) -> None:
 
 
 def figure(labels: dict) -> Figure:
-    config = load_pretrained(edition_of(labels)).config
+    config = load_pretrained(labels["edition"]).config
     d, vocab = config.d_model, config.vocab_size
     fig, ax = canvas(370, 560)
     colours = palette()

@@ -1,6 +1,5 @@
 """The edition's model: the next character's probabilities at three temperatures."""
 
-import re
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -12,15 +11,8 @@ TEMPERATURES = (0.5, 1.0, 2.0)
 TOP = 5  # characters drawn, the most likely first
 
 
-def edition_of(labels: dict) -> str:
-    """The edition whose model to draw (the build passes it; else the words')."""
-    if "edition" in labels:
-        return labels["edition"]
-    return "ja" if re.search(r"[\u3041-\u30ff]", labels["caption"]) else "zh-Hant"
-
-
 def figure(labels: dict) -> Figure:
-    model = load_pretrained(edition_of(labels))
+    model = load_pretrained(labels["edition"])
     u = model.logits(labels["prompt"])[-1]  # (V,): logits of the next character
     order = np.argsort(-u, kind="stable")[:TOP]  # same order at every T
     names = [model.tokenizer.vocab[i] for i in order] + [labels["others"]]

@@ -31,7 +31,7 @@ def subword(lines: list[str], model_type: str, vocab_size: int):
 
 
 def figure(labels: dict) -> Figure:
-    train, val = split_corpus(load_corpus(labels.get("edition", "ja")))
+    train, val = split_corpus(load_corpus(labels["edition"]))
     lines, val_lines = train.splitlines(), val.splitlines()
     n_chars = sum(len(line) for line in val_lines)
     tok = CharTokenizer.from_text(train)

@@ -10,7 +10,7 @@ COLS = 8  # d_model = 96 drawn as 8 cells
 
 
 def figure(labels: dict) -> Figure:
-    model = load_pretrained(labels.get("edition", "ja"))
+    model = load_pretrained(labels["edition"])
     sentence = labels["sentence"]
     ids = model.tokenizer.encode(sentence)
     n, vocab, d_model = len(ids), len(model.tokenizer), model.config.d_model

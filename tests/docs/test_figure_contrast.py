@@ -61,7 +61,9 @@ def texts_and_backgrounds(kind: str, name: str, language: str, name_of_theme: st
     """(text, its colour, the colour behind it) for each text of the figure."""
     with theme(name_of_theme), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Agg's fonts lack some CJK glyphs
-        fig = load_script(name, kind).figure(ALL_LABELS[kind][name][language])
+        fig = load_script(name, kind).figure(
+            {**ALL_LABELS[kind][name][language], "edition": language}
+        )
         canvas = FigureCanvasAgg(fig)
         texts = [
             t

@@ -81,7 +81,9 @@ def svg_texts(svg: str) -> list[str]:
 
 
 def figure(name: str, language: str, kind: str = "plots") -> Figure:
-    return load_script(name, kind).figure(ALL_LABELS[kind][name][language])
+    return load_script(name, kind).figure(
+        {**ALL_LABELS[kind][name][language], "edition": language}
+    )
 
 
 @functools.cache

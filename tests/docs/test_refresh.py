@@ -1,4 +1,4 @@
-"""attention_book.refresh writes an example file's outputs anew, statements unchanged."""
+"""attention_book.refresh writes example outputs anew, statements unchanged."""
 
 from __future__ import annotations
 
