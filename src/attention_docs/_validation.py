@@ -482,6 +482,10 @@ def positive_finite(name: str, value: object) -> float:
 def check_positive_int(name: str, value: object) -> int:
     """Return ``value`` as an ``int``; ValueError unless it is an integer >= 1.
 
+    Every such count (sizes, heads, steps) must also fit an array dimension
+    (``np.intp``), so that a huge one is refused by name rather than by
+    numpy's "Maximum allowed dimension exceeded".
+
     >>> check_positive_int("h", 0)
     Traceback (most recent call last):
     ...
@@ -491,6 +495,12 @@ def check_positive_int(name: str, value: object) -> int:
         raise ValueError(f"`{name}` must be a positive integer, got {shown(value)}")
     if value < 1:
         raise ValueError(f"`{name}` must be a positive integer, got {shown(value)}")
+    limit = int(np.iinfo(np.intp).max)
+    if value > limit:
+        raise ValueError(
+            f"`{name}` is too large for an array dimension (at most {limit}), "
+            f"got {shown(value)}"
+        )
     return int(value)
 
 

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention_docs import (
+    KVCache,
     MultiHeadAttention,
     attention_scores,
     attention_weights,
@@ -25,6 +26,7 @@ from attention_docs import (
     padding_mask,
     scaled_dot_product_attention,
     self_attention,
+    sinusoidal_positional_encoding,
     softmax,
     split_heads,
 )
@@ -340,3 +342,18 @@ def test_self_attention_of_no_tokens_is_an_error_naming_x() -> None:
         ValueError, match=r"`x` has no tokens \(n=0\): shape \(2, 0, 4\)"
     ):
         self_attention(np.ones((2, 0, 4)), w, w, w)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: KVCache(2**64), "d_k"),
+        (lambda: KVCache(4, capacity=2**63), "capacity"),
+        (lambda: sinusoidal_positional_encoding(2**64, 4), "n"),
+        (lambda: MultiHeadAttention(2**64, 2, rng=np.random.default_rng(0)), "d_model"),
+    ],
+)
+def test_a_size_beyond_an_array_dimension_is_refused_by_name(call, name) -> None:
+    """Not numpy's "Maximum allowed dimension exceeded", which names nothing."""
+    with pytest.raises(ValueError, match=rf"`{name}` is too large for an array"):
+        call()
