@@ -47,5 +47,9 @@ def test_a_build_with_the_pdfs_links_the_editions_own(
     monkeypatch, language, name
 ) -> None:
     page = markdown_of(language, name, monkeypatch, with_pdf=True)
-    links = [word for word in page.split("(") if word.startswith("attention-")]
+    links = [
+        word
+        for word in page.split("(")
+        if word.startswith("attention-") and word.split(")")[0].endswith(".pdf")
+    ]
     assert [link.split(")")[0] for link in links] == [f"attention-{language}.pdf"]

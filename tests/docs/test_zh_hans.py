@@ -935,6 +935,7 @@ SENTENCES = [
         "两个平均都从 0 出发，一开始会偏向 0。展开递推式得",
     ),
     ("`tok.encode(text)` 回傳 id 的串列", "`tok.encode(text)` 返回 id 的列表"),
+    ("再換成嵌入矩陣的列，組成輸入矩陣", "再换成嵌入矩阵的行，组成输入矩阵"),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
@@ -1057,7 +1058,7 @@ MEANT = {
     "外插": r"是外插",  # extrapolation, not 額外插入
     "本章": r"本章(?!節)",  # this page (each page is a chapter)
     "個別": r"個別(的)?(內積|元素|序列|查詢)",  # an individual one
-    "零件": r"(一個|它的|這些|用到的)零件",  # the parts of a layer, of a model
+    "零件": r"(一個|它的|這些|用到的|做好的)零件",  # the parts of a layer, of a model
     "詞彙": r"詞彙(共有|大小|由|的確切|數)",  # a model's vocabulary
     "樣貌": r"的樣貌。",  # how saturation looks
     "擺法": r"(兩種|另一種)擺法",  # where layer normalisation goes
