@@ -683,10 +683,6 @@ class TrainingLog:
     val_loss: np.ndarray
 
 
-def _windows(ids: np.ndarray, starts: np.ndarray, length: int) -> np.ndarray:
-    return ids[starts[:, None] + np.arange(length)]  # (batch, length)
-
-
 def _mean_loss(params: Params, config: ModelConfig, ids: np.ndarray) -> float:
     """Loss over every token of ``ids`` after the first, in windows of context + 1."""
     n = config.context
@@ -701,6 +697,36 @@ def _mean_loss(params: Params, config: ModelConfig, ids: np.ndarray) -> float:
         total += loss * (window.shape[1] - 1)
         count += window.shape[1] - 1
     return total / count
+
+
+# --8<-- [start:train]
+def _train_loop(params, config, adam, rng, train, steps, batch_size):
+    """theta_t = Adam(theta_(t-1), dL/dtheta), t = 1, ..., steps."""
+    n, lr = config.context, adam.lr
+    for step in range(1, steps + 1):
+        starts = rng.integers(0, len(train) - n, size=batch_size)  # (B,)
+        batch = train[starts[:, None] + np.arange(n + 1)]  # (B, n + 1)
+        logits, cache = _train_forward(params, config, batch[:, :-1])  # (B, n, V)
+        loss, d_logits = _cross_entropy(logits, batch[:, 1:])  # y_i = x_(i+1)
+        grads = _backward(params, config, batch[:, :-1], cache, d_logits)
+        _check_finite_step(step, loss, grads, lr)
+        adam.lr = lr * min(1.0, 2 * (steps - step + 1) / steps)  # alpha_t
+        adam.step(params, grads)  # theta -= alpha_t m_hat / (sqrt(v_hat) + eps)
+        yield step, loss
+
+
+# --8<-- [end:train]
+
+
+def _check_finite_step(step: int, loss: float, grads: Params, lr: float) -> None:
+    """ValueError naming ``lr`` when the loss or a gradient is not finite."""
+    if not math.isfinite(loss) or not all(
+        np.all(np.isfinite(g)) for g in grads.values()
+    ):
+        raise ValueError(
+            f"the loss diverged at step {step} (loss {loss!r}): `lr`={lr!r} is "
+            "too large"
+        )
 
 
 def train_language_model(
@@ -808,33 +834,17 @@ def train_language_model(
     params = {key: a.astype(np.float32) for key, a in init_params(config, rng).items()}
     adam = Adam(params, lr=lr)
     logged_steps, train_losses, val_losses, recent = [], [], [], []
-    for step in range(1, steps + 1):
-        starts = rng.integers(0, train.size - length + 1, size=batch_size)
-        batch = _windows(train, starts, length)
-        with np.errstate(
-            over="ignore", invalid="ignore", under="ignore", divide="ignore"
+    with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
+        for step, loss in _train_loop(
+            params, config, adam, rng, train, steps, batch_size
         ):
-            logits, cache = _train_forward(params, config, batch[:, :-1])
-            loss, d_logits = _cross_entropy(logits, batch[:, 1:])
-            grads = _backward(params, config, batch[:, :-1], cache, d_logits)
-        if not math.isfinite(loss) or not all(
-            np.all(np.isfinite(g)) for g in grads.values()
-        ):
-            raise ValueError(
-                f"the loss diverged at step {step} (loss {loss!r}): `lr`={lr!r} is "
-                "too large"
-            )
-        # alpha_t: constant, then linear decay to 0 over the second half
-        adam.lr = lr * min(1.0, 2.0 * (steps - step + 1) / steps)
-        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            adam.step(params, grads)
-        recent.append(loss)
-        if step % eval_every == 0 or step == steps:
-            logged_steps.append(step)
-            train_losses.append(float(np.mean(recent)))
-            recent = []
-            if val is not None:
-                val_losses.append(_mean_loss(params, config, val))
+            recent.append(loss)
+            if step % eval_every == 0 or step == steps:
+                logged_steps.append(step)
+                train_losses.append(float(np.mean(recent)))
+                recent = []
+                if val is not None:
+                    val_losses.append(_mean_loss(params, config, val))
     log = TrainingLog(
         np.array(logged_steps), np.array(train_losses), np.array(val_losses)
     )
