@@ -1,12 +1,35 @@
-"""A sentence to characters, ids and rows of E: the input X, one row per token."""
+"""A sentence to ids and rows of E: the used rows of the tall E, stacked as X."""
 
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
-from attention_book.diagrams import arrow, box, canvas, matrix, text
+from attention_book.diagrams import arrow, box, canvas, palette, text
 from attention_docs import load_pretrained
 
-CELL = 18.0
-COLS = 8  # d_model = 96 drawn as 8 cells
+ROW = 15.0  # a used row of E, a row of X
+GAP = 9.0  # rows of E that the sentence does not use
+COLS = 5  # d_model = 96 drawn as 5 cells
+CELL = 13.0
+E_X = 92.0
+X_X = 250.0
+
+
+def rows(ax, x: float, y: float, height: float, fill: str, parts: int = 1) -> None:
+    """``parts`` rows of the table in ``height``, ``COLS`` cells wide."""
+    colours = palette()
+    for k in range(parts):
+        top = y + k * height / parts
+        for j in range(COLS):
+            ax.add_patch(
+                Rectangle(
+                    (x + j * CELL, top),
+                    CELL,
+                    height / parts,
+                    facecolor=colours[fill],
+                    edgecolor=colours["line"],
+                    linewidth=0.5,
+                )
+            )
 
 
 def figure(labels: dict) -> Figure:
@@ -14,32 +37,67 @@ def figure(labels: dict) -> Figure:
     sentence = labels["sentence"]
     ids = model.tokenizer.encode(sentence)
     n, vocab, d_model = len(ids), len(model.tokenizer), model.config.d_model
-    top = 72.0
-    fig, ax = canvas(370, top + n * CELL + 62)
+    char_of = dict(zip(ids, sentence, strict=True))
+    used = sorted(set(ids))
+    top = 76.0
+    # E: row 0, then each used id, then row V - 1, with gaps in between
+    layout, y, last = [], top, None
+    for token in [0, *used, vocab - 1]:
+        if last is not None and token > last + 1:
+            layout.append(("gap", None, y))
+            y += GAP
+        layout.append(("used" if token in char_of else "end", token, y))
+        y += ROW
+        last = token
+    bottom = y
+    x_top = top + (bottom - top - n * ROW) / 2
+    fig, ax = canvas(370, bottom + 44)
+    colours = palette()
     text(ax, 185, 12, sentence)
-    text(ax, 38, top - 14, labels["char"])
-    text(ax, 106, top - 14, labels["id"])
-    text(ax, 170 + COLS * CELL / 2, top - 40, labels["row"])
-    for i, (char, token) in enumerate(zip(sentence, ids, strict=True)):
-        y = top + i * CELL
-        text(ax, 10, y + CELL / 2, str(i + 1), ha="center")
-        box(ax, 27, y + 1, 22, CELL - 2, char, rounded=False)
-        arrow(ax, (53, y + CELL / 2), (80, y + CELL / 2))
-        text(ax, 106, y + CELL / 2, str(token))
-        arrow(ax, (134, y + CELL / 2), (164, y + CELL / 2))
-    matrix(
-        ax,
-        170,
-        top,
-        n,
-        COLS,
-        cell=CELL,
-        fill="x",
-        col_label=f"d_{{model}} = {d_model}",
+    text(ax, 18, top - 14, labels["char"])
+    text(ax, 62, top - 14, labels["id"], ha="right")
+    width = COLS * CELL
+    text(ax, E_X + width / 2, top - 34, f"E: ({vocab}, {d_model})")
+    text(ax, E_X + width / 2, top - 14, f"d_{{model}} = {d_model}")
+    text(ax, X_X + width / 2, x_top - 34, f"X = E[ids]: ({n}, {d_model})")
+    row_y = {}
+    for kind, token, y in layout:
+        if kind == "gap":
+            rows(ax, E_X, y, GAP, "box", parts=3)
+            continue
+        rows(ax, E_X, y, ROW, "highlight" if kind == "used" else "box")
+        text(ax, 62, y + ROW / 2, str(token), ha="right")
+        if kind == "used":
+            text(ax, 18, y + ROW / 2, char_of[token])
+            row_y[token] = y + ROW / 2
+    ax.add_patch(
+        Rectangle(
+            (E_X, top),
+            width,
+            bottom - top,
+            fill=False,
+            edgecolor=colours["line"],
+            linewidth=1.2,
+        )
     )
-    bottom = top + n * CELL
-    text(ax, 170 + COLS * CELL / 2, bottom + 16, f"X = E[ids]: ({n}, {d_model})")
-    text(ax, 4, bottom + 44, f"E: (V, d_{{model}}) = ({vocab}, {d_model})", ha="left")
+    for i, token in enumerate(ids):
+        y = x_top + i * ROW
+        rows(ax, X_X, y, ROW, "highlight")
+        text(ax, X_X + width + 12, y + ROW / 2, str(i + 1))
+        text(ax, X_X + width + 32, y + ROW / 2, sentence[i])
+        arrow(ax, (E_X + width + 3, row_y[token]), (X_X - 3, y + ROW / 2))
+    ax.add_patch(
+        Rectangle(
+            (X_X, x_top),
+            width,
+            n * ROW,
+            fill=False,
+            edgecolor=colours["line"],
+            linewidth=1.2,
+        )
+    )
+    box(ax, 12, bottom + 18, 22, 14, fill="highlight", rounded=False)
+    text(ax, 42, bottom + 25, labels["row"], ha="left")
     return fig
 
 
