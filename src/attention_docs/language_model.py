@@ -701,7 +701,7 @@ def _mean_loss(params: Params, config: ModelConfig, ids: np.ndarray) -> float:
 
 # --8<-- [start:train]
 def _train_loop(params, config, adam, rng, train, steps, batch_size):
-    """theta_t = Adam(theta_(t-1), dL/dtheta), t = 1, ..., steps."""
+    """theta_t = adam.step(theta_(t-1), grads), t = 1, ..., steps."""
     n, lr = config.context, adam.lr
     for step in range(1, steps + 1):
         starts = rng.integers(0, len(train) - n, size=batch_size)  # (B,)
