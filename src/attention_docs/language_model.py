@@ -62,7 +62,7 @@ from .attention import scaled_dot_product_attention
 from .masks import causal_mask
 from .multihead import merge_heads, split_heads
 from .positional import apply_rope
-from .tokenizer import CharTokenizer
+from .tokenizer import SPECIAL_TOKENS, CharTokenizer
 from .training import Adam
 from .transformer import feed_forward, layer_norm
 
@@ -1013,7 +1013,7 @@ class LanguageModel:
             f"config:{key}": np.int64(value)
             for key, value in asdict(self.config).items()
         }
-        vocab = np.array(self.tokenizer.vocab[len(("<pad>", "<unk>")) :])
+        vocab = np.array(self.tokenizer.vocab[len(SPECIAL_TOKENS) :])
         np.savez_compressed(path, vocab=vocab, **config, **arrays)
 
     @classmethod
@@ -1031,7 +1031,7 @@ class LanguageModel:
                 key[6:]: data[key] for key in data.files if key.startswith("param:")
             }
             vocab = [str(c) for c in data["vocab"]]
-        tokenizer = CharTokenizer(["<pad>", "<unk>", *vocab])
+        tokenizer = CharTokenizer([*SPECIAL_TOKENS, *vocab])
         return cls(tokenizer, config, params)
 
 
@@ -1055,10 +1055,7 @@ def load_pretrained(edition: str) -> LanguageModel:
     ValueError
         If ``edition`` is not one of :data:`EDITIONS`.
     """
-    if edition not in EDITIONS:
-        raise ValueError(f"`edition` must be one of {EDITIONS}, got {edition!r}")
-    source = resources.files("attention_docs") / "data" / f"lm-{edition}.npz"
-    with resources.as_file(source) as path:
+    with resources.as_file(_data_file(edition, f"lm-{edition}.npz")) as path:
         return LanguageModel.load(path)
 
 
@@ -1073,10 +1070,14 @@ def load_corpus(edition: str) -> str:
     ValueError
         If ``edition`` is not one of :data:`EDITIONS`.
     """
+    return _data_file(edition, f"corpus-{edition}.txt").read_text(encoding="utf-8")
+
+
+def _data_file(edition: object, name: str) -> Any:
+    """The shipped file ``name`` of ``edition``; ValueError for another edition."""
     if edition not in EDITIONS:
         raise ValueError(f"`edition` must be one of {EDITIONS}, got {edition!r}")
-    source = resources.files("attention_docs") / "data" / f"corpus-{edition}.txt"
-    return source.read_text(encoding="utf-8")
+    return resources.files("attention_docs") / "data" / name
 
 
 def split_corpus(text: str, every: int = 10) -> tuple[str, str]:

@@ -27,8 +27,6 @@ See the book's page "Generating text" (generation.md).
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,9 +35,10 @@ from numpy.typing import ArrayLike
 from ._validation import (
     FloatArray,
     as_float_array,
+    as_real,
     check_ndim,
     check_positive_int,
-    shown,
+    positive_finite,
 )
 from .kvcache import KVCache
 from .language_model import LanguageModel, decoder_forward
@@ -48,19 +47,6 @@ from .softmax import softmax
 from .tokenizer import PAD
 
 __all__ = ["generate", "next_token_probs", "sample_next"]
-
-
-def _check_temperature(temperature: object) -> float:
-    if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real):
-        raise ValueError(
-            f"`temperature` must be a positive finite number, got {shown(temperature)}"
-        )
-    value = float(temperature) if abs(temperature) < 1e308 else math.inf
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(
-            f"`temperature` must be a positive finite number, got {shown(temperature)}"
-        )
-    return value
 
 
 def next_token_probs(
@@ -120,15 +106,11 @@ def next_token_probs(
     check_ndim("logits", u, 1, "(..., V)")
     if u.shape[-1] == 0:
         raise ValueError(f"`logits` has V=0 tokens: shape {u.shape}")
-    t = _check_temperature(temperature)
+    t = positive_finite("temperature", temperature)
     if top_k is not None:
         top_k = check_positive_int("top_k", top_k)
     if top_p is not None:
-        if isinstance(top_p, bool) or not isinstance(top_p, numbers.Real):
-            raise ValueError(f"`top_p` must be a number in (0, 1], got {shown(top_p)}")
-        top_p = float(top_p)
-        if not 0.0 < top_p <= 1.0:
-            raise ValueError(f"`top_p` must be a number in (0, 1], got {top_p!r}")
+        top_p = as_real("top_p", top_p, "a number in (0, 1]", lambda p: 0.0 < p <= 1.0)
     with np.errstate(over="ignore", under="ignore"):
         shifted = (u - u.max(axis=-1, keepdims=True)) / t  # (u - max u) / T <= 0
         # a difference beyond the float range is -inf: any huge finite value

@@ -26,13 +26,12 @@ with the ``sentencepiece`` library on the same text and compares.
 from __future__ import annotations
 
 import collections
-import numbers
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import shown
+from ._validation import check_positive_int, shown
 
 __all__ = ["PAD", "SPECIAL_TOKENS", "UNK", "CharTokenizer"]
 
@@ -136,12 +135,7 @@ class CharTokenizer:
         TypeError
             If ``text`` is not a string or an iterable of strings.
         """
-        if isinstance(min_count, bool) or not isinstance(min_count, numbers.Integral):
-            raise ValueError(
-                f"`min_count` must be a positive integer, got {min_count!r}"
-            )
-        if min_count < 1:
-            raise ValueError(f"`min_count` must be a positive integer, got {min_count}")
+        min_count = check_positive_int("min_count", min_count)
         pieces = [text] if isinstance(text, str) else list(text)
         counts: collections.Counter[str] = collections.Counter()
         for piece in pieces:
