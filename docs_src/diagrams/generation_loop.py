@@ -1,6 +1,5 @@
 """The generation loop: prefill the prompt, then one new row per step."""
 
-
 from matplotlib.figure import Figure
 
 from attention_book.diagrams import bool_grid, canvas, legend, matrix, text
@@ -22,9 +21,9 @@ def _step(ax, top, n_q, n_k, labels):
     for j in range(n_k):  # key positions 1..n_k
         text(ax, 110 + (j + 0.5) * CELL, top - 10, str(j + 1))
     new = list(range(n_k - n_q, n_k))  # rows this step appends
-    for x, fill, name in [(240, "k", "K"), (300, "v", "V")]:
+    for x, fill, name in [(240, "k", "K_{cache}"), (300, "v", "V_{cache}")]:
         matrix(ax, x, top, n_k, 3, cell=CELL, fill=fill, highlight_rows=new)
-        text(ax, x + 1.5 * CELL, top - 10, name)
+        text(ax, x + 1.5 * CELL, top - 16, name)
     text(ax, 270 + 1.5 * CELL, top + n_k * CELL + 12, labels["cache"])
 
 
@@ -34,10 +33,12 @@ def figure(labels: dict) -> Figure:
     fig, ax = canvas(370, 372)
     text(ax, 4, 10, f"{labels['prefill']} (n_{{0}} = {N0})", ha="left")
     _step(ax, 50, N0, N0, labels)
-    text(ax, 4, 140, f"Q, K, V: (h, n_{{0}}, d_{{k}}) = ({h}, {N0}, {d_k})", ha="left")
+    shape = f"(h, n_{{0}}, d_{{k}}) = ({h}, {N0}, {d_k})"
+    text(ax, 4, 140, f"Q, K_{{cache}}, V_{{cache}}: {shape}", ha="left")
     text(ax, 4, 178, labels["decode"], ha="left")
     _step(ax, 218, 1, N0 + 1, labels)
-    text(ax, 4, 308, f"Q: ({h}, 1, {d_k}),   K, V: ({h}, {N0 + 1}, {d_k})", ha="left")
+    cached = f"K_{{cache}}, V_{{cache}}: ({h}, {N0 + 1}, {d_k})"
+    text(ax, 4, 308, f"Q: ({h}, 1, {d_k}),   {cached}", ha="left")
     text(ax, 4, 330, f"{labels['layers']} L = {n_layers}", ha="left")
     legend(
         ax, 10, 358, [("keep", "True"), ("mask", "False"), ("highlight", labels["new"])]
