@@ -1,6 +1,15 @@
 // What every explorable shares: small matrices, the softmax, the numbers'
-// format (the same as hooks/explorables.py writes at build time), and the
-// mounting of a figure on each page Material shows.
+// format, the pieces of the figure's HTML, and the mounting of a figure on
+// each page Material shows.
+//
+// Each explorable is one module, written once, with two exports:
+// - render(words, data): the figure's HTML, controls disabled. The build
+//   (hooks/explorables.py, through hooks/explorables_render.mjs under Node)
+//   calls it, then runs mount() on it in a DOM without a screen, so that the
+//   page carries the default state that the script itself computes.
+// - mount(root): reads the controls, computes, fills the numbers in, and
+//   listens to the reader. In the browser, register() enables the controls
+//   and mounts every figure of the page.
 
 export const MINUS = "\u2212";
 
@@ -86,6 +95,7 @@ export function resize(root, key, nRows, nCols) {
 // Mount `mount(root)` on every figure named `name` of each page Material
 // shows (instant navigation swaps pages without running a module twice).
 export function register(name, mount) {
+  if (typeof window === "undefined") return; // the build: render() and mount() only
   const run = () => {
     for (const root of document.querySelectorAll(
       `.explorable[data-explorable="${name}"]:not([data-ready])`
@@ -98,3 +108,75 @@ export function register(name, mount) {
   if (window.document$) window.document$.subscribe(run);
   else run();
 }
+
+// --- The figure's HTML (render) ----------------------------------------------
+
+const ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+// Text made safe inside HTML and inside an attribute's quotes.
+export const esc = (text) => String(text).replace(/[&<>"']/g, (c) => ENTITIES[c]);
+
+export const sub = (symbol, index) => `${symbol}<sub>${index}</sub>`;
+
+// A number's cell; mount() writes its text and data-value.
+export const numberCell = (attrs, tag = "td") => `<${tag} data-value="0"${attrs}>0</${tag}>`;
+
+// A matrix as a table, data-matrix=key, with cells data-i / data-j under the
+// row labels `rows` and the column labels `cols`. Rows and columns past
+// shownRows / shownCols are hidden (the script shows them when the reader
+// asks for a larger matrix). `cell(i, j, attrs)` makes a cell's HTML instead
+// of a number's.
+export function matrix(key, caption, rows, cols, { shownRows, shownCols, cell } = {}) {
+  const nRows = shownRows ?? rows.length;
+  const nCols = shownCols ?? cols.length;
+  const hideCol = (j) => (j >= nCols ? " hidden" : "");
+  const head = cols.map((c, j) => `<th scope="col" data-j="${j}"${hideCol(j)}>${c}</th>`).join("");
+  const body = rows.map((label, i) => {
+    const cells = cols.map((_, j) => {
+      const attrs = ` data-i="${i}" data-j="${j}"${hideCol(j)}`;
+      return cell ? cell(i, j, attrs) : numberCell(attrs);
+    });
+    const hidden = i >= nRows ? " hidden" : "";
+    return `<tr data-i="${i}"${hidden}><th scope="row">${label}</th>${cells.join("")}</tr>`;
+  });
+  return (
+    `<table class="explorable-matrix" data-matrix="${key}"><caption>${caption}</caption>` +
+    `<thead><tr><td></td>${head}</tr></thead><tbody>${body.join("")}</tbody></table>`
+  );
+}
+
+// The explorable's box: title, content, live status, and the sentence for a
+// reader without JavaScript. A <section> (a group, not a landmark) holding no
+// other <section>: the search leaves out an element by its tag, up to the
+// first end tag of that name, so the figure's own <div>s must not end it.
+export function frame(name, words, inner) {
+  return (
+    `<section class="explorable" data-explorable="${name}" id="explorable-${name}" ` +
+    `role="group" aria-labelledby="explorable-${name}-title" data-search-exclude>` +
+    `<p class="explorable-title" id="explorable-${name}-title">${words.title}</p>` +
+    `${inner}<noscript><p>${words.static}</p></noscript></section>`
+  );
+}
+
+// The live region that announce() writes to.
+export const status = () => '<p class="explorable-status" role="status" aria-live="polite"></p>';
+
+// The messages mount() fills in, as data-msg-* attributes (read by words()).
+export function templates(wordsOf, ...keys) {
+  const attrs = keys.map((k) => `data-msg-${k}="${esc(wordsOf[k])}"`).join(" ");
+  return `<span class="explorable-messages" hidden ${attrs}></span>`;
+}
+
+// The data mount() reads, as JSON in a hidden node.
+export const dataNode = (data) => `<div data-data="${esc(JSON.stringify(data))}" hidden></div>`;
+
+// A <select>'s options, `chosen` selected, each shown as names[value] or the value.
+export function optionList(values, chosen, names = null) {
+  return values
+    .map((v) => `<option value="${v}"${v === chosen ? " selected" : ""}>${names ? names[v] : v}</option>`)
+    .join("");
+}
+
+// A labelled control: <label><span>words</span>control</label>.
+export const field = (label, control) =>
+  `<label class="explorable-field"><span>${label}</span>${control}</label>`;

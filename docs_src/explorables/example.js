@@ -2,9 +2,38 @@
 // Q = X W_Q, K = X W_K, V = X W_V, the scores S = Q Kᵀ / √d_k, the weights
 // A = softmax(S) row by row, and the output Z = A V. Choosing an entry z_ij
 // shows the row of weights and the column of values that made it.
-import { announce, fill, fmt, matmul, message, register, show, softmax, transpose, words } from "./core.js";
+import {
+  announce, dataNode, esc, fill, fmt, frame, matmul, matrix, message, register, show, softmax,
+  status, sub, templates, transpose, words,
+} from "./core.js";
 
-register("example", (root) => {
+// data: the running example's X (n × d_model) and W_Q, W_K, W_V.
+export function render(w, data) {
+  const n = data.x.length;
+  const labels = (symbol) => data.x.map((_, i) => sub(symbol, i + 1));
+  const dims = data.x[0].map((_, j) => String(j + 1));
+  // X's entries, which the reader rewrites.
+  const entry = (i, j, attrs) =>
+    `<td${attrs}><input type="number" step="1" value="${data.x[i][j]}" ` +
+    `aria-label="${esc(message(w.entry, { i: i + 1, j: j + 1 }))}" data-x disabled inputmode="decimal"></td>`;
+  // Z's entries, buttons named by their number, in the table's row z_i and column j.
+  const pick = (i, j, attrs) =>
+    `<td${attrs}><button type="button" aria-pressed="false" data-value="0" disabled>0</button></td>`;
+  const keys = labels("k").slice(0, n);
+  const tables =
+    '<div class="explorable-tables">' +
+    matrix("x", w.x, labels("x"), dims, { cell: entry }) +
+    matrix("q", w.q, labels("q"), dims) +
+    matrix("k", w.k, labels("k"), dims) +
+    matrix("v", w.v, labels("v"), dims) +
+    matrix("scores", w.scores, labels("q"), keys) +
+    matrix("weights", w.weights, labels("q"), keys) +
+    matrix("output", w.output, labels("z"), dims, { cell: pick }) + "</div>";
+  const weights = { w_q: data.w_q, w_k: data.w_k, w_v: data.w_v };
+  return frame("example", w, dataNode(weights) + tables + status() + templates(w, "hint", "sum"));
+}
+
+export function mount(root) {
   const data = JSON.parse(root.querySelector("[data-data]").dataset.data);
   const inputs = [...root.querySelectorAll("input[data-x]")];
   const picks = [...root.querySelectorAll('[data-matrix="output"] button')];
@@ -62,4 +91,6 @@ register("example", (root) => {
     });
   }
   update();
-});
+}
+
+register("example", mount);

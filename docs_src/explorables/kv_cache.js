@@ -1,7 +1,26 @@
 // The KV cache's size: bytes = 2 · L · h_kv · d_k · n · b · B, with h_kv = h
 // (multi-head), g (grouped-query) or 1 (multi-query); exact integers (BigInt),
 // as kv_cache_bytes computes them.
-import { announce, fmt, message, register, words } from "./core.js";
+import { announce, field, fmt, frame, message, optionList, register, status, templates, words } from "./core.js";
+
+// data: the page's model (sizes), the widths in bytes and the kinds to offer.
+export function render(w, data) {
+  const number = (key) => field(w[key],
+    `<input type="number" min="1" step="1" value="${data.sizes[key]}" data-size="${key}" ` +
+    'disabled inputmode="numeric">');
+  const controls =
+    '<div class="explorable-controls explorable-form">' +
+    field(w.kind, `<select data-kind disabled>${optionList(data.kinds, data.kinds[0], w)}</select>`) +
+    ["layers", "heads", "groups", "d_k", "tokens"].map(number).join("") +
+    field(w.bytes, `<select data-bytes disabled>${optionList(data.bytes, data.bytes[0])}</select>`) +
+    number("batch") +
+    `<button type="button" data-step disabled>${w.step}</button></div>`;
+  const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
+  const results =
+    '<dl class="explorable-results">' +
+    ["h_kv", "per_token", "total", "total_units"].map(result).join("") + "</dl>";
+  return frame("kv_cache", w, controls + results + status() + templates(w, "status", "invalid"));
+}
 
 const UNITS = [["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]];
 
@@ -12,7 +31,7 @@ function inUnits(n) {
 
 const grouped = (n) => n.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 
-register("kv_cache", (root) => {
+export function mount(root) {
   const kind = root.querySelector("select[data-kind]");
   const bytes = root.querySelector("select[data-bytes]");
   const inputs = [...root.querySelectorAll("input[data-size]")];
@@ -54,4 +73,6 @@ register("kv_cache", (root) => {
     update();
   });
   update();
-});
+}
+
+register("kv_cache", mount);

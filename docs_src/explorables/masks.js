@@ -1,9 +1,40 @@
 // Masks: a boolean mask (True = may attend) toggled cell by cell, with the
 // causal (bottom-right aligned) and padding presets. Masked scores become
 // −∞ before the softmax; a fully masked row gets zero weights and output.
-import { announce, fill, matmul, message, register, resize, softmax, transpose, words } from "./core.js";
+import {
+  announce, dataNode, esc, field, fill, frame, matmul, matrix, message, optionList, register,
+  resize, softmax, status, sub, templates, transpose, words,
+} from "./core.js";
 
-register("masks", (root) => {
+// data: the running example's q, k, v (n rows each); every cell may attend.
+export function render(w, data) {
+  const n = data.q.length;
+  const sizes = [...Array(n).keys()].map((i) => i + 1);
+  const select = (key, label, options) =>
+    field(label, `<select data-${key} disabled>${optionList(options, n)}</select>`);
+  const preset = (key) => `<button type="button" data-preset="${key}" disabled>${w[key]}</button>`;
+  const controls =
+    '<div class="explorable-controls">' +
+    select("nq", w.n_q, sizes) + select("nk", w.n_k, sizes) + preset("causal") + preset("all") +
+    select("length", w.length, [0, ...sizes]) + preset("padding") + "</div>";
+  const rows = sizes.map((i) => sub("q", i));
+  const cols = sizes.map((j) => sub("k", j));
+  // The causal mask (n_q = n_k = n): query i sees key j when j <= i.
+  const checkbox = (i, j, attrs) =>
+    `<td${attrs}><input type="checkbox" aria-label="${esc(message(w.cell, { i: i + 1, j: j + 1 }))}" ` +
+    `data-cell data-i="${i}" data-j="${j}"${j <= i ? " checked" : ""} disabled></td>`;
+  const dims = data.v[0].map((_, j) => String(j + 1));
+  const tables =
+    '<div class="explorable-tables">' +
+    matrix("mask", w.mask, rows, cols, { cell: checkbox }) +
+    matrix("scores", w.scores, rows, cols) +
+    matrix("weights", w.weights, rows, cols) +
+    matrix("output", w.output, rows, dims) + "</div>";
+  return frame("masks", w, dataNode(data) + controls + tables + status() +
+    templates(w, "status_ok", "status_empty"));
+}
+
+export function mount(root) {
   const data = JSON.parse(root.querySelector("[data-data]").dataset.data);
   const n = data.q.length;
   const nq = root.querySelector("select[data-nq]");
@@ -58,4 +89,6 @@ register("masks", (root) => {
     button.addEventListener("click", () => apply(button.dataset.preset));
   }
   update();
-});
+}
+
+register("masks", mount);

@@ -1,9 +1,29 @@
 // Online softmax: the keys in blocks; after each block the running maximum
 // m, the running sum l and the unnormalised output o, rescaled by e^(m − m')
 // whenever the maximum rises. After the last block, o / l = softmax(s) V.
-import { announce, fill, fmt, message, register, resize, softmax, words } from "./core.js";
+import {
+  announce, dataNode, field, fill, fmt, frame, matrix, message, optionList, register, resize,
+  softmax, status, sub, templates, words,
+} from "./core.js";
 
-register("online", (root) => {
+// data: the page's scores s of one query, its values v (one row per key)
+// and the block sizes to offer (the first shown).
+export function render(w, data) {
+  const inputs = data.s.map((sj, j) => field(sub("s", j + 1),
+    `<input type="number" step="0.5" value="${sj}" data-s="${j}" disabled inputmode="decimal">`)).join("");
+  const controls =
+    `<div class="explorable-controls">${inputs}` +
+    field(w.block, `<select data-block disabled>${optionList(data.blocks, data.blocks[0])}</select>`) +
+    `<button type="button" data-next disabled>${w.next}</button>` +
+    `<button type="button" data-restart disabled>${w.restart}</button></div>`;
+  const steps = matrix("steps", w.steps, data.s.map((_, j) => String(j + 1)),
+    ["m", "ℓ", sub("o", 1), sub("o", 2), `${sub("o", 1)}/ℓ`, `${sub("o", 2)}/ℓ`]);
+  const plain = matrix("plain", w.plain, [w.plain_row], ["1", "2"]);
+  return frame("online", w,
+    dataNode(data.v) + controls + steps + plain + status() + templates(w, "start", "step", "done"));
+}
+
+export function mount(root) {
   const V = JSON.parse(root.querySelector("[data-data]").dataset.data);
   const inputs = [...root.querySelectorAll("input[data-s]")];
   const block = root.querySelector("select[data-block]");
@@ -58,4 +78,6 @@ register("online", (root) => {
   root.querySelector("button[data-next]").addEventListener("click", () => showUpTo(shown + 1));
   root.querySelector("button[data-restart]").addEventListener("click", restart);
   restart();
-});
+}
+
+register("online", mount);

@@ -1,9 +1,40 @@
 // Softmax, temperature and saturation: s = softmax(t x), the largest weight,
 // the rest ε = 1 − max s, and the Jacobian ds_j/du_l = s_j (δ_jl − s_l) with respect to
 // the softmax's input u = t x (with respect to x it is t times larger).
-import { announce, fill, fmt, message, register, sci, show, showSci, softmax, words } from "./core.js";
+import {
+  announce, field, fill, fmt, frame, matrix, message, numberCell, register, sci, show, showSci,
+  softmax, status, sub, templates, words,
+} from "./core.js";
 
-register("softmax", (root) => {
+// data: the page's scores x and factor t.
+export function render(w, data) {
+  const inputs = data.x.map((xj, j) => field(sub("x", j + 1),
+    `<input type="number" step="0.5" value="${xj}" data-x="${j}" disabled inputmode="decimal">`)).join("");
+  const scale =
+    `<label class="explorable-field explorable-wide" for="explorable-softmax-t">${w.scale}</label>` +
+    '<input type="range" id="explorable-softmax-t" min="0" max="10" step="0.1" ' +
+    `value="${data.t}" data-t disabled>` +
+    `<output for="explorable-softmax-t" data-t-shown>${fmt(data.t, 1)}</output>`;
+  // s_j: a bar as long as the weight, and the weight.
+  const bar = (i, j, attrs) =>
+    `<td${attrs} class="explorable-bar-cell"><span class="explorable-bar" style="--w: 0%"></span>` +
+    `<span data-value="0" data-s="${i}">0</span></td>`;
+  const labels = data.x.map((_, j) => sub("x", j + 1));
+  const weights = matrix("weights", w.weights, labels,
+    [sub("x", "j"), `${sub("u", "j")} = t${sub("x", "j")}`, sub("s", "j")],
+    { cell: (i, j, attrs) => (j === 2 ? bar(i, j, attrs) : numberCell(attrs)) });
+  const jacobian = matrix("jacobian", w.jacobian,
+    labels.map((_, j) => sub("s", j + 1)), labels.map((_, j) => sub("u", j + 1)));
+  const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
+  const results = `<dl class="explorable-results">${result("largest")}${result("rest")}${result("jmax")}</dl>`;
+  return frame("softmax", w,
+    `<div class="explorable-controls">${inputs}<div class="explorable-range">${scale}</div></div>` +
+    `<div class="explorable-tables">${weights}${jacobian}</div>` +
+    results + status() + templates(w, "status"));
+}
+
+
+export function mount(root) {
   const xs = [...root.querySelectorAll("input[data-x]")];
   const t = root.querySelector("input[data-t]");
 
@@ -33,4 +64,6 @@ register("softmax", (root) => {
   };
   for (const input of [...xs, t]) input.addEventListener("input", update);
   update();
-});
+}
+
+register("softmax", mount);

@@ -3,12 +3,12 @@
 One page load per explorable page (Japanese edition): the test sets the
 figure's inputs with the keyboard or the mouse, reads every number the page
 shows, and compares it with what ``attention_docs`` computes for the same
-inputs (``hooks/explorables.py`` holds the same computations, which also draw
-the figure's default state at build time). Each number is compared twice:
-its full value (``data-value``) to float64 rounding, and its shown text to
-the precision it is shown at. The load itself must shift no layout (the
-figure is drawn at build time and the script only fills it in) and leave no
-console error.
+inputs (``tests/explorables_oracle.py``); the figure computes its numbers in
+JavaScript, with the module that also drew its default state at build time.
+Each number is compared twice: its full value (``data-value``) to float64
+rounding, and its shown text to the precision it is shown at. The load itself
+must shift no layout (the figure is drawn at build time and the script only
+fills it in) and leave no console error.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import re
 import numpy as np
 import pytest
 
-from attention_docs import causal_mask, padding_mask
+from attention_docs import causal_mask, padding_mask, running_example
 from hooks import explorables
+from tests import explorables_oracle as oracle
 
 from .navigation import TIMEOUT
 
@@ -167,14 +168,14 @@ def test_softmax(load) -> None:
     page, watch, root = load("softmax", "softmax")
 
     def agrees(x, t) -> None:
-        state = explorables.softmax_state(x, t)
+        state = oracle.softmax_state(x, t)
         compare(
             page, "softmax", "weights", np.column_stack([x, state["tx"], state["s"]])
         )
         compare(page, "softmax", "jacobian", state["jacobian"])
         for key in ("largest", "rest", "jmax"):
             check(*result(page, "softmax", key), state[key], f"softmax/{key}")
-        assert explorables.fmt(t, 1) in status(page, "softmax")
+        assert oracle.fmt(t, 1) in status(page, "softmax")
 
     agrees([1.0, 2.0, 3.0], 1.0)  # the default state, as the script computes it
     scale = root.locator("input[data-t]")
@@ -213,7 +214,7 @@ def test_masks(load) -> None:
 
     def agrees(n_q: int, n_k: int) -> np.ndarray:
         mask = mask_shown(n_q, n_k)
-        state = explorables.masks_state(n_q, n_k, mask)
+        state = oracle.masks_state(n_q, n_k, mask)
         compare(page, "masks", "scores", state["scores"])
         compare(page, "masks", "weights", state["weights"])
         compare(page, "masks", "output", state["output"])
@@ -248,10 +249,10 @@ def test_masks(load) -> None:
 
 def test_running_example(load) -> None:
     page, watch, root = load("scaled-dot-product", "example")
-    x = explorables.running_qkv()[0].copy()
+    x = running_example()[0].copy()
 
     def agrees() -> dict:
-        state = explorables.example_state(x)
+        state = oracle.example_state(x)
         for key in ("q", "k", "v", "scores", "weights", "output"):
             compare(page, "example", key, state[key])
         return state
@@ -277,9 +278,9 @@ def test_running_example(load) -> None:
     values = root.locator('[data-matrix="v"] td[data-j="1"].explorable-on')
     assert weights.count() == 3 and values.count() == 3
     said = status(page, "example")
-    assert explorables.fmt(state["output"][2][1], 3) in said
+    assert oracle.fmt(state["output"][2][1], 3) in said
     for p in range(3):
-        assert explorables.fmt(state["weights"][2][p], 3) in said
+        assert oracle.fmt(state["weights"][2][p], 3) in said
     assert not watch.problems(), watch.problems()
 
 
@@ -288,15 +289,15 @@ def test_kv_cache(load) -> None:
     sizes = dict(explorables.KV_DEFAULT)
 
     def agrees(kind: str, b: int) -> int:
-        state = explorables.kv_state(kind, sizes, b)
+        state = oracle.kv_state(kind, sizes, b)
         for key, n in (("h_kv", "h_kv"), ("per_token", "per_token")):
             text, full = result(page, "kv_cache", key)
             assert int(full) == state[n], key
         text, full = result(page, "kv_cache", "total")
         assert int(full) == state["total"]
-        assert text == explorables.grouped(state["total"])
+        assert text == oracle.grouped(state["total"])
         text, full = result(page, "kv_cache", "total_units")
-        assert text == explorables.in_units(state["total"])
+        assert text == oracle.in_units(state["total"])
         return state["total"]
 
     assert agrees("mha", 2) == 9 * 2**30  # GPT-3 175B: 9 GiB
@@ -333,7 +334,7 @@ def test_rope(load) -> None:
     page, watch, root = load("positional-encoding", "rope")
 
     def agrees(m: int, n: int) -> float:
-        state = explorables.rope_state(m, n)
+        state = oracle.rope_state(m, n)
         compare(page, "rope", "rotated", [state["q"], state["k"]])
         check(*result(page, "rope", "score"), state["score"], "rope/score")
         check(*result(page, "rope", "shift"), m - n, "rope/shift")
@@ -369,7 +370,7 @@ def test_online_softmax(load) -> None:
     s = list(explorables.ONLINE_S)
 
     def agrees(block: int) -> dict:
-        state = explorables.online_state(s, block)
+        state = oracle.online_state(s, block)
         compare(page, "online", "steps", state["steps"])
         compare(page, "online", "plain", [state["plain"]])
         # The last step's o / l is the package's blockwise result and the plain one.
@@ -383,7 +384,7 @@ def test_online_softmax(load) -> None:
     button.focus()
     for step in range(1, 4):
         page.keyboard.press("Enter")
-        assert explorables.fmt(state["steps"][step - 1][1], 4) in status(page, "online")
+        assert oracle.fmt(state["steps"][step - 1][1], 4) in status(page, "online")
     page.keyboard.press("Enter")  # the last key
     said = status(page, "online")  # the page's prediction: (1.4366, 0.2749)
     assert "(1.4366, 0.2749)" in said and "softmax(s)V" in said
@@ -404,7 +405,7 @@ def test_heads(load) -> None:
     page, watch, root = load("multi-head", "heads")
 
     def agrees(h: int, w_o: str) -> dict:
-        state = explorables.heads_state(h, w_o)
+        state = oracle.heads_state(h, w_o)
         compare(page, "heads", "q", state["q"])
         for i in range(max(explorables.HEAD_COUNTS)):
             tables = root.locator(
@@ -429,7 +430,7 @@ def test_heads(load) -> None:
     agrees(2, "mixing")  # the default state: the page's two heads
     root.locator("select[data-h]").select_option("1")  # the page's prediction
     state = agrees(1, "mixing")
-    assert [explorables.fmt(a, 3) for a in state["weights"][0][0]] == [
+    assert [oracle.fmt(a, 3) for a in state["weights"][0][0]] == [
         "0.274",
         "0.452",
         "0.274",

@@ -1,20 +1,28 @@
 """The interactive figures' sources: words, placeholders, formats, weight.
 
 The browser tests (tests/browser/test_explorables.py) drive the figures;
-these check, without a build, what the hook and the pages promise.
+these check, without a site build, what the hook and the pages promise, and
+the default state that each module draws under Node (the page's state
+without JavaScript, in print and in the search) against the package.
 """
 
 from __future__ import annotations
 
 import gzip
+import json
 import re
+import subprocess
+from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
 from attention_book import zh_hans
+from attention_docs import causal_mask, running_example
 from hooks import explorables
+from tests import explorables_oracle as oracle
 
 ROOT = Path(__file__).resolve().parents[2]
 EDITIONS = ("ja", "zh-Hant")
@@ -23,8 +31,8 @@ PLACEHOLDER = '<div class="explorable" data-explorable="{}"></div>'
 INCLUDE = re.compile(r'--8<-- "([^"]+)"')
 
 
-def test_every_script_has_a_renderer_and_words() -> None:
-    assert NAMES == sorted(explorables.RENDERERS)
+def test_every_script_has_data_and_words() -> None:
+    assert NAMES == sorted(explorables.DATA)
     for name in NAMES:
         assert (explorables.FOLDER / f"{name}.yml").is_file(), name
 
@@ -97,28 +105,109 @@ def test_default_state_is_drawn_in_every_language(name: str, language: str) -> N
     assert controls and labelled >= len(controls)
 
 
-def test_numbers_are_formatted_as_the_script_formats_them() -> None:
-    fmt, sci = explorables.fmt, explorables.sci
-    assert fmt(0.27406862, 3) == "0.274"
-    assert fmt(-1.5, 2) == "\u22121.50"
-    assert fmt(-0.00001, 3) == "0.000"  # no "−0.000"
-    assert fmt(-0.0, 1) == "0.0"
-    assert sci(0.0067153, 1) == "6.7 × 10<sup>\u22123</sup>"
-    assert sci(0.33, 1) == "3.3 × 10<sup>\u22121</sup>"
-    assert explorables.grouped(9663676416) == "9,663,676,416"
-    assert explorables.in_units(9 * 2**30) == "9.00 GiB"
-    assert explorables.in_units(768 * 2**20) == "768.00 MiB"
-    assert explorables.value(0.5) == "0.5" and explorables.value(2.0) == "2"
+def run_module(code: str):
+    """What ``code`` (an ES module importing from ``./core.js`` and the other
+    modules of the folder) prints as JSON, run by Node in that folder."""
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", code],
+        cwd=explorables.FOLDER,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def test_numbers_are_formatted_for_the_reader() -> None:
+    shown = run_module(
+        'import { fmt, sci } from "./core.js";'
+        "console.log(JSON.stringify([fmt(0.27406862, 3), fmt(-1.5, 2),"
+        "fmt(-0.00001, 3), fmt(-0, 1), sci(0.0067153, 1), sci(0.33, 1)]));"
+    )
+    assert shown == [
+        "0.274",
+        "\u22121.50",
+        "0.000",  # no "−0.000"
+        "0.0",
+        "6.7 × 10<sup>\u22123</sup>",
+        "3.3 × 10<sup>\u22121</sup>",
+    ]
+
+
+class Cells(HTMLParser):
+    """Every ``data-value`` of a figure's tables: key -> {(i, j): x}."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, dict[tuple[int, int], float]] = {}
+        self.table = None
+        self.cell = None
+
+    def handle_starttag(self, tag, attrs) -> None:
+        a = dict(attrs)
+        if tag == "table" and "data-matrix" in a:
+            self.table = self.tables.setdefault(a["data-matrix"], {})
+        elif tag == "td" and "data-i" in a and self.table is not None:
+            self.cell = (int(a["data-i"]), int(a["data-j"]))
+            if "data-value" in a:
+                self.table[self.cell] = float(a["data-value"])
+        elif "data-value" in a and self.cell is not None and self.table is not None:
+            self.table[self.cell] = float(a["data-value"])
+
+    def handle_endtag(self, tag) -> None:
+        if tag == "table":
+            self.table = None
+        elif tag == "td":
+            self.cell = None
+
+
+def drawn(name: str, language: str = "ja") -> dict[str, np.ndarray]:
+    parser = Cells()
+    parser.feed(explorables.render(name, language))
+    tables = {}
+    for key, cells in parser.tables.items():
+        shape = tuple(max(ix) + 1 for ix in zip(*cells, strict=True))
+        grid = np.full(shape, np.nan)
+        for (i, j), x in cells.items():
+            grid[i, j] = x
+        tables[key] = grid
+    return tables
+
+
+def test_the_running_example_is_drawn_as_the_package_computes_it() -> None:
+    tables = drawn("example")
+    state = oracle.example_state(running_example()[0])
+    for key in ("q", "k", "v", "scores", "weights", "output"):
+        np.testing.assert_allclose(tables[key], state[key], rtol=1e-12, err_msg=key)
+
+
+def test_the_masks_are_drawn_as_the_package_computes_them() -> None:
+    tables = drawn("masks", "zh-Hans")
+    state = oracle.masks_state(3, 3, causal_mask(3, 3))
+    for key in ("scores", "weights", "output"):
+        np.testing.assert_allclose(tables[key], state[key], rtol=1e-12, err_msg=key)
+
+
+def test_the_heads_are_drawn_as_the_package_computes_them() -> None:
+    tables = drawn("heads", "zh-Hant")
+    state = oracle.heads_state(2, "mixing")
+    for i in range(2):
+        for key, values in (("weights", state["weights"]), ("term", state["terms"])):
+            np.testing.assert_allclose(tables[f"{key}{i}"], values[i], rtol=1e-12)
+    for key in ("q", "concat", "output"):
+        np.testing.assert_allclose(tables[key], state[key], rtol=1e-12, err_msg=key)
 
 
 def test_the_kv_calculator_agrees_with_the_page() -> None:
     """The default state is the page's GPT-3 175B: 9 GiB, 768 MiB, 96 MiB."""
     sizes = explorables.KV_DEFAULT
     totals = {
-        kind: explorables.kv_state(kind, sizes, 2)["total"]
-        for kind in explorables.KV_KINDS
+        kind: oracle.kv_state(kind, sizes, 2)["total"] for kind in explorables.KV_KINDS
     }
     assert totals == {"mha": 9 * 2**30, "gqa": 768 * 2**20, "mqa": 96 * 2**20}
+    figure = explorables.render("kv_cache", "ja")
+    assert f'data-result="total" data-value="{9 * 2**30}">9,663,676,416<' in figure
+    assert ">9.00 GiB<" in figure
 
 
 @pytest.mark.parametrize("name", NAMES)

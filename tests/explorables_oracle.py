@@ -1,0 +1,148 @@
+"""What each explorable must show, computed by ``attention_docs``.
+
+The explorables compute their numbers in JavaScript
+(``docs_src/explorables/<name>.js``); the tests compare every number they
+show with these, which come from the package, for the inputs the figure
+starts from (``hooks/explorables.py``'s data) or that a test sets. Numbers
+are formatted here as a reader reads them, independently of the script.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attention_docs import (
+    apply_rope,
+    attention_scores,
+    blockwise_attention,
+    kv_cache_bytes,
+    multi_head_attention,
+    project_qkv,
+    running_example,
+    scaled_dot_product_attention,
+    softmax,
+)
+from hooks.explorables import ONLINE_V, ROPE_K, ROPE_Q, W_O
+
+MINUS = "\u2212"
+
+
+def fmt(x: float, digits: int) -> str:
+    """``x`` with ``digits`` decimals, a true minus sign, and no "−0"."""
+    text = f"{x:.{digits}f}"
+    if text.startswith("-") and not text.strip("-0."):
+        text = text[1:]
+    return text.replace("-", MINUS)
+
+
+def grouped(n: int) -> str:
+    """An exact integer with a comma every three digits."""
+    return f"{n:,}"
+
+
+def in_units(n: int) -> str:
+    """Bytes in the largest binary unit that is at most ``n``, 2 decimals."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{fmt(n / size, 2)} {unit}"
+    return f"{n} B"
+
+
+def softmax_state(x: list[float], t: float) -> dict:
+    s = softmax(t * np.asarray(x, dtype=np.float64))
+    jacobian = np.diag(s) - np.outer(s, s)  # ds_j/du_l = s_j (delta_jl - s_l), u = t x
+    return {
+        "tx": (t * np.asarray(x)).tolist(),
+        "s": s.tolist(),
+        "largest": float(s.max()),
+        "rest": float(1 - s.max()),
+        "jacobian": jacobian.tolist(),
+        "jmax": float(np.abs(jacobian).max()),
+    }
+
+
+def masks_state(n_q: int, n_k: int, mask) -> dict:
+    """The last n_q queries of the running example against its first n_k keys."""
+    x, w_q, w_k, w_v = running_example()
+    n = x.shape[0]
+    q, k, v = (x @ w_q)[n - n_q :], (x @ w_k)[:n_k], (x @ w_v)[:n_k]
+    mask = np.asarray(mask, dtype=bool)
+    scores = np.where(mask, q @ k.T / np.sqrt(q.shape[-1]), -np.inf)
+    z, a = scaled_dot_product_attention(q, k, v, mask=mask, return_weights=True)
+    return {"scores": scores.tolist(), "weights": a.tolist(), "output": z.tolist()}
+
+
+def example_state(x) -> dict:
+    _, w_q, w_k, w_v = running_example()
+    q, k, v = project_qkv(np.asarray(x, dtype=np.float64), w_q, w_k, w_v)
+    z, a = scaled_dot_product_attention(q, k, v, return_weights=True)
+    return {
+        "q": q.tolist(),
+        "k": k.tolist(),
+        "v": v.tolist(),
+        "scores": attention_scores(q, k).tolist(),
+        "weights": a.tolist(),
+        "output": z.tolist(),
+    }
+
+
+def kv_state(kind: str, sizes: dict, bytes_per_value: int) -> dict:
+    """Heads of keys and values: h (MHA), g (GQA), 1 (MQA); bytes by the package."""
+    h_kv = {"mha": sizes["heads"], "gqa": sizes["groups"], "mqa": 1}[kind]
+    total = kv_cache_bytes(
+        sizes["layers"],
+        h_kv,
+        sizes["d_k"],
+        sizes["tokens"],
+        bytes_per_value=bytes_per_value,
+        batch=sizes["batch"],
+    )
+    per_token = kv_cache_bytes(
+        sizes["layers"], h_kv, sizes["d_k"], 1, bytes_per_value=bytes_per_value
+    )
+    return {"h_kv": h_kv, "total": total, "per_token": per_token}
+
+
+def rope_state(m: float, n: float) -> dict:
+    q = apply_rope(np.array([ROPE_Q]), positions=[m])  # q R_m
+    k = apply_rope(np.array([ROPE_K]), positions=[n])  # k R_r
+    return {"q": q[0].tolist(), "k": k[0].tolist(), "score": float((q @ k.T).item())}
+
+
+def online_state(s: list[float], block: int) -> dict:
+    """The running maximum m, sum l and output o after each block of keys,
+    the book's formulas, and the plain and blockwise results of the package."""
+    scores, values = np.asarray(s, dtype=np.float64), np.asarray(ONLINE_V)
+    m, ell, o = -np.inf, 0.0, np.zeros(values.shape[1])
+    steps = []
+    for start in range(0, len(scores), block):
+        s_b, v_b = scores[start : start + block], values[start : start + block]
+        m_new = max(m, float(s_b.max()))  # m' = max(m, max_j s_j)
+        rescale = np.exp(m - m_new)  # e^(m - m'), 0 for the first block
+        weights = np.exp(s_b - m_new)  # e^(s_j - m')
+        ell = rescale * ell + weights.sum()  # l' = e^(m - m') l + sum_j e^(s_j - m')
+        o = rescale * o + weights @ v_b  # o' = e^(m - m') o + sum_j e^(s_j - m') v_j
+        m = m_new
+        steps.append([m, float(ell), *o.tolist(), *(o / ell).tolist()])
+    # One query whose scores are s: q = (1), k_j = (s_j), scale 1.
+    q, k = np.ones((1, 1)), scores[:, np.newaxis]
+    plain = scaled_dot_product_attention(q, k, values, scale=1.0)[0]
+    blockwise = blockwise_attention(q, k, values, scale=1.0, block_size=block)[0]
+    return {"steps": steps, "plain": plain.tolist(), "blockwise": blockwise.tolist()}
+
+
+def heads_state(h: int, w_o_name: str) -> dict:
+    x, w_q, w_k, w_v = running_example()
+    w_o = np.asarray(W_O[w_o_name], dtype=np.float64)
+    out, weights = multi_head_attention(x, x, x, w_q, w_k, w_v, w_o, h)
+    concat, _ = multi_head_attention(x, x, x, w_q, w_k, w_v, np.eye(4), h)
+    d_v = 4 // h
+    blocks = [slice(i * d_v, (i + 1) * d_v) for i in range(h)]
+    terms = [concat[:, b] @ w_o[b, :] for b in blocks]  # head_i W^O_i: (n, d_model)
+    return {
+        "q": (x @ w_q).tolist(),
+        "weights": weights.tolist(),
+        "concat": concat.tolist(),
+        "terms": [t.tolist() for t in terms],
+        "output": out.tolist(),
+    }
