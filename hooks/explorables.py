@@ -175,7 +175,48 @@ def data_online(language: str) -> dict:
     return {"s": ONLINE_S, "v": ONLINE_V, "blocks": list(ONLINE_BLOCKS)}
 
 
+#: The attention-map explorable's sentences: the words ``sentence_1``,
+#: ``sentence_2``, … of its words file, in order.
+SENTENCE = re.compile(r"sentence_(\d+)")
+#: Decimals of the weights handed to the page (the figure shows 2).
+MAP_DECIMALS = 4
+
+
+def data_attention_maps(language: str) -> dict:
+    """The edition's trained model's weights on the explorable's sentences.
+
+    ``weights[l][g][i][j]`` is A of layer ``l + 1``, head ``g + 1`` (query
+    ``i``, key ``j``), from ``LanguageModel.attention``, rounded to
+    ``MAP_DECIMALS`` decimals (about 2 KB of JSON a sentence of ten characters).
+    """
+    from attention_docs import load_pretrained
+
+    words = words_for("attention_maps", language)
+    found = sorted(
+        (int(m[1]), text)
+        for key, text in words.items()
+        if (m := SENTENCE.fullmatch(key))
+    )
+    model = load_pretrained(language)
+    sentences = []
+    for _, text in found:
+        weights = model.attention(text)  # L x (h, n, n)
+        sentences.append(
+            {
+                "text": text,
+                "tokens": list(text),
+                "weights": [w.round(MAP_DECIMALS).tolist() for w in weights],
+            }
+        )
+    return {
+        "layers": model.config.n_layers,
+        "heads": model.config.n_heads,
+        "sentences": sentences,
+    }
+
+
 DATA = {
+    "attention_maps": data_attention_maps,
     "softmax": data_softmax,
     "masks": data_masks,
     "example": data_example,

@@ -19,7 +19,7 @@ import re
 import numpy as np
 import pytest
 
-from attention_docs import causal_mask, padding_mask, running_example
+from attention_docs import causal_mask, load_pretrained, padding_mask, running_example
 from hooks import explorables
 from tests import explorables_oracle as oracle
 
@@ -440,4 +440,58 @@ def test_heads(load) -> None:
     root.locator("select[data-w-o]").select_option("identity")
     agrees(4, "identity")
     assert "d" in status(page, "heads") and "1" in status(page, "heads")
+    assert not watch.problems(), watch.problems()
+
+
+def test_attention_maps(load) -> None:
+    """The trained model's weights, as ``LanguageModel.attention`` gives them."""
+    page, watch, root = load("attention-maps", "attention_maps")
+    words = explorables.words_for("attention_maps", "ja")
+    sentences = [words[f"sentence_{k}"] for k in (1, 2, 3)]
+    model = load_pretrained("ja")
+
+    def agrees(k: int, layer: int, head: int) -> None:
+        text = sentences[k]
+        a = model.attention(text)[layer - 1][head - 1].astype(np.float64)  # (n, n)
+        n = len(text)
+        cells = page.evaluate(READ_TABLE, ["attention_maps", "weights"])
+        seen = 0
+        for i, j, shown, full, hidden in cells:
+            assert hidden == (i >= n or j >= n), (k, i, j)
+            if hidden:
+                continue
+            # The page carries the weights to 4 decimals, shows 2, and leaves
+            # the masked ones (j > i, weight 0) blank.
+            assert abs(float(full) - a[i, j]) <= 0.5e-4 + 1e-7, (k, layer, head, i, j)
+            assert shown == ("" if j > i else oracle.fmt(float(full), 2))
+            seen += 1
+        assert seen == n * n
+        heads = page.evaluate(
+            """() => [...document.querySelectorAll(
+                '[data-matrix="weights"] thead th')].filter(th => !th.hidden)
+                .map(th => th.textContent)"""
+        )
+        assert heads == list(text)
+        rounded = np.round(a, explorables.MAP_DECIMALS)
+        below = np.array([rounded[i, i - 1] for i in range(1, n)])
+        previous = result(page, "attention_maps", "previous")
+        assert abs(float(previous[1]) - below.mean()) <= 1e-12
+        assert previous[0] == oracle.fmt(below.mean(), 2)
+        rows = sum(rounded[i, i - 1] == rounded[i].max() for i in range(1, n))
+        assert result(page, "attention_maps", "rows") == (
+            f"{rows} / {n - 1}",
+            str(rows),
+        )
+        said = status(page, "attention_maps")
+        assert oracle.fmt(below.mean(), 2) in said and str(layer) in said
+
+    agrees(0, 1, 1)  # the default state: the page's sentence
+    root.locator("select[data-layer]").select_option("2")
+    agrees(0, 2, 1)
+    root.locator("select[data-head]").select_option("4")
+    agrees(0, 2, 4)
+    root.locator("select[data-sentence]").select_option("2")  # a shorter sentence
+    agrees(2, 2, 4)
+    root.locator("select[data-layer]").select_option("3")
+    agrees(2, 3, 4)
     assert not watch.problems(), watch.problems()

@@ -239,3 +239,16 @@ def test_the_search_leaves_the_figure_out(name: str) -> None:
     parser.feed(f'<h1 id="t">T</h1><p>a</p>{explorables.render(name, "ja")}<p>b</p>')
     parser.close()
     assert "".join("".join(s.text) for s in parser.data) == "<p>a</p><p>b</p>"
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hans"])
+def test_the_attention_maps_are_the_trained_model_s(language: str) -> None:
+    """The default state: the first sentence, layer 1, head 1 (the edition's model)."""
+    from attention_docs import load_pretrained
+
+    sentence = explorables.words_for("attention_maps", language)["sentence_1"]
+    a = load_pretrained(language).attention(sentence)[0][0]
+    shown = drawn("attention_maps", language)["weights"][
+        : len(sentence), : len(sentence)
+    ]
+    np.testing.assert_allclose(shown, a, atol=0.5e-4 + 1e-7)
