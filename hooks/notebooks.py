@@ -36,6 +36,12 @@ made from the page while the book is built, so it never drifts from it:
   repository when the repository's address is known (``REPO_URL`` or, on
   GitHub Actions, the repository being built; see hooks/book.py).
 
+The notebook is made with nbformat's v4 builders (``nbformat.v4.new_*``)
+and validated against nbformat's schema before it is written: an invalid
+notebook fails the build, naming its page. Its cells' ids come from the cells
+themselves, not from nbformat's random ones, and its keys are sorted, so a
+build writes the same bytes as the build before.
+
 The code cells are the same in every edition (tests/site/test_notebooks.py
 checks that, and executes one edition's notebooks, comparing each printed
 output with the page's). The notebook is written next to the page's
@@ -56,8 +62,10 @@ import textwrap
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+import nbformat
 import yaml
 from mkdocs.exceptions import PluginError
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from attention_book import snippets
 from attention_book.editions import DERIVED
@@ -196,24 +204,26 @@ def expand(lines: list[str]) -> tuple[str, list[str]]:
 # --- Cells ---------------------------------------------------------------------
 
 
+# The cells are nbformat's own (``nbformat.v4``), which check each cell as
+# they make it. nbformat gives a new cell a random id; the notebook replaces
+# it with ``_cell_id`` once the cells are in order (``Converter.notebook``),
+# so that a build writes the same bytes as the build before.
+
+
 def _cell_id(kind: str, source: str, index: int) -> str:
     digest = hashlib.sha1(f"{kind}\0{index}\0{source}".encode()).hexdigest()
     return digest[:12]
 
 
-def markdown_cell(source: str) -> dict:
-    return {"cell_type": "markdown", "metadata": {}, "source": source}
+def markdown_cell(source: str) -> nbformat.NotebookNode:
+    return new_markdown_cell(source)
 
 
-def code_cell(source: str, outputs: list[dict], tags: list[str] = ()) -> dict:
+def code_cell(
+    source: str, outputs: list[nbformat.NotebookNode], tags: list[str] = ()
+) -> nbformat.NotebookNode:
     metadata = {"tags": list(tags)} if tags else {}
-    return {
-        "cell_type": "code",
-        "execution_count": None,
-        "metadata": metadata,
-        "outputs": outputs,
-        "source": source,
-    }
+    return new_code_cell(source, outputs=outputs, metadata=metadata)
 
 
 def _prints_or_shows(source: str) -> str:
@@ -257,23 +267,17 @@ def pycon_cells(text: str, where: str) -> list[dict]:
         if example.exc_msg is not None:
             ename, _, evalue = example.exc_msg.strip().partition(": ")
             ename = ename.rsplit(".", 1)[-1]
-            output = {
-                "output_type": "error",
-                "ename": ename,
-                "evalue": evalue,
-                "traceback": [f"{ename}: {evalue}"],
-            }
+            output = new_output(
+                "error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"]
+            )
             cells.append(code_cell(source, [output], tags=["raises-exception"]))
         elif _prints_or_shows(example.source) == "result":
-            output = {
-                "output_type": "execute_result",
-                "execution_count": None,
-                "data": {"text/plain": want.rstrip("\n")},
-                "metadata": {},
-            }
+            output = new_output(
+                "execute_result", data={"text/plain": want.rstrip("\n")}
+            )
             cells.append(code_cell(source, [output]))
         else:
-            output = {"output_type": "stream", "name": "stdout", "text": want}
+            output = new_output("stream", name="stdout", text=want)
             cells.append(code_cell(source, [output]))
     if sources:
         cells.append(code_cell("\n".join(sources), []))
@@ -524,7 +528,7 @@ class Converter:
 
     # The whole notebook.
 
-    def notebook(self, markdown: str, repo_url: str | None) -> dict:
+    def notebook(self, markdown: str, repo_url: str | None) -> nbformat.NotebookNode:
         where = self.page.file.src_uri
         cells = self.convert(markdown.split("\n"), where)
         if not cells or not cells[0]["source"].startswith("# "):
@@ -575,9 +579,9 @@ class Converter:
                 cells += inner
         for index, cell in enumerate(cells):
             cell["id"] = _cell_id(cell["cell_type"], cell["source"], index)
-        return {
-            "cells": cells,
-            "metadata": {
+        return new_notebook(
+            cells=cells,
+            metadata={
                 "kernelspec": {
                     "display_name": "Python 3",
                     "language": "python",
@@ -585,9 +589,7 @@ class Converter:
                 },
                 "language_info": {"name": "python"},
             },
-            "nbformat": 4,
-            "nbformat_minor": 5,
-        }
+        )
 
 
 def standalone_svg(svg: str) -> str:
@@ -646,7 +648,12 @@ def on_page_markdown(markdown, page, config, files):
     stem = posixpath.splitext(posixpath.basename(page.file.src_uri))[0]
     name = f"{stem}.ipynb"
     repo_url = config.repo_url or None
-    notebook = Converter(page, config, files).notebook(markdown, repo_url)
+    try:
+        notebook = Converter(page, config, files).notebook(markdown, repo_url)
+    except nbformat.ValidationError as error:  # a cell nbformat refused
+        raise PluginError(
+            f"{page.file.src_uri}: the notebook is invalid: {error.message}"
+        ) from None
     page.notebook = {
         "name": name,
         "notebook": notebook,
@@ -750,6 +757,21 @@ def on_post_page(output: str, page, config) -> str:
                 cell["source"] = source
         folder = Path(config.site_dir) / Path(page.file.dest_uri).parent
         folder.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(notebook["notebook"], ensure_ascii=False, indent=1) + "\n"
+        text = notebook_json(notebook["notebook"], page.file.src_uri)
         (folder / notebook["name"]).write_text(text, encoding="utf-8")
     return output
+
+
+def notebook_json(notebook: nbformat.NotebookNode, where: str) -> str:
+    """The notebook as its file holds it, once nbformat has validated it.
+
+    An invalid notebook fails the build, naming the page. The keys are
+    sorted, as nbformat writes them, and the cells' ids are the notebook's
+    own (``_cell_id``), so the same page gives the same bytes at every build.
+    """
+    try:
+        nbformat.validate(notebook)
+    except nbformat.ValidationError as error:
+        message = f"{where}: the notebook is invalid: {error.message}"
+        raise PluginError(message) from None
+    return json.dumps(notebook, ensure_ascii=False, indent=1, sort_keys=True) + "\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import nbformat
 import pytest
 from mkdocs.exceptions import PluginError
 
@@ -163,3 +164,76 @@ def test_a_figure_carries_its_colours():
     assert 'width="240" height="445"' in svg
     assert "--fig2-matmul: #e6dbf5" in svg
     assert ".fig2-matmul { fill: var(--fig2-matmul); }" in svg
+
+
+CHAPTER = (
+    "# Masks\n\n"
+    "Some keys must be hidden.\n\n"
+    "```pycon\n>>> print(1 + 1)\n2\n>>> 3 * 3\n9\n>>> int('x')\n"
+    "Traceback (most recent call last):\n    ...\n"
+    "ValueError: invalid literal for int() with base 10: 'x'\n```\n\n"
+    "## Exercises\n\n### 1. Sum\n\nShow it.\n\n"
+    '??? success "Solution"\n\n    It is.\n'
+)
+
+
+def built_notebook(tmp_path, markdown: str = CHAPTER) -> str:
+    """The file a build writes for a chapter, as text (on_page_markdown, then
+    on_post_page, as MkDocs calls them)."""
+    page = SimpleNamespace(
+        file=SimpleNamespace(src_uri="masks.md", dest_uri="masks/index.html"),
+        url="masks/",
+        is_page=True,
+    )
+    config = SimpleNamespace(
+        theme={"language": "ja"},
+        site_url=SITE,
+        site_name="Book",
+        repo_url="",
+        site_dir=str(tmp_path),
+    )
+    notebooks.on_page_markdown(markdown, page, config, FakeFiles())
+    notebooks.on_post_page("<html></html>", page, config)
+    return (tmp_path / "masks" / "masks.ipynb").read_text(encoding="utf-8")
+
+
+def test_the_notebook_is_made_by_nbformat_and_valid(tmp_path):
+    c = converter()
+    notebook = c.notebook(CHAPTER, None)
+    assert isinstance(notebook, nbformat.NotebookNode)
+    assert all(isinstance(cell, nbformat.NotebookNode) for cell in notebook.cells)
+    assert (notebook.nbformat, notebook.nbformat_minor) == (4, 5)
+    nbformat.validate(notebook)
+    outputs = [cell.outputs for cell in notebook.cells if cell.cell_type == "code"]
+    kinds = [[output.output_type for output in cell] for cell in outputs]
+    assert kinds == [[], ["stream"], ["execute_result"], ["error"]]
+    # What the file holds reads back as the same notebook.
+    assert nbformat.reads(built_notebook(tmp_path), as_version=4) == notebook
+
+
+def test_the_notebook_is_the_same_bytes_at_every_build(tmp_path):
+    """nbformat gives every new cell a random id; the notebook's ids come
+    from the cells themselves, so two builds write the same file."""
+    first = built_notebook(tmp_path / "first")
+    second = built_notebook(tmp_path / "second")
+    assert first == second
+    cells = nbformat.reads(first, as_version=4).cells
+    ids = [cell.id for cell in cells]
+    assert ids == [
+        notebooks._cell_id(cell.cell_type, cell.source, i)
+        for i, cell in enumerate(cells)
+    ]
+    assert len(set(ids)) == len(ids)
+
+
+def test_an_invalid_notebook_fails_the_build_naming_its_page(tmp_path):
+    notebook = converter().notebook(CHAPTER, None)
+    notebook["cells"][1]["outputs"] = []  # a Markdown cell has no outputs
+    page = SimpleNamespace(
+        file=SimpleNamespace(src_uri="masks.md", dest_uri="masks/index.html"),
+        notebook={"name": "masks.ipynb", "notebook": notebook},
+    )
+    config = SimpleNamespace(site_dir=str(tmp_path))
+    with pytest.raises(PluginError, match=r"^masks\.md: the notebook is invalid"):
+        notebooks.on_post_page("<html></html>", page, config)
+    assert not (tmp_path / "masks" / "masks.ipynb").exists()
