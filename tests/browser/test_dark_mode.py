@@ -207,6 +207,42 @@ def test_figure_2_readable_in_both_schemes(open_page, path):
         assert not same, f"{path}: blocks keep the light fill in dark mode: {same}"
 
 
+#: In each book figure, the images a printer would print: their ``src``.
+PRINTED_IMAGES = """() => [...document.querySelectorAll("article figure.book-figure")]
+    .map(figure => [...figure.querySelectorAll("img")]
+        .filter(img => getComputedStyle(img).display !== "none"
+            && img.getClientRects().length > 0)
+        .map(img => img.getAttribute("src")))"""
+
+#: Figure 2's fills and text colours as drawn now.
+FIGURE_2_COLOURS = """() => [...document.querySelectorAll(
+    ".fig2 .fig2-block, .fig2 .fig2-text, .fig2 .fig2-arrow")]
+    .map(e => getComputedStyle(e).fill + " " + getComputedStyle(e).stroke)"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_printing_shows_each_figure_once_in_light_colours(open_page, scheme):
+    """Printed from the browser, in either scheme, every figure is there once,
+    as the light image (Material prints the light palette: its dark one is
+    a screen's), and Figure 2 has its light colours."""
+    page, _ = open_page("zh-Hans/multi-head/", color_scheme=scheme)
+    assert page.evaluate(SCHEME) == SCHEMES[scheme]
+    page.emulate_media(media="print")
+    printed = page.evaluate(PRINTED_IMAGES)
+    assert len(printed) >= 3, "the page has figures"
+    wrong = [srcs for srcs in printed if len(srcs) != 1]
+    wrong += [srcs for srcs in printed if not srcs[0].endswith(".svg#only-light")]
+    assert not wrong, f"printed ({scheme}): {wrong}"
+    figure_2 = page.evaluate(FIGURE_2_COLOURS)
+    assert figure_2, "the page has Figure 2"
+    # The same figure on screen in the light scheme.
+    page.emulate_media(media="screen")
+    page.evaluate("document.body.setAttribute('data-md-color-scheme', 'default')")
+    assert figure_2 == page.evaluate(FIGURE_2_COLOURS), (
+        f"Figure 2 printed ({scheme}) in other colours than the light ones"
+    )
+
+
 def svg_colours(svg: Path) -> dict[str, list[str]]:
     """The text and line colours of a matplotlib SVG.
 
