@@ -1,13 +1,17 @@
 // Keyboard and landmark fixes to what the page builds at run time.
 //
 // A region that scrolls sideways must be reachable with the keyboard
-// (WCAG 2.1.1; axe-core: scrollable-region-focusable). Material does this
-// for its code blocks; do the same for wide display math (book.css lets
-// div.arithmatex scroll), for tables (Material wraps each one in a
-// .md-typeset__scrollwrap, which scrolls on a phone) and for notebook code
-// cells (mkdocs-jupyter): give them tabindex="0" while their content is
-// wider than they are. Checked when a region changes size and once the
-// fonts (KaTeX's among them) are loaded.
+// (WCAG 2.1.1; axe-core: scrollable-region-focusable): wide display math
+// (book.css lets div.arithmatex scroll; hooks/katex.py writes the box
+// without a tabindex, since only the page knows how wide it is), tables
+// (Material wraps each one in a .md-typeset__scrollwrap, which scrolls on
+// a phone), notebook code cells (mkdocs-jupyter) and code blocks: give
+// them tabindex="0" while their content is wider than they are. Checked
+// when a region changes size and once the fonts (KaTeX's among them) are
+// loaded. Material does this for its code blocks (pre > code) only on a
+// device that can hover, and takes the tabindex away on a touch screen,
+// where a keyboard may be attached too (a tablet's): a code block's
+// tabindex is put back whenever Material removes it from a wide block.
 //
 // Material puts the copy button of every code block in a <nav
 // class="md-code__nav">: one unnamed navigation landmark per code block,
@@ -22,18 +26,31 @@ document$.subscribe(({ body }) => {
   }
 
   const regions = body.querySelectorAll(
-    "div.arithmatex, .md-typeset__scrollwrap, .jupyter-wrapper .highlight-ipynb"
+    "div.arithmatex, .md-typeset__scrollwrap, .jupyter-wrapper .highlight-ipynb," +
+      " .md-typeset pre > code"
   );
   const update = (region) => {
     if (region.scrollWidth > region.clientWidth) {
-      region.setAttribute("tabindex", "0");
-    } else {
+      if (region.getAttribute("tabindex") !== "0") {
+        region.setAttribute("tabindex", "0");
+      }
+    } else if (region.hasAttribute("tabindex")) {
       region.removeAttribute("tabindex");
     }
   };
   const observer = new ResizeObserver((entries) => {
     for (const entry of entries) update(entry.target);
   });
-  for (const region of regions) observer.observe(region);
+  // Material's own subscription (made before this one) sets or removes a
+  // code block's tabindex when the block's width changes.
+  const material = new MutationObserver((records) => {
+    for (const record of records) update(record.target);
+  });
+  for (const region of regions) {
+    observer.observe(region);
+    if (region.matches("pre > code")) {
+      material.observe(region, { attributeFilter: ["tabindex"] });
+    }
+  }
   document.fonts.ready.then(() => regions.forEach(update));
 });
