@@ -1,0 +1,114 @@
+"""Sizes on a phone (390 px, touch): text a reader can read, controls a
+finger can hit, fields that do not zoom the page.
+
+- **No text under 11 px** outside maths, the book's floor (figures keep it
+  too: tests/docs/test_plots.py). Material sets tables, admonitions and
+  solutions in 0.64rem and code in 0.85em of that: 10.9 px.
+- **The interactive figures' controls**: every field (number, select) has a
+  font of at least 16 px, below which a phone's browser zooms the page in
+  when the field gets the focus (and leaves it zoomed), and every control
+  (fields, buttons, checkboxes, the slider) is at least 44 px high, a
+  finger's width.
+
+Accessibility on a phone is test_accessibility.py's, fitting the column
+test_every_page.py's.
+"""
+
+from __future__ import annotations
+
+from .checks import PHONE
+from .navigation import book_pages
+
+#: A phone as the page meets it: 390 px, touch, no hover.
+PHONE_DEVICE = {"viewport": PHONE, "is_mobile": True, "has_touch": True}
+
+#: The floor of the book's text on a phone (CONTRIBUTING.md, figures).
+SMALLEST_TEXT = 11
+#: Below this, a phone's browser zooms the page in when a field gets focus.
+SMALLEST_FIELD_FONT = 16
+#: A target a finger hits (WCAG 2.5.5, Apple's and Google's guidelines).
+SMALLEST_TARGET = 44
+
+#: Every element of the article that holds text of its own, under 11 px:
+#: its font size, tag and where it is. Maths (KaTeX's second-level scripts,
+#: inherent to TeX) and drawings are not text of the page's.
+SMALL_TEXT = """floor => {
+    const found = {};
+    const article = document.querySelector("article.md-content__inner");
+    for (const e of article.querySelectorAll("*")) {
+        if (e.closest(".katex, svg, script, style, .md-code__nav")) continue;
+        const own = [...e.childNodes].some(
+            n => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+        if (!own) continue;
+        const size = parseFloat(getComputedStyle(e).fontSize);
+        if (size >= floor) continue;
+        const where = e.closest("table, details, .admonition, li, p, pre")
+        const key = `${size} px: ${e.tagName.toLowerCase()} in `
+            + (where ? where.tagName.toLowerCase() + "." + where.className : "-");
+        found[key] = (found[key] || 0) + 1;
+    }
+    return Object.entries(found).map(([key, count]) => `${key} (${count})`);
+}"""
+
+#: Every control of the page's interactive figures: what it is, its font
+#: size and its height on the page.
+CONTROLS = """() => [...document.querySelectorAll(
+    ".explorable input, .explorable select, .explorable button")]
+    .filter(e => e.getClientRects().length > 0)
+    .map(e => ({
+        what: `${e.closest(".explorable").dataset.explorable}: `
+            + `${e.tagName.toLowerCase()}[${e.type}] `
+            + (e.getAttribute("aria-label") || e.textContent.trim()).slice(0, 30),
+        field: e.matches("input:not([type=checkbox], [type=range]), select"),
+        font: parseFloat(getComputedStyle(e).fontSize),
+        height: e.getBoundingClientRect().height,
+    }))"""
+
+#: Pages whose text holds what Material sets small: tables with code (the
+#: package, the notation), admonitions and solutions with code.
+TEXT_PAGES = ["ja/package/", "zh-Hant/notation/", "zh-Hans/masks/"]
+
+
+def explorable_pages(site) -> list[str]:
+    """The Japanese pages that show an interactive figure."""
+    return [
+        path
+        for path in book_pages(site, "ja")
+        if 'data-explorable="' in (site / path / "index.html").read_text("utf-8")
+    ]
+
+
+def test_no_text_under_the_floor_on_a_phone(open_page, site) -> None:
+    pages = TEXT_PAGES + explorable_pages(site)
+    found = []
+    for path in pages:
+        page, _ = open_page(path, **PHONE_DEVICE)
+        found += [
+            f"{path}: {small}" for small in page.evaluate(SMALL_TEXT, SMALLEST_TEXT)
+        ]
+    assert not found, f"text under {SMALLEST_TEXT} px at 390 px:\n" + "\n".join(found)
+
+
+def test_explorables_controls_fit_a_finger(open_page, site) -> None:
+    pages = explorable_pages(site)
+    assert len(pages) >= 7, f"the interactive figures are on {pages}"
+    problems, seen = [], set()
+    for path in pages:
+        page, _ = open_page(path, **PHONE_DEVICE)
+        for control in page.evaluate(CONTROLS):
+            seen.add(control["what"].split(" ", 2)[1])
+            where = f"{path} {control['what']}"
+            if control["field"] and control["font"] < SMALLEST_FIELD_FONT:
+                problems.append(f"{where}: font {control['font']} px")
+            if control["height"] < SMALLEST_TARGET - 0.5:
+                problems.append(f"{where}: {control['height']:.1f} px high")
+    kinds = {"input[number]", "input[checkbox]", "input[range]", "select[select-one]"}
+    assert kinds | {"button[button]"} <= seen, f"controls seen: {seen}"
+    assert not problems, "on a phone (390 px, touch):\n" + "\n".join(problems)
+
+
+def test_desktop_controls_keep_their_size(open_page) -> None:
+    """The larger controls are a phone's: a desktop keeps the compact ones."""
+    page, _ = open_page("ja/softmax/", viewport={"width": 1280, "height": 900})
+    heights = [c["height"] for c in page.evaluate(CONTROLS)]
+    assert heights and max(heights) < SMALLEST_TARGET, heights
