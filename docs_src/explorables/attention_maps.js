@@ -67,6 +67,7 @@ export function mount(root) {
         if (i >= n || j >= n) continue;
         show(td, a[i][j], 2);
         td.style.setProperty("--w", String(a[i][j]));
+        td.classList.toggle("explorable-previous", j === i - 1); // framed, as in the page's figure
         if (j > i) td.textContent = ""; // the causal mask: weight 0, left blank as in the figures
         td.setAttribute("aria-label", message(words(root, "label"), {
           i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: fmt(a[i][j], 2),

@@ -472,6 +472,13 @@ def test_attention_maps(load) -> None:
                 .map(th => th.textContent)"""
         )
         assert heads == list(text)
+        framed = page.evaluate(
+            """() => [...document.querySelectorAll(
+                '[data-matrix="weights"] td.explorable-previous')]
+                .filter(td => !td.hidden && !td.parentElement.hidden)
+                .map(td => [Number(td.dataset.i), Number(td.dataset.j)])"""
+        )
+        assert framed == [[i, i - 1] for i in range(1, n)]  # the previous character
         rounded = np.round(a, explorables.MAP_DECIMALS)
         below = np.array([rounded[i, i - 1] for i in range(1, n)])
         previous = result(page, "attention_maps", "previous")
