@@ -34,14 +34,26 @@ from attention_book.glossary import (
     load_glossary,
     variants,
 )
-from attention_book.zh_hans import to_simplified_text
+from attention_book.zh_hans import edition_words, to_simplified_text
 
 MARKER = "<!-- glossary-table -->"
 HEADERS = {
     "ja": ("日本語", "英語", "中国語（繁体字）", "説明している節"),
     "zh-Hant": ("繁體中文", "英文", "中國大陸用語", "說明的一節"),
-    "zh-Hans": ("简体中文", "英文", "日文", "说明章节"),
 }
+#: The Simplified page's headers, written like every Simplified word of the
+#: book in Traditional characters and converted at build time (``headers``):
+#: its third column is the Japanese term, not the mainland one.
+SIMPLIFIED_HEADERS = ("簡體中文", "英文", "日文", "說明的一節")
+
+
+def headers(language: str) -> tuple[str, ...]:
+    """The table's column headers on ``language``'s glossary page."""
+    if language in DERIVED:
+        return edition_words({DERIVED[language]: SIMPLIFIED_HEADERS}, language)
+    return HEADERS[language]
+
+
 HEADING = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*\{\s*#(?P<id>[\w-]+)\s*\}\s*$", re.M)
 HAN_ONLY = re.compile(r"^[\u4e00-\u9fff]{2,}$")
 
@@ -73,7 +85,7 @@ def third_term(language: str, entry: dict) -> str:
 def glossary_table(language: str, docs_dir: Path) -> str:
     source = DERIVED.get(language, language)
     text, markdown = converters(language)
-    lines = ["| " + " | ".join(HEADERS[language]) + " |", "|---|---|---|---|"]
+    lines = ["| " + " | ".join(headers(language)) + " |", "|---|---|---|---|"]
     for entry in load_glossary():
         title = markdown(section_title(docs_dir, entry["page"]))
         link = f"[{title}]({entry['page']})"

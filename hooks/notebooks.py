@@ -54,6 +54,7 @@ from __future__ import annotations
 import ast
 import base64
 import doctest
+import functools
 import hashlib
 import json
 import posixpath
@@ -69,7 +70,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 
 from attention_book import snippets
 from attention_book.editions import DERIVED
-from attention_book.zh_hans import to_simplified_text
+from attention_book.zh_hans import edition_words, to_simplified_text
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK_CSS = ROOT / "overrides" / "assets" / "stylesheets" / "book.css"
@@ -77,7 +78,8 @@ BOOK_CSS = ROOT / "overrides" / "assets" / "stylesheets" / "book.css"
 #: Pages of the nav that are not chapters (tests/docs/test_exercises.py).
 NOT_CHAPTERS = {"index.md", "notation.md", "glossary.md", "references.md", "about.md"}
 
-#: The words a notebook adds to its chapter, in each edition's language.
+#: The words a notebook adds to its chapter, in each hand-written edition's
+#: language; the Simplified edition converts zh-Hant's (``words``).
 WORDS = {
     "ja": {
         "intro": (
@@ -129,28 +131,13 @@ WORDS = {
         "explorable": "可以動手操作的圖「{title}」在[本書的網頁]({url})上。",
     },
 }
-WORDS["zh-Hans"] = {
-    "intro": (
-        "这份笔记本把《{book}》的“[{title}]({url})”一章，"
-        "整理成可以从上到下依次运行的形式。正文和示例代码都与书中的页面相同，"
-        "练习题的解答则集中放在最后。运行之前，"
-        "每个代码单元格下方就已列出与页面相同的输出。"
-    ),
-    "install": "第一个单元格会导入本书的软件包 `attention_docs`。",
-    "install_repo": (
-        "第一个单元格会导入本书的软件包 `attention_docs`；如果还没有安装，会先安装它。"
-    ),
-    "install_local": (
-        "第一个单元格会导入本书的软件包 `attention_docs`。"
-        '如果无法导入，请在本书源代码的文件夹中运行 `pip install ".[plot]"`'
-        "（[关于本书]({about})）。"
-    ),
-    "download": "下载笔记本",
-    "colab": "在 Colab 中打开",
-    "solutions": "练习题解答",
-    "solutions_intro": "以下是上面练习题的解答。请先自己试着做，再来看解答。",
-    "explorable": "可以动手操作的图“{title}”在[本书的网页]({url})上。",
-}
+
+
+@functools.cache
+def words(language: str) -> dict[str, str]:
+    """The notebook's words in ``language`` (zh-Hans: zh-Hant's, converted)."""
+    return edition_words(WORDS, language)
+
 
 FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
 ADMONITION = re.compile(
@@ -324,7 +311,7 @@ class Converter:
         self.config = config
         self.files = files
         self.language = config.theme["language"]
-        self.words = WORDS[self.language]
+        self.words = words(self.language)
         self.page_url = urljoin(config.site_url, page.url)
         self.solutions: list[tuple[str, list[dict]]] = []
         self.exercise = ""  # the heading of the exercise being read
@@ -674,17 +661,17 @@ def on_page_content(html: str, page, config, files) -> str:
     notebook = getattr(page, "notebook", None)
     if not notebook:
         return html
-    words = WORDS[config.theme["language"]]
+    said = words(config.theme["language"])
     name = notebook["name"]
     links = [
         f'<a href="{name}" download="{name}" class="md-button" '
         f'type="application/x-ipynb+json">{_icon("simple/jupyter.svg")}'
-        f"{words['download']}</a>"
+        f"{said['download']}</a>"
     ]
     if notebook["colab"]:
         links.append(
             f'<a href="{notebook["colab"]}" class="md-button">'
-            f"{_icon('simple/googlecolab.svg')}{words['colab']}</a>"
+            f"{_icon('simple/googlecolab.svg')}{said['colab']}</a>"
         )
     # Left out of the search index, which would otherwise hold the same
     # words at the top of every chapter.

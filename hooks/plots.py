@@ -63,7 +63,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 from attention_book.editions import DERIVED
-from attention_book.zh_hans import to_simplified_text
+from attention_book.zh_hans import edition_words, to_simplified_text
 
 ROOT = Path(__file__).resolve().parent.parent
 #: kind of figure -> the folder of its scripts and labels.yml
@@ -74,8 +74,9 @@ KINDS = {
 PLOTS = KINDS["plots"]
 LABELS = PLOTS / "labels.yml"
 THEMES = {"light": "", "dark": "-dark"}  # theme -> suffix of the file name
-#: "Figure" in each language, before the figure's number.
-FIGURE_WORD = {"ja": "図", "zh-Hant": "圖", "zh-Hans": "图"}
+#: "Figure" in each hand-written edition's language, before the figure's
+#: number; the Simplified edition converts zh-Hant's (``figure_word``).
+FIGURE_WORD = {"ja": "図", "zh-Hant": "圖"}
 IMAGE = re.compile(
     r"!\[(?P<alt>[^\]]*)\]\((?P<src>(?:\.\./)*assets/(?P<kind>plots|diagrams)/"
     r"(?P<file>[^)#\s]+))(?P<fragment>#[^)\s]*)?\)"
@@ -319,11 +320,16 @@ def figure_html(match: re.Match, entry: dict, number: str) -> str:
     )
 
 
+def figure_word(language: str) -> str:
+    """ "Figure" in ``language`` (zh-Hans: zh-Hant's, converted)."""
+    return edition_words(FIGURE_WORD, language)
+
+
 def number_figures(markdown: str, labels: dict, language: str, page: str):
     """The page with its figures numbered and captioned, and their links' text."""
     for match in IMAGE.finditer(markdown):
         _check_image(match, labels, page)
-    word = FIGURE_WORD[language]
+    word = figure_word(language)
     numbers: dict[str, str] = {}
     pieces, position = [], 0
     for count, match in enumerate(FIGURE.finditer(markdown), 1):

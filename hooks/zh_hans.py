@@ -14,8 +14,20 @@ in the converted edition: the one whose ``theme.language`` is ``zh-Hans``
   hooks insert their Simplified table and alt texts, and before the notebook
   hook makes the chapter's notebook of it;
 
+- the words of its configuration that a reader sees (``on_config``): the
+  site's name and description, the footer's copyright, the heading links'
+  tooltip and the colour scheme toggle's names, which ``mkdocs.zh-Hans.yml``
+  inherits from ``mkdocs.zh-Hant.yml`` and never types;
+
 and checks (``on_config``) that the edition's pages are ``docs/zh-Hant/`` and
 that the phrase table is sound, so a broken table fails the build at once.
+
+The theme's templates (``overrides/``) get two filters in every edition
+(``on_env``): ``edition_words`` picks the edition's words from a table of the
+hand-written editions' words (``{"ja": …, "zh-Hant": …} | edition_words``),
+converting zh-Hant's for zh-Hans, and ``simplified`` converts a string in the
+zh-Hans edition and returns it unchanged in the others. So no template types
+a Simplified word either (tests/docs/test_interface.py checks it).
 """
 
 from __future__ import annotations
@@ -27,7 +39,7 @@ from mkdocs.plugins import event_priority
 
 from attention_book import ROOT
 from attention_book.editions import DERIVED
-from attention_book.zh_hans import overrides, to_simplified
+from attention_book.zh_hans import edition_words, overrides, to_simplified
 
 #: The converted edition's theme.language, and the edition it converts.
 LANGUAGE = "zh-Hans"
@@ -45,7 +57,31 @@ def on_config(config):
     if Path(config.docs_dir).resolve() != SOURCE_DOCS:
         raise PluginError(f"the {LANGUAGE} book is converted from {SOURCE_DOCS}")
     overrides()  # a broken table fails the build here, not on the first page
+    convert_config_words(config)
     return config
+
+
+def convert_config_words(config) -> None:
+    """The configuration's words a reader sees, inherited from
+    mkdocs.zh-Hant.yml, in Simplified (HTML tags and entities unchanged)."""
+    for key in ("site_name", "site_description", "copyright"):
+        if config[key]:
+            config[key] = to_simplified(config[key])
+    toc = config.mdx_configs.get("toc", {})
+    if toc.get("permalink_title"):
+        toc["permalink_title"] = to_simplified(toc["permalink_title"])
+    for palette in config.theme["palette"] or []:
+        toggle = palette.get("toggle") or {}
+        if toggle.get("name"):
+            toggle["name"] = to_simplified(toggle["name"])
+
+
+def on_env(env, config, files):
+    """The templates' filters (the module's docstring), in every edition."""
+    language = config.theme["language"]
+    env.filters["edition_words"] = lambda words: edition_words(words, language)
+    env.filters["simplified"] = to_simplified if converts(config) else str
+    return env
 
 
 def on_nav(nav, config, files):

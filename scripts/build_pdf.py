@@ -55,9 +55,11 @@ from attention_book import ROOT
 from attention_book.browser import CHROMIUM, CHROMIUM_ARGS
 from attention_book.editions import LANGUAGES
 from attention_book.site import BuildError, side_by_side
+from attention_book.zh_hans import edition_words
 
-#: The table of contents' title in each edition.
-TOC_TITLES = {"ja": "目次", "zh-Hant": "目錄", "zh-Hans": "目录"}
+#: The table of contents' title in each hand-written edition; the Simplified
+#: edition converts the Traditional one (``edition_words``).
+TOC_TITLES = {"ja": "目次", "zh-Hant": "目錄"}
 
 
 def pdf_name(language: str) -> str:
@@ -75,7 +77,7 @@ def print_site_options(language: str) -> dict:
         "add_cover_page": True,
         "cover_page_template": "scripts/pdf/cover.html",
         "add_table_of_contents": True,
-        "toc_title": TOC_TITLES[language],
+        "toc_title": edition_words(TOC_TITLES, language),
         # The figures are numbered by hooks/plots.py; the chapters are not.
         "enumerate_headings": False,
         "enumerate_figures": False,

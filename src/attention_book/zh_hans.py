@@ -41,12 +41,14 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import opencc
 import yaml
 
 from attention_book import ROOT, snippets
+from attention_book.editions import DERIVED
 
 OVERRIDES = ROOT / "docs_src" / "zh_hans_overrides.yml"
 OPENCC_CONFIG = "tw2sp"  # Taiwan standard -> mainland, with Taiwan phrases
@@ -311,3 +313,32 @@ def prose(markdown: str, *, hide_table: bool = False) -> str:
     if hide_table:
         text = overrides()[1].sub(" ", text)
     return PLACEHOLDER.sub(" ", text)
+
+
+def edition_words(words: Mapping, language: str):
+    """The words of the edition ``language`` from a table ``language -> words``.
+
+    The table holds the hand-written editions' words only (``ja``,
+    ``zh-Hant``): a converted edition (``zh-Hans``) gets those of the edition
+    it is converted from, converted here as its pages are (``to_simplified``:
+    code spans, URLs and HTML tags pass unchanged). ``words`` maps to a
+    string, or to a mapping, tuple or list of strings.
+
+    >>> edition_words({"ja": "図", "zh-Hant": "圖"}, "zh-Hans")
+    '图'
+    >>> edition_words({"ja": {"title": "目次"}, "zh-Hant": {"title": "目錄"}}, "ja")
+    {'title': '目次'}
+    """
+    source = DERIVED.get(language, language)
+    chosen = words[source]
+    return chosen if source == language else _converted(chosen)
+
+
+def _converted(value):
+    if isinstance(value, str):
+        return to_simplified(value)
+    if isinstance(value, Mapping):
+        return {key: _converted(item) for key, item in value.items()}
+    if isinstance(value, (tuple, list)):
+        return type(value)(_converted(item) for item in value)
+    raise TypeError(f"no words to convert in {value!r}")

@@ -16,6 +16,10 @@ overrides/ may replace), the rest come from each edition's configuration.
 - The Simplified edition is the mainland's: no word that OpenCC's
   Taiwan-to-mainland conversion ("tw2sp") would change, nor one of a list of
   Taiwan words (设定, 搜寻 …).
+- No Simplified word is typed by hand: the Simplified edition's words are the
+  Traditional edition's, converted at build time (hooks/zh_hans.py), and the
+  build's code, templates and configuration hold no Simplified word but a few
+  that are no conversion (``TYPED``).
 
 tests/site/test_interface.py checks the same on the built pages.
 """
@@ -31,6 +35,8 @@ import material
 import opencc
 import pytest
 from mkdocs.config import load_config
+
+from hooks import zh_hans
 
 ROOT = Path(__file__).resolve().parents[2]
 MATERIAL = Path(material.__file__).parent / "templates"
@@ -67,7 +73,9 @@ def _opencc(config: str) -> opencc.OpenCC:
 
 @cache
 def config(language: str):
-    return load_config(str(CONFIGS[language]))
+    """The edition's configuration as its build sees it (after on_config)."""
+    cfg = load_config(str(CONFIGS[language]))
+    return zh_hans.on_config(cfg)
 
 
 def material_keys() -> list[str]:
@@ -82,6 +90,7 @@ def material_strings(language: str) -> dict[str, str]:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(ROOT / "overrides"), str(MATERIAL)])
     )
+    zh_hans.on_env(env, config(language), None)  # the templates' filters
     template = env.from_string(
         '{% import "partials/language.html" as lang with context %}{{ lang.t(key) }}'
     )
@@ -173,3 +182,97 @@ def test_the_simplified_interface_is_mainland() -> None:
 )
 def test_the_checks_find_the_other_usage(check, text: str) -> None:
     assert check(text) != []
+
+
+def test_the_simplified_configuration_types_no_word() -> None:
+    """mkdocs.zh-Hans.yml inherits the Traditional words; the hook converts them."""
+    raw = load_config(str(CONFIGS["zh-Hans"]))
+    traditional = config("zh-Hant")
+    for key in ("site_name", "site_description", "copyright"):
+        assert raw[key] == traditional[key], key
+        assert config("zh-Hans")[key] == zh_hans.to_simplified(traditional[key])
+    assert config("zh-Hans").copyright.endswith("代码：MIT 许可证")
+    assert material_strings("zh-Hans")["search"] == "搜索"
+    assert material_strings("zh-Hans")["nav"] == "导航栏"  # the phrase table's
+
+
+#: Han characters (and kana, to tell Japanese apart) in a run.
+HAN_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
+KANA = re.compile(r"[\u3040-\u30ff]")
+#: Where the build's code, templates and configuration live.
+SCANNED = ["hooks", "overrides", "scripts", "src/attention_book", "mkdocs*.yml"]
+#: The Simplified words that may be typed: (file, word) -> why.
+TYPED = {
+    ("mkdocs.yml", "简体中文"): (
+        "the language menu: the Simplified edition names its own language, "
+        "which is no conversion of 繁體中文"
+    ),
+    ("scripts/pdf/cover.html", "简体中文版"): "the PDF's title page: the same",
+    ("scripts/pdf/cover.html", "繁体中文版"): "its comment: what a conversion gives",
+    ("hooks/glossary.py", "中国語"): "Japanese (中国語（繁体字）)",
+    ("hooks/glossary.py", "繁体字"): "Japanese (中国語（繁体字）)",
+    ("mkdocs.yml", "記号"): "Japanese (a comment on the Japanese search)",
+    ("overrides/partials/languages/zh-Hant.html", "頁脚"): (
+        "a comment: the Hong Kong words the Traditional edition avoids"
+    ),
+    ("overrides/partials/languages/zh-Hant.html", "个"): "the same comment",
+    ("scripts/build_pdf.py", "页"): "a comment: the ideograph behind a radical",
+    ("src/attention_book/zh_hans.py", "代码"): "the docstring: what OpenCC gives",
+    ("src/attention_book/zh_hans.py", "数据"): "the docstring: what OpenCC gives",
+    ("src/attention_book/zh_hans.py", "对象"): "the docstring: what OpenCC gives",
+    ("src/attention_book/zh_hans.py", "图"): "a doctest of edition_words",
+}
+
+
+def simplified_words(text: str) -> set[str]:
+    """The runs of Han characters of ``text`` that are Simplified (that
+    OpenCC's Simplified-to-Traditional conversion changes), but Japanese."""
+    return {
+        run
+        for run in HAN_RUN.findall(text)
+        if not KANA.search(run) and _opencc("s2t").convert(run) != run
+    }
+
+
+def typed_simplified_words() -> dict[tuple[str, str], int]:
+    found: dict[tuple[str, str], int] = {}
+    for pattern in SCANNED:
+        paths = ROOT.glob(pattern) if "*" in pattern else (ROOT / pattern).rglob("*")
+        for path in sorted(paths):
+            if not path.is_file() or path.suffix not in {
+                ".py",
+                ".html",
+                ".yml",
+                ".js",
+                ".mjs",
+                ".css",
+                ".md",
+            }:
+                continue
+            relative = path.relative_to(ROOT).as_posix()
+            for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+                for word in simplified_words(line):
+                    found.setdefault((relative, word), number)
+    return found
+
+
+def test_no_simplified_word_is_typed_by_hand() -> None:
+    """The Simplified edition's words are converted from the Traditional ones
+    (hooks/zh_hans.py, attention_book.zh_hans.edition_words), never typed."""
+    found = typed_simplified_words()
+    typed = {
+        f"{path}:{line}: {word}"
+        for (path, word), line in found.items()
+        if (path, word) not in TYPED
+    }
+    assert typed == set(), "write the Traditional words and convert them"
+    assert set(TYPED) <= set(found), "TYPED lists a word that is gone"
+
+
+def test_the_scan_finds_a_typed_simplified_word() -> None:
+    assert simplified_words('"zh-Hans": ("简体中文", "说明章节")') == {
+        "简体中文",
+        "说明章节",
+    }
+    assert simplified_words("中国語（繁体字）の説明している節") == {"中国語", "繁体字"}
+    assert simplified_words("說明的一節 ページの読み込み 図") == set()

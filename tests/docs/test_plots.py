@@ -409,7 +409,7 @@ PAIR = (
 def test_hook_makes_a_numbered_figure_with_alt_text_and_caption(hook, language) -> None:
     entry = plots.labels_for(LABELS, "causal_mask", language)
     text = page_markdown(hook, f"See [](#fig-causal-mask).\n\n{PAIR}\n", language)
-    number = f"{plots.FIGURE_WORD[language]} 1"
+    number = f"{plots.figure_word(language)} 1"
     assert f"See [{number}](#fig-causal-mask)." in text
     assert '<figure class="book-figure" id="fig-causal-mask" markdown="span">' in text
     alt = plots.MARKDOWN_SPECIAL.sub(r"\\\1", entry["alt"])

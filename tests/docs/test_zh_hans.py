@@ -151,6 +151,9 @@ SENTENCES = [
     # this page, notebooks and laptops
     ("本章卻要刻意用手推導出來；本頁先定義", "本页却要刻意用手推导出来；本页先定义"),
     ("下載筆記本，在筆電上執行", "下载笔记本，在笔记本电脑上运行"),
+    # the interface's words, converted from the Traditional edition's
+    ("頁面上方的導覽列", "页面上方的导航栏"),
+    ("程式碼：MIT 授權條款", "代码：MIT 许可证"),
     ("在筆記型電腦上也能執行", "在笔记本电脑上也能运行"),
     # mainland phrasing of the third review
     ("把它們由上而下疊起來，由左而右排好", "把它们自上而下叠起来，从左到右排好"),

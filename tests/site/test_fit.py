@@ -24,6 +24,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 
 from attention_book import site as build_site
+from attention_book.zh_hans import edition_words
 
 from .helpers import (
     BASE_URL,
@@ -34,12 +35,13 @@ from .helpers import (
     tree,
 )
 
-#: What each edition's 404 page must say (overrides/404.html).
+#: What each edition's 404 page must say (overrides/404.html): the
+#: Simplified edition's words are the Traditional ones, converted.
 NOT_FOUND = {
     "ja": ("ページが見つかりません", "トップページへ", "本書を検索"),
     "zh-Hant": ("找不到這個頁面", "回到首頁", "搜尋本書"),
-    "zh-Hans": ("找不到这个页面", "返回首页", "搜索本书"),
 }
+NOT_FOUND["zh-Hans"] = edition_words(NOT_FOUND, "zh-Hans")
 SVG = "{http://www.w3.org/2000/svg}svg"
 
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from attention_book.zh_hans import to_simplified
+
 from ..docs.test_interface import ENGLISH, NAMES, not_mainland, not_taiwanese
 from .helpers import LANGUAGES, tree
 
@@ -90,3 +92,22 @@ def test_the_heading_links_and_the_copy_button_speak_each_language(site: Path) -
     for language, (permalink, copy, copied) in expected.items():
         words = interface_words(site / language / "softmax" / "index.html")
         assert permalink in words and copy in words and copied in words, language
+
+
+def test_the_simplified_words_are_the_traditional_ones_converted(site: Path) -> None:
+    """No Simplified interface word is typed by hand (tests/docs/test_interface.py):
+    the Simplified page shows every word of the Traditional one, converted."""
+    for page in ("index.html", "glossary/index.html", "masks/index.html"):
+        hant, hans = (tree(site / lang / page) for lang in ("zh-Hant", "zh-Hans"))
+        words = {}
+        for lang, built in (("zh-Hant", hant), ("zh-Hans", hans)):
+            words[lang] = [
+                *interface_words(site / lang / page),
+                built.findtext(".//title"),
+                built.cssselect(".md-copyright")[0].text_content().strip(),
+                *(a.text_content() for a in built.cssselect("div.book-notebook a")),
+                *(th.text_content() for th in built.cssselect(".book-glossary th")),
+            ]
+        assert len(words["zh-Hans"]) == len(words["zh-Hant"]) > 20, page
+        converted = [to_simplified(word) for word in words["zh-Hant"]]
+        assert words["zh-Hans"] == converted, page

@@ -29,7 +29,7 @@ def index_docs(site: Path, language: str) -> list[dict]:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_notebook_links_are_not_indexed(site, language) -> None:
     """The links under every chapter's title would crowd every search."""
-    words = notebooks_hook.WORDS[language]
+    words = notebooks_hook.words(language)
     docs = index_docs(site, language)
     text = " ".join(d["title"] + " " + d["text"] for d in docs)
     assert words["download"] not in text
