@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 PY_STAMP  := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 
-.PHONY: help setup browser serve site pdf test quick lint bench clean
+.PHONY: help setup browser serve site site-properdocs pdf test test-properdocs quick lint bench clean
 
 help:
 	@echo "make serve  set up, then serve the Japanese book at http://127.0.0.1:8000 (live reload)"
@@ -17,6 +17,7 @@ help:
 	@echo "make quick  the quick tier while working: package, examples, pages' sources"
 	@echo "make site   set up, then build every language into site/"
 	@echo "make pdf    make site, then a PDF of each edition: site/<language>/attention-<language>.pdf"
+	@echo "make site-properdocs / test-properdocs  the site built by ProperDocs, and the site tests on it"
 	@echo "make bench  set up, then measure build, pages and the package (bench/results.json)"
 	@echo "make lint   ruff over the code; textlint and zhlint over the pages (lint/)"
 	@echo "make clean  remove site/, the virtual environment and node_modules/"
@@ -25,7 +26,7 @@ $(PY_STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	PIP_CONSTRAINT=constraints.txt $(BIN)/python -m pip install --quiet \
-		--editable ".[plot,test,docs,lint,crosscheck]"
+		--editable ".[plot,test,docs,lint,crosscheck,properdocs]"
 	@touch $@
 
 $(NPM_STAMP): package.json package-lock.json
@@ -43,6 +44,15 @@ serve: setup
 
 site: setup
 	$(BIN)/python scripts/build_site.py site
+
+# The same site built by ProperDocs, the maintained fork of MkDocs 1.6
+# (decisions/0001-platform.md), and the site's static tests on that build.
+site-properdocs: setup
+	BOOK_BUILDER=properdocs $(BIN)/python scripts/build_site.py site-properdocs
+
+test-properdocs: setup
+	BOOK_BUILDER=properdocs $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope \
+		tests/site --ignore=tests/site/test_pdf.py
 
 # A PDF of each edition, printed by Chromium (scripts/build_pdf.py), beside
 # the edition's pages, which link it. Only a site built with BOOK_PDF=1 links

@@ -84,6 +84,18 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
+def test_ci_builds_the_book_with_properdocs_too() -> None:
+    """A job builds the site with ProperDocs and runs the site's tests on it."""
+    assert {"run": "make test-properdocs"} in [
+        {k: v for k, v in step.items() if k == "run"}
+        for step in jobs("ci.yml")["properdocs"]["steps"]
+    ]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\ntest-properdocs:", 1)[1].split("\n\n", 1)[0]
+    assert "BOOK_BUILDER=properdocs" in recipe and "tests/site" in recipe
+    assert (ROOT / "decisions" / "0001-platform.md").is_file()
+
+
 def test_every_job_has_a_timeout() -> None:
     for path in WORKFLOWS:
         for name, job in jobs(path.name).items():
