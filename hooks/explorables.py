@@ -279,7 +279,10 @@ def draw_all(language: str) -> dict[str, str]:
                 f"explorable {figure['name']!r} ({language}): {answer['error']}"
             )
         drawn[figure["name"]] = answer["html"]
-    _DRAWN.clear()
+    # One drawing per edition; a changed module or words file (mkdocs serve)
+    # makes a new stamp, and the drawings of older stamps go.
+    for old in [k for k in _DRAWN if k[1] != key[1]]:
+        del _DRAWN[old]
     _DRAWN[key] = drawn
     return drawn
 
