@@ -343,14 +343,23 @@ def test_the_shipped_model_is_the_one_its_log_describes(edition) -> None:
     assert log["val_loss"][-1] < log["bigram_val_loss"] - 0.3
     # the validation loss, measured again over the whole held-out text, in
     # windows of context + 1 ids that overlap by one (the log's measurement)
+    # (the full windows in batches of 32, then the last, shorter one)
     ids = np.array(model.tokenizer.encode(val_text))
     n = model.config.context
+    starts = range(0, len(ids) - 1, n)
+    full = [s for s in starts if s + n + 1 <= len(ids)]
+    windows = [
+        np.stack([ids[s : s + n + 1] for s in full[i : i + 32]])
+        for i in range(0, len(full), 32)
+    ]
+    windows += [ids[s : s + n + 1][np.newaxis] for s in starts if s not in full]
     total, count = 0.0, 0
-    for start in range(0, len(ids) - 1, n):
-        window = ids[start : start + n + 1]
-        logits = forward(model.params, model.config, window[:-1])
-        shifted = logits - logits.max(axis=1, keepdims=True)
-        log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-        total -= log_p[np.arange(len(window) - 1), window[1:]].sum()
-        count += len(window) - 1
+    for batch in windows:  # (b, m + 1): m inputs and their next ids
+        logits = forward(model.params, model.config, batch[:, :-1])  # (b, m, V)
+        shifted = logits - logits.max(axis=-1, keepdims=True)
+        log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+        targets = batch[:, 1:]
+        total -= np.take_along_axis(log_p, targets[..., np.newaxis], -1).sum()
+        count += targets.size
+    assert count == len(ids) - 1
     assert total / count == pytest.approx(log["val_loss"][-1], abs=2e-4)
