@@ -9,11 +9,13 @@ BIN    := $(VENV)/bin
 PY_STAMP  := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 
-.PHONY: help setup browser serve site site-properdocs pdf test test-properdocs quick lint bench clean
+.PHONY: help setup browser serve site site-properdocs pdf test test-exhaustive test-all test-properdocs quick lint bench clean
 
 help:
 	@echo "make serve  set up, then serve the Japanese book at http://127.0.0.1:8000 (live reload)"
-	@echo "make test   set up, then run every test (package, examples, pages, built site)"
+	@echo "make test   set up, then run the tests: every kind of check, on a sample of pages"
+	@echo "make test-exhaustive  what make test leaves out: every page, every edition, every PDF"
+	@echo "make test-all         both tiers in one run"
 	@echo "make quick  the quick tier while working: package, examples, pages' sources"
 	@echo "make site   set up, then build every language into site/"
 	@echo "make pdf    make site, then a PDF of each edition: site/<language>/attention-<language>.pdf"
@@ -62,14 +64,30 @@ pdf: export BOOK_PDF := 1
 pdf: site browser
 	$(BIN)/python scripts/build_pdf.py site
 
-# Every test, on every core (pytest-xdist): the workers share one site
+# The tests, on every core (pytest-xdist): the workers share one site
 # build; the tests that share a browser sweep or a costly fixture run in one
-# worker (--dist loadscope, xdist_group marks).
+# worker (--dist loadscope, xdist_group marks). Three tiers:
+# - make test: every kind of check at representative breadth (the package,
+#   the examples, every page's sources and built HTML, the browser checks on
+#   a sample of pages that covers every component in both hand-written
+#   editions, the Japanese PDF); the signal on every push.
+# - make test-exhaustive: what the first leaves out (marker `exhaustive`):
+#   every page of every edition in the browser, the Simplified edition's
+#   browser checks, the other PDFs, the screenshots. .ci/run runs both.
+# - make test-all: both in one run.
+# Each run keeps its durations and a JUnit report in test-artifacts/.
 PYTEST_WORKERS ?= auto
 PYTEST_ARGS ?=
+PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope --durations=25
 
 test: setup browser
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope $(PYTEST_ARGS)
+	$(PYTEST) -m "not exhaustive" --junitxml=test-artifacts/junit-test.xml $(PYTEST_ARGS)
+
+test-exhaustive: setup browser
+	$(PYTEST) -m exhaustive --junitxml=test-artifacts/junit-exhaustive.xml $(PYTEST_ARGS)
+
+test-all: setup browser
+	$(PYTEST) --junitxml=test-artifacts/junit-all.xml $(PYTEST_ARGS)
 
 # The loop to run while working: no site build, no browser (under a minute).
 quick: setup

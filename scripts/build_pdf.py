@@ -447,8 +447,15 @@ if __name__ == "__main__":
             print(error)
             raise SystemExit(1) from None
         raise SystemExit(0)
+    # build_pdf.py [SITE [EDITION ...]]: every edition unless some are named.
+    unknown = sorted(set(sys.argv[2:]) - set(LANGUAGES))
+    if unknown:
+        raise SystemExit(f"no edition {unknown}: expected some of {list(LANGUAGES)}")
     try:
-        times = build(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "site")
+        times = build(
+            Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "site",
+            sys.argv[2:] or None,
+        )
     except BuildError as error:
         print(error, file=sys.stderr)
         raise SystemExit(1) from None

@@ -45,9 +45,11 @@ FOLDER_MARKERS = {"site": "site", "browser": "browser"}
 #: own order (most tests first).
 LONGEST_FIRST = (
     "tests/site/test_pdf.py",  # 199 s: the three PDFs
-    "tests/browser/test_every_page.py::TestJapanese",  # 182 s: sweep and copies
-    "tests/browser/test_every_page.py::TestSimplifiedChinese",  # 108 s
-    "tests/browser/test_every_page.py::TestTraditionalChinese",  # 106 s
+    "tests/browser/test_every_page.py::TestJapaneseEveryPage",  # 182 s: and copies
+    "tests/browser/test_every_page.py::TestSimplifiedChineseEveryPage",  # 108 s
+    "tests/browser/test_every_page.py::TestTraditionalChineseEveryPage",  # 106 s
+    "tests/browser/test_every_page.py::TestJapanese",  # the sample, and its copies
+    "tests/browser/test_every_page.py::TestTraditionalChinese",  # the sample
     "tests/browser/test_languages.py",  # 54 s
     "tests/browser/test_accessibility.py",  # 49 s
     "tests/browser/test_pages.py",  # 49 s

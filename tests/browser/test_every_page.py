@@ -30,6 +30,14 @@ tab, as the sitemap lists them, and on each page, without loading it again:
 
 Each edition is a class, so that pytest-xdist (``--dist loadscope``) runs an
 edition's sweep in one worker and the editions side by side.
+
+**Two tiers.** ``make test`` sweeps a sample of the Japanese and Traditional
+Chinese pages (``SAMPLE``: the home page, the 404 page, the glossary and
+references, and the chapters that hold every component: the heaviest page,
+typeset maths, each kind of code block, a traceback, figures, tables,
+solutions and interactive figures), every check above on each. The
+exhaustive tier (``make test-exhaustive``, marker ``exhaustive``) sweeps every
+page of every edition, the Simplified one included.
 """
 
 from __future__ import annotations
@@ -63,8 +71,26 @@ from .navigation import ABORTED, TIMEOUT, book_pages, path_of
 DESKTOP = {"width": 1280, "height": 900}
 
 
-def sweep(browser, base_url: str, site: Path, language: str, copy: bool) -> dict:
-    """Load every page of ``language`` once and check it: what each check found."""
+#: The pages of ``make test``'s sweep, in every edition it sweeps: together
+#: they hold every component of the book (``tests/browser/test_every_page.py``
+#: checks that the sample's pages hold maths, every kind of code block, a
+#: traceback, figures, tables and interactive figures).
+SAMPLE = (
+    "",  # the home page: the book's code blocks of commands (sh)
+    "scaled-dot-product/",  # maths, the running example's explorable
+    "positional-encoding/",  # the heaviest page: a traceback, python blocks
+    "attention-maps/",  # the language model's figures, a heat-map explorable
+    "glossary/",  # the glossary's table
+    "references/",
+    "404.html",
+)
+
+
+def sweep(
+    browser, base_url: str, site: Path, language: str, copy: bool, sample=None
+) -> dict:
+    """Load every page of ``language`` once (or the ``sample`` of them) and
+    check it: what each check found."""
     paths = [
         site_path(site, page) for page in sorted((site / language).rglob("*.html"))
     ]
@@ -73,6 +99,10 @@ def sweep(browser, base_url: str, site: Path, language: str, copy: bool) -> dict
     assert f"{language}/404.html" in paths
     # The sitemap's order (the 404 page last, as a reader never reaches it).
     paths = [*listed, *sorted(set(paths) - set(listed))]
+    if sample is not None:
+        chosen = [f"{language}/{page}" for page in sample]
+        assert set(chosen) <= set(paths), sorted(set(chosen) - set(paths))
+        paths = [path for path in paths if path in chosen]
     options = {"color_scheme": "light", "viewport": PHONE}
     context, page, watch = open_in(
         browser, base_url + paths[0], **options, **(CLIPBOARD if copy else {})
@@ -123,15 +153,17 @@ def sweep(browser, base_url: str, site: Path, language: str, copy: bool) -> dict
 
 
 class Edition:
-    """The checks of one edition's sweep (a subclass names the edition)."""
+    """The checks of one edition's sweep (a subclass names the edition, and
+    whether it sweeps ``SAMPLE`` or every page)."""
 
     language: str
     copy = False
+    sample: tuple[str, ...] | None = None
 
     @pytest.fixture(scope="class")
     @classmethod
     def swept(cls, browser, base_url, site) -> dict:
-        return sweep(browser, base_url, site, cls.language, cls.copy)
+        return sweep(browser, base_url, site, cls.language, cls.copy, cls.sample)
 
     def test_every_page_loads_cleanly_with_its_math_rendered(self, swept) -> None:
         failures = swept["load"]
@@ -142,13 +174,13 @@ class Edition:
         )
         # The check above must have had maths to check.
         assert swept["formulas"][f"{self.language}/scaled-dot-product/"] > 50
-        assert f"{self.language}/training/" in swept["formulas"]
+        assert swept["formulas"][f"{self.language}/positional-encoding/"] > 50
 
     def test_no_serious_accessibility_violation_on_any_page(self, swept) -> None:
         assert not swept["axe"], "axe-core violations:\n" + "\n".join(swept["axe"])
 
     def test_every_page_fits_a_phone(self, swept) -> None:
-        assert swept["boxes"] > 50, "the pages hold wide formulas and tables"
+        assert swept["boxes"] > 10, "the pages hold wide formulas and tables"
         assert not swept["fit"], "\n".join(swept["fit"])
 
     def test_every_display_formula_fits_a_desktop_column(self, swept) -> None:
@@ -157,13 +189,16 @@ class Edition:
         )
 
 
-class TestJapanese(Edition):
-    language = "ja"
+class Copies:
+    """Copying every code block of the swept pages (one edition suffices: every
+    edition shows the same examples with the same highlighting)."""
+
     copy = True
+    least = 10  # blocks the swept pages hold at least
 
     def test_every_copy_is_the_code_the_site_tests_run(self, swept) -> None:
-        """Every code block of every page copies its code, and exactly what
-        ``copied_text`` works out, which the site tests run both ways."""
+        """Every code block copies its code, and exactly what ``copied_text``
+        works out, which the site tests run both ways."""
         kinds, mismatches, raising = set(), [], 0
         for item in swept["copies"]:
             kinds.add(item.kind)
@@ -179,7 +214,7 @@ class TestJapanese(Edition):
                     f"{item.where}\n--- clipboard\n{item.copied}\n"
                     f"--- copied_text\n{item.worked_out}"
                 )
-        assert len(swept["copies"]) > 100, "the pages hold examples"
+        assert len(swept["copies"]) > self.least, "the pages hold examples"
         assert kinds == {"pycon", "python", "sh"}, f"found only {kinds} blocks"
         assert raising, "no example with a traceback was copied"
         assert not mismatches, "copied_text is not the clipboard:\n" + "\n".join(
@@ -187,14 +222,40 @@ class TestJapanese(Edition):
         )
 
 
+class TestJapanese(Copies, Edition):
+    language = "ja"
+    sample = SAMPLE
+
+
 class TestTraditionalChinese(Edition):
+    language = "zh-Hant"
+    sample = SAMPLE
+
+
+@pytest.mark.exhaustive
+class TestJapaneseEveryPage(Copies, Edition):
+    language = "ja"
+    least = 100
+
+
+@pytest.mark.exhaustive
+class TestTraditionalChineseEveryPage(Edition):
     language = "zh-Hant"
 
 
-class TestSimplifiedChinese(Edition):
+@pytest.mark.exhaustive
+class TestSimplifiedChineseEveryPage(Edition):
     language = "zh-Hans"
 
 
-def test_every_edition_is_swept() -> None:
-    editions = {cls.language for cls in Edition.__subclasses__()}
-    assert editions == set(LANGUAGES)
+def test_every_edition_is_swept_whole_and_two_by_a_sample() -> None:
+    classes = Edition.__subclasses__()
+    whole = {c.language for c in classes if c.sample is None}
+    sampled = {c.language for c in classes if c.sample is not None}
+    assert whole == set(LANGUAGES)
+    assert sampled == {"ja", "zh-Hant"}
+    assert all(
+        any(m.name == "exhaustive" for m in getattr(c, "pytestmark", []))
+        == (c.sample is None)
+        for c in classes
+    )

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageStat
 
-from ..site.helpers import LANGUAGES
+from ..site.helpers import BROWSER_EDITIONS, LANGUAGES
 from .checks import PHONE, SETTLED
 from .navigation import (
     TIMEOUT,
@@ -204,7 +204,7 @@ def serve_as_missing(page, url: str, html: str) -> None:
     )
 
 
-@pytest.mark.parametrize("language", list(LANGUAGES))
+@pytest.mark.parametrize("language", BROWSER_EDITIONS)
 def test_edition_404_page_leads_home_and_to_search(
     open_page, base_url, site: Path, language
 ) -> None:

@@ -14,6 +14,9 @@ import pytest
 from ..site.helpers import LANGUAGES
 from .conftest import ARTIFACTS, wait_for_math
 
+#: Pictures for people to look at: the exhaustive tier takes them.
+pytestmark = pytest.mark.exhaustive
+
 PAGE = "scaled-dot-product"
 #: Noto's CJK variants that would draw the language's Han characters with
 #: another region's glyph shapes: book.css names the right fonts per language.

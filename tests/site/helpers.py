@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import lxml.html
+import pytest
 from bs4 import BeautifulSoup
 
 from attention_book import editions
@@ -22,6 +23,17 @@ LANGUAGES: dict[str, str] = editions.LANGUAGES
 
 #: A book with no sources of its own -> the language it is converted from.
 DERIVED = editions.DERIVED
+
+#: The editions a browser test checks: the hand-written ones in every tier,
+#: the Simplified one (its pages are the Traditional ones converted, with the
+#: same templates, scripts and structure: tests/site/test_zh_hans.py proves
+#: it from the built HTML) in the exhaustive tier (``make test-exhaustive``).
+BROWSER_EDITIONS = [
+    pytest.param(language, marks=pytest.mark.exhaustive)
+    if language in DERIVED
+    else language
+    for language in LANGUAGES
+]
 
 
 def traditional_characters(text: str) -> list[str]:

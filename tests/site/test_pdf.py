@@ -5,6 +5,11 @@ script as ``make pdf``; the built site (the ``site`` fixture) tells what they
 must hold: every page of the edition, in reading order, each under its own
 heading. Their text is read with ``pdftotext`` (Poppler; ``make browser``
 installs it), their fonts, links and bookmarks with pypdf.
+
+**Tiers.** ``make test`` makes and checks the Japanese PDF; the exhaustive
+tier (marker ``exhaustive``) the Traditional and Simplified ones too. A run
+makes the PDFs its selected tests check, side by side, the first time a test
+asks for one.
 """
 
 from __future__ import annotations
@@ -23,6 +28,13 @@ from .helpers import LANGUAGES, ROOT, tree
 
 pytestmark = pytest.mark.pdf
 
+#: The editions whose PDF a test checks: the Japanese one in every tier, the
+#: others in the exhaustive tier.
+EDITIONS = [
+    pytest.param(language, marks=[] if language == "ja" else pytest.mark.exhaustive)
+    for language in LANGUAGES
+]
+
 #: Unicode's radicals, which no page of the book uses (build_pdf.unify_cmap).
 RADICALS = re.compile("[\u2e80-\u2fdf]")
 #: TeX that KaTeX would have typeset: its delimiters and a few commands.
@@ -33,30 +45,46 @@ def pdf_name(language: str) -> str:
     return f"attention-{language}.pdf"
 
 
+def wanted(session: pytest.Session) -> list[str]:
+    """The editions whose PDF this run's selected tests of this module check."""
+    found = {
+        item.callspec.params["language"]
+        for item in session.items
+        if item.path == Path(__file__)
+        and "language" in getattr(getattr(item, "callspec", None), "params", {})
+        and {"pdfs", "texts"} & set(item.fixturenames)
+    }
+    return [language for language in LANGUAGES if language in found]
+
+
 @pytest.fixture(scope="session")
-def pdfs(site: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Every edition's PDF, made by ``scripts/build_pdf.py``.
+def pdfs(
+    site: Path, tmp_path_factory: pytest.TempPathFactory, request
+) -> dict[str, Path]:
+    """The PDFs this run checks, made by ``scripts/build_pdf.py`` side by side.
 
     With ``BOOK_SITE`` (a site that ``make pdf`` built, tests/conftest.py),
     the PDFs beside its pages: the very files the Pages workflow deploys.
     """
+    languages = wanted(request.session)
+    assert languages, "the fixture serves the tests of this module only"
     if "BOOK_SITE" in os.environ:
         found = {
-            language: site / language / pdf_name(language) for language in LANGUAGES
+            language: site / language / pdf_name(language) for language in languages
         }
         missing = [str(path) for path in found.values() if not path.is_file()]
         assert not missing, f"BOOK_SITE holds no PDF at {missing}"
         return found
     out = tmp_path_factory.mktemp("pdf")
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "build_pdf.py"), str(out)],
+        [sys.executable, str(ROOT / "scripts" / "build_pdf.py"), str(out), *languages],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=False,
     )
     assert result.returncode == 0, f"make pdf failed:\n{result.stderr[-5000:]}"
-    return {language: out / language / pdf_name(language) for language in LANGUAGES}
+    return {language: out / language / pdf_name(language) for language in languages}
 
 
 @pytest.fixture(scope="session")
@@ -120,7 +148,7 @@ def test_home_and_about_pages_link_the_pdf(site: Path, language) -> None:
         assert links == expected, (page, links)
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", EDITIONS)
 def test_every_page_starts_a_page_of_the_pdf_in_reading_order(
     site: Path, texts, language
 ) -> None:
@@ -144,7 +172,7 @@ def test_every_page_starts_a_page_of_the_pdf_in_reading_order(
     assert len(pages) > 2 * len(found)
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", EDITIONS)
 def test_the_bookmarks_lead_to_the_chapters(site: Path, pdfs, texts, language) -> None:
     from pypdf import PdfReader
 
@@ -166,14 +194,14 @@ def test_the_bookmarks_lead_to_the_chapters(site: Path, pdfs, texts, language) -
     assert [squeeze(first_line(texts[language][n])) for n in chapters] == titles
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", EDITIONS)
 def test_the_maths_is_typeset(texts, language) -> None:
     text = "".join(texts[language])
     assert not RAW_TEX.findall(text)
     assert "√" in text and "⊤" in text  # \sqrt{d_k} and K^\top, as typeset
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", EDITIONS)
 def test_every_page_but_the_title_page_is_numbered(texts, language) -> None:
     pages = texts[language]
     assert str(1) not in [line.strip() for line in pages[0].splitlines()]
@@ -185,7 +213,7 @@ def test_every_page_but_the_title_page_is_numbered(texts, language) -> None:
     assert not unnumbered
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", EDITIONS)
 def test_the_text_reads_as_the_pages_do(texts, language) -> None:
     """Copied or searched, the text holds ideographs, never the radicals that
     share their glyphs; the Simplified book's text is Simplified."""
@@ -197,7 +225,7 @@ def test_the_text_reads_as_the_pages_do(texts, language) -> None:
         assert "注意力機制" in text
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", EDITIONS)
 def test_every_figure_is_printed_with_its_caption(site: Path, texts, language) -> None:
     """The figures of the pages (plots, diagrams, the paper's Figure 2) are in
     the PDF: each caption, with its number, and the diagrams' words, which
@@ -223,7 +251,7 @@ def test_every_figure_is_printed_with_its_caption(site: Path, texts, language) -
     assert drawn in text
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", EDITIONS)
 def test_every_font_is_embedded(pdfs, language) -> None:
     """Chromium embeds the fonts it draws with: TrueType ones (KaTeX's, DejaVu)
     as font files, the CFF outlines of Noto CJK as Type 3 fonts, whose glyphs
@@ -250,7 +278,7 @@ def test_every_font_is_embedded(pdfs, language) -> None:
     assert not missing
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", EDITIONS)
 def test_each_glyph_is_drawn_once(pdfs, language) -> None:
     """Chromium writes a Type 3 font for every subset of Noto CJK it draws
     with, and draws an ideograph again in each that holds it; the PDF keeps
@@ -272,7 +300,7 @@ def test_each_glyph_is_drawn_once(pdfs, language) -> None:
     assert [len(objects) for objects in holders.values() if len(objects) > 1] == []
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", EDITIONS)
 def test_links_lead_into_the_book_or_to_the_web(pdfs, language) -> None:
     """No link points at the server the PDF was printed from."""
     from pypdf import PdfReader
