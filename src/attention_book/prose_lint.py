@@ -67,7 +67,7 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 ADMONITION = re.compile(
     r'^(\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+[\w-]+)*(?:\s+"(.*)")?\s*$'
 )
-# Maths is \( \) inline and \[ \] displayed; $ is a dollar sign (CONTRIBUTING).
+# Maths is \( \) inline and \[ \] displayed; $ is a dollar sign (docs-dev/style.md).
 DISPLAY_OPEN = re.compile(r"^\s*(\\\[)")
 INLINE_MATH = re.compile(r"\\\((?:\\.|[^\\])*?\\\)")
 ATTR_LIST = re.compile(r"\s*\{\s*[#.:][^}\n]*\}")
