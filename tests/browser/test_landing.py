@@ -1,0 +1,207 @@
+"""Links that land: a section of another page, opened through Material's
+instant navigation, shows its heading just under the header, and the
+address names that section, on a phone (390 px, touch) and a desktop.
+
+What went wrong before (issue 44, section 1), each reproduced here:
+
+- **Skipped blocks** (book.css, ``content-visibility: auto``) above the
+  target have an estimated height when the page jumps to it; they get their
+  real one as they come near the screen, and the heading moved by up to
+  three screens. A full load is spared: the browser keeps its fragment in
+  view until the page has loaded, which a page swapped in place never does.
+- **The old page's scroll** reached the new page: Material records the
+  scroll position (100 ms after a scroll) and the section in view (500 ms
+  after, ``navigation.tracking``) in the current history entry, and when
+  the reader followed a link in that time, the entry was already the new
+  page's: it got the previous page's ``#section`` in its address, and its
+  position, so that the next chapter opened at its end.
+- **The search on a phone** locks the page's scroll while it is open and
+  gives the old page back its position when a result is chosen, which
+  started the same race.
+
+The waits are for events: the new page swapped in, its target still for
+a number of frames.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .checks import PHONE
+from .navigation import TIMEOUT, follow, path_of
+
+PHONE_DEVICE = {"viewport": PHONE, "is_mobile": True, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+DEVICES = {"phone": PHONE_DEVICE, "desktop": DESKTOP}
+
+#: Where a heading reached by its link sits: just under the header, by the
+#: heading's scroll margin (Material's), as a full load puts it.
+LANDED = """id => {
+    const target = document.getElementById(id);
+    const header = document.querySelector(".md-header").getBoundingClientRect();
+    return {top: target.getBoundingClientRect().top, header: header.bottom};
+}"""
+
+#: Resolves once the element ``id`` has not moved for 30 frames in a row
+#: (half a second), or after 15 s; its top then.
+SETTLED_AT = """async id => {
+    const frame = () => new Promise(done => requestAnimationFrame(done));
+    const end = performance.now() + 15000;
+    let last = null, still = 0;
+    while (still < 30 && performance.now() < end) {
+        await frame();
+        const target = document.getElementById(id);
+        const top = target ? target.getBoundingClientRect().top : null;
+        still = top !== null && top === last ? still + 1 : 0;
+        last = top;
+    }
+    return last;
+}"""
+
+
+def check_landed(page, path: str, anchor: str) -> None:
+    """The page is ``path`` and its heading ``#anchor`` is under the header."""
+    assert path_of(page.url) == path, page.url
+    top = page.evaluate(SETTLED_AT, anchor)
+    landed = page.evaluate(LANDED, anchor)
+    assert page.url.endswith("#" + anchor), f"the address is {page.url}"
+    assert top is not None
+    assert landed["header"] <= top <= landed["header"] + 40, (
+        f"{path}#{anchor}: the heading is {top:.0f} px from the top, "
+        f"the header ends at {landed['header']:.0f} px"
+    )
+
+
+class RightAfterScrolling:
+    """A link that ``follow`` clicks in the frame after the page scrolled
+    (to ``y``, or to its end), as a reader taps a link the moment it comes
+    into view: before Material has recorded where the reader is."""
+
+    def __init__(self, page, selector: str, y: int | None = None) -> None:
+        self.page, self.selector, self.y = page, selector, y
+
+    def click(self) -> None:
+        self.page.evaluate(
+            """([selector, y]) => new Promise(done => {
+                const to = y ?? document.body.scrollHeight;
+                const frame = () => new Promise(next => requestAnimationFrame(next));
+                // Two steps, as a reader scrolls (Material's tracking of
+                // the section in view leaves out the page's first scroll).
+                window.scrollTo(0, to - 400);
+                frame().then(() => {
+                    window.scrollTo(0, to);
+                    return frame();
+                }).then(() => {
+                    document.querySelector(selector).click();
+                    done();
+                });
+            })""",
+            [self.selector, self.y],
+        )
+
+
+def slow_network(page) -> None:
+    """Every request from now on answered 600 ms later (Chromium's own
+    throttling, nothing intercepted): the next page arrives after Material
+    has recorded the old page's position (100 ms) and section (500 ms), as
+    on a phone's network, where the races showed."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": False,
+            "latency": 600,
+            "downloadThroughput": -1,
+            "uploadThroughput": -1,
+        },
+    )
+
+
+def scroll_to(page, y: int) -> None:
+    """Scroll the page to ``y`` and wait until it is there."""
+    page.evaluate("y => window.scrollTo(0, y)", y)
+    page.wait_for_function("y => Math.abs(scrollY - y) < 2", arg=y)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_search_result_lands_on_its_section(open_page, device) -> None:
+    page, _ = open_page("ja/softmax/", **DEVICES[device])
+    scroll_to(page, 3000)
+    if device == "phone":
+        page.locator("label.md-header__button[for='__search']").click()
+    else:
+        page.keyboard.press("/")
+    box = page.locator("input.md-search__input")
+    box.fill("加法型アテンション")
+    box.press("End")  # Material searches on keyup; fill() sends no key
+    link = page.locator(
+        ".md-search-result a[href*='/transformer-block/']"
+        "[href$='#additive-attention']:visible"
+    ).first
+    link.wait_for(timeout=TIMEOUT)
+    slow_network(page)
+    follow(page, link, "/ja/transformer-block/")
+    check_landed(page, "/ja/transformer-block/", "additive-attention")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_link_in_the_text_lands_on_its_section(open_page, device) -> None:
+    """Followed right after scrolling to it, as a reader does."""
+    page, _ = open_page("ja/scaled-dot-product/", **DEVICES[device])
+    selector = "article p a[href$='/transformer-block/#additive-attention']"
+    y = page.evaluate(
+        "s => document.querySelector(s).getBoundingClientRect().top + scrollY - 300",
+        selector,
+    )
+    link = RightAfterScrolling(page, selector, int(y))
+    slow_network(page)
+    follow(page, link, "/ja/transformer-block/")
+    check_landed(page, "/ja/transformer-block/", "additive-attention")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_next_opens_the_next_chapter_at_its_top(open_page, device) -> None:
+    """Tapped as soon as it comes into view at the end of a chapter: the next
+    chapter opens at its title, and its address has no section."""
+    page, _ = open_page("ja/scaled-dot-product/", **DEVICES[device])
+    link = RightAfterScrolling(page, "a.md-footer__link--next")
+    slow_network(page)
+    follow(page, link, "/ja/masks/")
+    page.evaluate(SETTLED_AT, "masks")
+    assert page.url.endswith("/ja/masks/"), f"the address is {page.url}"
+    assert page.evaluate("scrollY") == 0, "the chapter did not open at its top"
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_back_and_forward_return_to_where_the_reader_was(open_page, device) -> None:
+    """A page left by a link and returned to by "back" then "forward"
+    opens where the reader had scrolled it, with the section in its address."""
+    page, _ = open_page("ja/scaled-dot-product/", **DEVICES[device])
+    selector = "article p a[href$='/transformer-block/#additive-attention']"
+    link = page.locator(selector)
+    page.evaluate("s => document.querySelector(s).scrollIntoView()", selector)
+    follow(page, link, "/ja/transformer-block/")
+    page.evaluate(SETTLED_AT, "additive-attention")
+    # The reader scrolls on; Material records the position (100 ms later)
+    # and the section in view (500 ms later, in the address).
+    size = page.viewport_size
+    page.mouse.move(size["width"] / 2, size["height"] / 2)  # over the text
+    page.mouse.wheel(0, -2000)
+    page.wait_for_function("!location.hash.endsWith('#additive-attention')")
+    where = page.evaluate("[scrollY, location.hash]")
+    page.go_back()
+    page.wait_for_url(lambda url: path_of(url) == "/ja/scaled-dot-product/")
+    page.wait_for_function(
+        "document.querySelector('h1').id === 'scaled-dot-product'", timeout=TIMEOUT
+    )
+    page.go_forward()
+    page.wait_for_url(lambda url: path_of(url) == "/ja/transformer-block/")
+    page.wait_for_function(
+        "document.querySelector('h1').id === 'transformer-block'", timeout=TIMEOUT
+    )
+    page.evaluate(SETTLED_AT, "transformer-block")
+    back = page.evaluate("[scrollY, location.hash]")
+    assert abs(back[0] - where[0]) < 2 and back[1] == where[1], (
+        f"left at {where}, found at {back}"
+    )
