@@ -51,12 +51,14 @@ LONGEST_FIRST = (
     "tests/browser/test_every_page.py::TestJapanese",  # the sample, and its copies
     "tests/browser/test_every_page.py::TestTraditionalChinese",  # the sample
     "tests/browser/test_languages.py",  # 54 s
-    "tests/browser/test_accessibility.py",  # 49 s
+    "tests/browser/test_accessibility.py",  # 49 s, and some 50 s on a phone
+    "tests/browser/test_landing.py",  # some 45 s (2026-12-02, --durations)
     "tests/browser/test_pages.py",  # 49 s
     "tests/browser/test_search.py",  # 40 s
     "tests/browser/test_dark_mode.py",  # 39 s
     "tests/browser/test_explorables.py",  # 29 s
     "tests/browser/test_fit.py",  # 28 s
+    "tests/browser/test_phone.py",  # some 28 s (2026-12-02, --durations)
     "tests/site/test_notebooks.py",  # 27 s: the notebooks run
     "tests/site/test_copy_paste.py",  # 24 s
 )
