@@ -24,11 +24,11 @@ help:
 	@echo "make lint   ruff over the code; textlint and zhlint over the pages (lint/)"
 	@echo "make clean  remove site/, the virtual environment and node_modules/"
 
-$(PY_STAMP): pyproject.toml constraints.txt
+$(PY_STAMP): pyproject.toml tools/pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	PIP_CONSTRAINT=constraints.txt $(BIN)/python -m pip install --quiet \
-		--editable ".[plot,test,docs,lint,crosscheck,properdocs]"
+		--editable ".[plot,test,lint,crosscheck]" --editable ./tools
 	@touch $@
 
 $(NPM_STAMP): package.json package-lock.json

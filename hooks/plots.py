@@ -34,7 +34,7 @@
 - **Drawn once per input.** A drawn SVG is kept in ``.cache/figures/``, named
   by a hash of everything that can change it: the script, its words, the
   theme, the language, every file of ``src/attention_docs`` and
-  ``src/attention_book`` (the numbers and the drawing helpers) and the
+  ``tools/attention_book`` (the numbers and the drawing helpers) and the
   trained models of ``src/attention_docs/data``, this hook,
   and matplotlib's version and fonts. A build whose figure inputs are
   unchanged takes the SVG from there (the site's editions, the PDFs' print
@@ -193,8 +193,8 @@ def inputs_digest(root: Path = ROOT) -> str:
 
     digest = hashlib.sha256()
     sources = [root / "hooks" / "plots.py"]
-    for package in ("attention_docs", "attention_book"):
-        sources += sorted((root / "src" / package).rglob("*.py"))
+    for folder in ("src/attention_docs", "tools/attention_book"):
+        sources += sorted((root / folder).rglob("*.py"))
     # the language models and their logs, which some figures draw
     sources += sorted((root / "src" / "attention_docs" / "data").glob("*"))
     for path in sources:

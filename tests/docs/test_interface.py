@@ -200,7 +200,7 @@ def test_the_simplified_configuration_types_no_word() -> None:
 HAN_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
 KANA = re.compile(r"[\u3040-\u30ff]")
 #: Where the build's code, templates and configuration live.
-SCANNED = ["hooks", "overrides", "scripts", "src/attention_book", "mkdocs*.yml"]
+SCANNED = ["hooks", "overrides", "scripts", "tools/attention_book", "mkdocs*.yml"]
 #: The Simplified words that may be typed: (file, word) -> why.
 TYPED = {
     ("mkdocs.yml", "简体中文"): (
@@ -217,10 +217,10 @@ TYPED = {
     ),
     ("overrides/partials/languages/zh-Hant.html", "个"): "the same comment",
     ("scripts/build_pdf.py", "页"): "a comment: the ideograph behind a radical",
-    ("src/attention_book/zh_hans.py", "代码"): "the docstring: what OpenCC gives",
-    ("src/attention_book/zh_hans.py", "数据"): "the docstring: what OpenCC gives",
-    ("src/attention_book/zh_hans.py", "对象"): "the docstring: what OpenCC gives",
-    ("src/attention_book/zh_hans.py", "图"): "a doctest of edition_words",
+    ("tools/attention_book/zh_hans.py", "代码"): "the docstring: what OpenCC gives",
+    ("tools/attention_book/zh_hans.py", "数据"): "the docstring: what OpenCC gives",
+    ("tools/attention_book/zh_hans.py", "对象"): "the docstring: what OpenCC gives",
+    ("tools/attention_book/zh_hans.py", "图"): "a doctest of edition_words",
 }
 
 

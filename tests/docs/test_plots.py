@@ -482,15 +482,15 @@ def test_a_drawn_figure_is_kept_under_the_hash_of_every_input(tmp_path, monkeypa
 def test_the_inputs_digest_follows_the_code_the_figures_run(tmp_path) -> None:
     (tmp_path / "hooks").mkdir()
     (tmp_path / "hooks" / "plots.py").write_text("# hook\n")
-    for package in ("attention_docs", "attention_book"):
-        (tmp_path / "src" / package).mkdir(parents=True)
-        (tmp_path / "src" / package / "core.py").write_text("x = 1\n")
+    for folder in ("src/attention_docs", "tools/attention_book"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "core.py").write_text("x = 1\n")
     digest = plots.inputs_digest(tmp_path)
     assert plots.inputs_digest(tmp_path) == digest
     for path in [
         tmp_path / "hooks" / "plots.py",
         tmp_path / "src" / "attention_docs" / "core.py",
-        tmp_path / "src" / "attention_book" / "core.py",
+        tmp_path / "tools" / "attention_book" / "core.py",
     ]:
         original = path.read_text()
         path.write_text(original + "y = 2\n")
