@@ -1,4 +1,4 @@
-// The KV cache's size: bytes = 2 · L · h_kv · d_k · n · b · B, with h_kv = h
+// The KV cache's size: bytes = 2 · L · h_kv · d_k · n · s · b, with h_kv = h
 // (multi-head), g (grouped-query) or 1 (multi-query); exact integers (BigInt),
 // as kv_cache_bytes computes them.
 import { announce, field, fmt, frame, message, optionList, register, status, templates, words } from "./core.js";
