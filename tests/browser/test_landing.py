@@ -100,6 +100,13 @@ class RightAfterScrolling:
         )
 
 
+def slow_cpu(page) -> None:
+    """The page's CPU four times slower, as a mid-range phone's."""
+    page.context.new_cdp_session(page).send(
+        "Emulation.setCPUThrottlingRate", {"rate": 4}
+    )
+
+
 def slow_network(page) -> None:
     """Every request from now on answered 600 ms later (Chromium's own
     throttling, nothing intercepted): the next page arrives after Material
@@ -145,8 +152,9 @@ def test_a_search_result_lands_on_its_section(open_page, device) -> None:
     check_landed(page, "/ja/transformer-block/", "additive-attention")
 
 
+@pytest.mark.parametrize("cpu", ["fast", "slow"])
 @pytest.mark.parametrize("device", DEVICES)
-def test_a_link_in_the_text_lands_on_its_section(open_page, device) -> None:
+def test_a_link_in_the_text_lands_on_its_section(open_page, device, cpu) -> None:
     """Followed right after scrolling to it, as a reader does."""
     page, _ = open_page("ja/scaled-dot-product/", **DEVICES[device])
     selector = "article p a[href$='/transformer-block/#additive-attention']"
@@ -156,21 +164,39 @@ def test_a_link_in_the_text_lands_on_its_section(open_page, device) -> None:
     )
     link = RightAfterScrolling(page, selector, int(y))
     slow_network(page)
+    if cpu == "slow":
+        slow_cpu(page)
     follow(page, link, "/ja/transformer-block/")
     check_landed(page, "/ja/transformer-block/", "additive-attention")
 
 
+@pytest.mark.parametrize(
+    ("start", "footer", "end", "title"),
+    [
+        ("ja/scaled-dot-product/", "next", "/ja/masks/", "masks"),
+        ("ja/masks/", "prev", "/ja/scaled-dot-product/", "scaled-dot-product"),
+    ],
+)
 @pytest.mark.parametrize("device", DEVICES)
-def test_next_opens_the_next_chapter_at_its_top(open_page, device) -> None:
-    """Tapped as soon as it comes into view at the end of a chapter: the next
-    chapter opens at its title, and its address has no section."""
-    page, _ = open_page("ja/scaled-dot-product/", **DEVICES[device])
-    link = RightAfterScrolling(page, "a.md-footer__link--next")
+def test_next_and_previous_open_a_chapter_at_its_top(
+    open_page, device, start, footer, end, title
+) -> None:
+    """Tapped as soon as it comes into view at the end of a chapter: the
+    other chapter opens at its title, and its address has no section."""
+    page, _ = open_page(start, **DEVICES[device])
+    link = RightAfterScrolling(page, f"a.md-footer__link--{footer}")
     slow_network(page)
-    follow(page, link, "/ja/masks/")
-    page.evaluate(SETTLED_AT, "masks")
-    assert page.url.endswith("/ja/masks/"), f"the address is {page.url}"
+    follow(page, link, end)
+    page.evaluate(SETTLED_AT, title)
+    assert page.url.endswith(end), f"the address is {page.url}"
     assert page.evaluate("scrollY") == 0, "the chapter did not open at its top"
+
+
+def test_the_table_of_contents_lands_on_its_section(open_page) -> None:
+    """A section of the page itself, from the table of contents (1280 px)."""
+    page, _ = open_page("ja/transformer-block/", **DESKTOP)
+    page.locator(".md-sidebar--secondary a[href$='#additive-attention']").click()
+    check_landed(page, "/ja/transformer-block/", "additive-attention")
 
 
 @pytest.mark.parametrize("device", DEVICES)

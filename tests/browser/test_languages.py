@@ -191,9 +191,12 @@ def test_selector_keeps_the_section_the_reader_is_in(open_page, base_url) -> Non
     # The reader scrolls on to the next section, and navigation.tracking
     # writes its anchor into the address as it does: with replaceState, which
     # fires no event. (Scrolling the page in the test made the anchor depend
-    # on where the page had settled: it timed out under load.)
+    # on where the page had settled: it timed out under load.) The wheel
+    # event is the reader's: until the reader scrolls, the address keeps
+    # the section it was opened at (landing.js).
     page.evaluate(
         """() => {
+            window.dispatchEvent(new WheelEvent("wheel"));
             document.getElementById("derivative").scrollIntoView();
             history.replaceState(history.state, "", "#derivative");
         }"""

@@ -107,7 +107,8 @@
     return replace(state, title, url);
   };
   addEventListener("popstate", () => {
-    if (location.pathname !== shown) leaving = "pop";
+    // Back to the page still shown (before the other one came): no swap.
+    leaving = location.pathname !== shown ? "pop" : null;
   });
 
   const read = () => {
