@@ -23,7 +23,9 @@ and checks (``on_config``) that the edition's pages are ``docs/zh-Hant/`` and
 that the phrase table is sound, so a broken table fails the build at once.
 
 The theme's templates (``overrides/``) get two filters in every edition
-(``on_env``): ``edition_words`` picks the edition's words from a table of the
+(``on_config``, in every environment the theme makes: MkDocs' own, and the
+one the PDF's print-site plugin makes to render the print page with the same
+templates): ``edition_words`` picks the edition's words from a table of the
 hand-written editions' words (``{"ja": …, "zh-Hant": …} | edition_words``),
 converting zh-Hant's for zh-Hans, and ``simplified`` converts a string in the
 zh-Hans edition and returns it unchanged in the others. So no template types
@@ -34,12 +36,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mkdocs.exceptions import PluginError
-from mkdocs.plugins import event_priority
-
 from attention_book import ROOT
 from attention_book.editions import DERIVED
 from attention_book.zh_hans import edition_words, overrides, to_simplified
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 
 #: The converted edition's theme.language, and the edition it converts.
 LANGUAGE = "zh-Hans"
@@ -52,6 +53,7 @@ def converts(config) -> bool:
 
 
 def on_config(config):
+    add_filters_to_every_environment(config)
     if not converts(config):
         return config
     if Path(config.docs_dir).resolve() != SOURCE_DOCS:
@@ -76,12 +78,34 @@ def convert_config_words(config) -> None:
             toggle["name"] = to_simplified(toggle["name"])
 
 
-def on_env(env, config, files):
-    """The templates' filters (the module's docstring), in every edition."""
-    language = config.theme["language"]
+def add_filters(env, language: str) -> None:
+    """The templates' filters (the module's docstring) for ``language``."""
     env.filters["edition_words"] = lambda words: edition_words(words, language)
-    env.filters["simplified"] = to_simplified if converts(config) else str
-    return env
+    env.filters["simplified"] = to_simplified if language == LANGUAGE else str
+
+
+def add_filters_to_every_environment(config) -> None:
+    """Every Jinja environment the theme makes has the filters.
+
+    ``Theme.get_env`` makes a new environment at each call: MkDocs calls it
+    once (and would then run ``on_env``), but a plugin may call it again, as
+    mkdocs-print-site-plugin does to render the PDF's print page with the
+    theme's templates, which need the filters too. So the theme's method is
+    wrapped, once per configuration.
+    """
+    theme = config.theme
+    if getattr(theme.get_env, "_book_filters", False):
+        return
+    language = theme["language"]
+    make_env = theme.get_env
+
+    def get_env():
+        env = make_env()
+        add_filters(env, language)
+        return env
+
+    get_env._book_filters = True
+    theme.get_env = get_env
 
 
 def on_nav(nav, config, files):

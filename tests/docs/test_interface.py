@@ -30,7 +30,6 @@ import re
 from functools import cache
 from pathlib import Path
 
-import jinja2
 import material
 import opencc
 import pytest
@@ -87,10 +86,9 @@ def material_keys() -> list[str]:
 def material_strings(language: str) -> dict[str, str]:
     """Every string of Material's language file as this edition renders it
     (the book's overrides/ first, then Material's own, then its English)."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader([str(ROOT / "overrides"), str(MATERIAL)])
-    )
-    zh_hans.on_env(env, config(language), None)  # the templates' filters
+    # The theme's own environment, as MkDocs and the PDF's print-site plugin
+    # make it (the book's filters included: hooks/zh_hans.py).
+    env = config(language).theme.get_env()
     template = env.from_string(
         '{% import "partials/language.html" as lang with context %}{{ lang.t(key) }}'
     )
@@ -276,3 +274,15 @@ def test_the_scan_finds_a_typed_simplified_word() -> None:
     }
     assert simplified_words("中国語（繁体字）の説明している節") == {"中国語", "繁体字"}
     assert simplified_words("說明的一節 ページの読み込み 図") == set()
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hans"])
+def test_every_environment_of_the_theme_has_the_filters(language: str) -> None:
+    """The PDF's print page is rendered in an environment that the print-site
+    plugin makes itself (``theme.get_env()``), after MkDocs' own: both render
+    the templates that use the book's filters (the progress bar's name)."""
+    theme = config(language).theme
+    for env in (theme.get_env(), theme.get_env()):
+        html = env.get_template("partials/progress.html").render()
+        words = {"ja": "ページの読み込み", "zh-Hans": "页面加载进度"}
+        assert f'aria-label="{words[language]}"' in html
