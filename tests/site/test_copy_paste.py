@@ -4,7 +4,10 @@ Readers copy an example and either run it as a script or paste it into a
 Python prompt, where it arrives line by line. The prompt is stricter: a blank
 line must end every compound statement (``with``, ``for``, ``def``,
 ``class`` ...) before a dedented line, and a blank line inside one ends it too
-early. So every distinct copy of every edition is run both ways here.
+early. So every distinct copy of every edition is run both ways here: in
+``make test`` every copy the Japanese edition shows (the examples every
+edition shares, and its own), in the exhaustive tier the copies only the
+Chinese editions show (their own sentences and models).
 
 What the button copies is worked out from the built HTML with Material's own
 rule (``copied_text``, tests/copying.py); ``tests/browser/test_copy.py``
@@ -109,10 +112,30 @@ def test_every_edition_has_copyable_python_and_shell(blocks) -> None:
     assert len(python_blocks(blocks)) >= 60
 
 
-def test_every_copy_runs_as_a_script(blocks, sandbox) -> None:
+#: The copies each tier runs: those the Japanese edition shows (a copy is
+#: counted where it is first shown, the editions in LANGUAGES' order), then
+#: those only the Chinese editions show.
+SHOWN_FIRST_IN = [
+    pytest.param("ja", id="ja"),
+    pytest.param("zh", id="zh-only", marks=pytest.mark.exhaustive),
+]
+
+
+def shown_first_in(blocks: dict[str, Block], group: str) -> list[Block]:
+    chosen = [
+        block
+        for block in python_blocks(blocks)
+        if block.where.startswith("ja/") == (group == "ja")
+    ]
+    assert chosen, f"no copy first shown in {group}"
+    return chosen
+
+
+@pytest.mark.parametrize("group", SHOWN_FIRST_IN)
+def test_every_copy_runs_as_a_script(blocks, sandbox, group) -> None:
     """As a script, an example runs to its end or to the first error it shows."""
     failures = []
-    for block in python_blocks(blocks):
+    for block in shown_first_in(blocks, group):
         run = run_as_script(block.copied)
         expected = shown_exceptions(block.displayed)[:1]
         got = [type(error).__name__ for error in run.errors]
@@ -124,11 +147,12 @@ def test_every_copy_runs_as_a_script(blocks, sandbox) -> None:
     assert not failures, "\n\n".join(failures)
 
 
-def test_every_copy_runs_pasted_into_the_prompt(blocks, sandbox) -> None:
+@pytest.mark.parametrize("group", SHOWN_FIRST_IN)
+def test_every_copy_runs_pasted_into_the_prompt(blocks, sandbox, group) -> None:
     """Pasted line by line, an example raises just the errors it shows and
     prints (or echoes) just the output it shows."""
     failures = []
-    for block in python_blocks(blocks):
+    for block in shown_first_in(blocks, group):
         run = paste_into_prompt(block.copied)
         expected = shown_exceptions(block.displayed)
         got = [type(error).__name__ for error in run.errors]
