@@ -58,7 +58,7 @@ test-properdocs: setup
 
 # A PDF of each edition, printed by Chromium (scripts/build_pdf.py), beside
 # the edition's pages, which link it. Only a site built with BOOK_PDF=1 links
-# the PDFs (hooks/book.py), so that `make site` never ships a link to a file
+# the PDFs (stages/book.py), so that `make site` never ships a link to a file
 # it lacks; a target-specific variable reaches the prerequisites too.
 pdf: export BOOK_PDF := 1
 pdf: site browser
@@ -97,8 +97,8 @@ bench: setup browser
 	$(BIN)/python scripts/bench.py
 
 lint: setup
-	$(BIN)/ruff check src tests scripts hooks conftest.py
-	$(BIN)/ruff format --check src tests scripts hooks conftest.py
+	$(BIN)/ruff check src tools tests scripts conftest.py
+	$(BIN)/ruff format --check src tools tests scripts conftest.py
 	$(BIN)/python -m attention_book.prose_lint
 
 clean:

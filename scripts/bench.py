@@ -4,7 +4,7 @@ Prints a table and writes it as JSON (default ``bench/results.json``):
 
 - build time of each edition and of the whole site (the editions build side
   by side, one per core: ``scripts/build_site.py``), and the part of each
-  edition's build spent typesetting maths (``hooks/katex.py`` logs it);
+  edition's build spent typesetting maths (``stages/katex.py`` logs it);
 - for every page of every edition, loaded in headless Chromium with a cold
   cache: bytes transferred (raw and gzip), number of requests, first
   contentful paint, largest contentful paint and cumulative layout shift;
@@ -63,7 +63,7 @@ from attention_book.browser import CHROMIUM, CHROMIUM_ARGS
 from attention_book.editions import LANGUAGES
 from attention_book.site import build as build_site
 
-#: hooks/katex.py's summary line in a build's log.
+#: stages/katex.py's summary line in a build's log.
 MATH_LOG = re.compile(r"KaTeX typeset (\d+) formulas .* maths took ([\d.]+) s")
 
 

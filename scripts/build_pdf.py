@@ -11,9 +11,9 @@ a renderer of our own. Our part is the glue between them.
    every page of the edition's navigation, in reading order, into one print
    page, with a title page (``scripts/pdf/cover.html``) and a table of
    contents, and turns links between pages into links within it. It runs in
-   a build of its own, the edition's configuration plus the plugin and
-   ``hooks/print_page.py`` (which hands the plugin each page with its maths
-   typeset, opens every ``<details>`` and adds ``scripts/pdf/print.css``:
+   a build of its own, the edition's configuration plus the plugin and the
+   book plugin's ``print_page`` stage (which hands the plugin each page with
+   its maths typeset, opens every ``<details>`` and adds ``scripts/pdf/print.css``:
    see its docstring), built with ``--strict`` into a temporary folder. The
    online book never gets the print page.
 2. **Printed by Chromium.** Playwright drives the Chromium the browser tests
@@ -78,7 +78,7 @@ def print_site_options(language: str) -> dict:
         "cover_page_template": "scripts/pdf/cover.html",
         "add_table_of_contents": True,
         "toc_title": edition_words(TOC_TITLES, language),
-        # The figures are numbered by hooks/plots.py; the chapters are not.
+        # The figures are numbered by the plots stage; the chapters are not.
         "enumerate_headings": False,
         "enumerate_figures": False,
         # A notebook page has no print view of its own.
@@ -105,16 +105,17 @@ def _build_print_view(language: str, out_dir: Path) -> None:
     config_file = ROOT / LANGUAGES[language]
     with config_file.open("rb") as source:
         raw = yaml_load(source)  # INHERIT resolved: the edition's full lists
-    # A PDF has no search box: the search index is not built for it.
-    plugins = [p for p in raw["plugins"] if _plugin_name(p) != "search"]
-    hooks = [h for h in raw["hooks"] if Path(h).name != "search.py"]
+    # A PDF has no search box: the search index is not built for it. The
+    # print-site plugin comes after every plugin that changes pages, and
+    # before the book's own (attention_book.plugin), whose print_view stage
+    # hands it each page with its maths.
+    plugins = [p for p in raw["plugins"] if _plugin_name(p) not in ("search", "book")]
+    book = {"book": {"search": False, "print_view": True}}
     config = load_config(
         str(config_file),
         site_dir=str(out_dir),
         strict=True,
-        # The plugin must come last, after every plugin that changes pages.
-        plugins=[*plugins, {"print-site": print_site_options(language)}],
-        hooks=[*hooks, "hooks/print_page.py"],
+        plugins=[*plugins, {"print-site": print_site_options(language)}, book],
     )
     config.plugins.on_startup(command="build", dirty=False)
     try:
@@ -151,7 +152,7 @@ def print_pdf(browser, url: str, target: Path) -> None:
             other_hosts.append(route.request.url)
             route.abort()
 
-    # No JavaScript: the print page is complete without it (hooks/print_page.py).
+    # No JavaScript: the print page is complete without it (the print_page stage).
     context = browser.new_context(color_scheme="light", java_script_enabled=False)
     try:
         context.route("**/*", route)
@@ -402,7 +403,7 @@ def build_edition(language: str, site_dir: Path) -> tuple[float, str]:
     target = site_dir / language / pdf_name(language)
     command = [sys.executable, __file__, "--edition", language, str(target)]
     # The print view is the edition as the site with its PDFs shows it: its
-    # home and about pages speak of the PDF (hooks/book.py).
+    # home and about pages speak of the PDF (the book stage).
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "BOOK_PDF": "1"}
     start = time.perf_counter()
     result = subprocess.run(

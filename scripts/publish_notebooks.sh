@@ -2,7 +2,7 @@
 # Publish the built chapters' notebooks to the repository's `notebooks` branch,
 # where Colab opens them: a page's "Open in Colab" link points to
 # https://colab.research.google.com/github/OWNER/REPO/blob/notebooks/<language>/<page>.ipynb
-# (hooks/notebooks.py). Colab opens notebooks from GitHub, not from the site.
+# (stages/notebooks.py). Colab opens notebooks from GitHub, not from the site.
 #
 # Usage: scripts/publish_notebooks.sh SITE_DIR   (on GitHub Actions, after the build)
 # SITE_DIR is the built site, or any folder laid out like it:

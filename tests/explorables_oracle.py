@@ -3,7 +3,7 @@
 The explorables compute their numbers in JavaScript
 (``docs_src/explorables/<name>.js``); the tests compare every number they
 show with these, which come from the package, for the inputs the figure
-starts from (``hooks/explorables.py``'s data) or that a test sets. Numbers
+starts from (``stages/explorables.py``'s data) or that a test sets. Numbers
 are formatted here as a reader reads them, independently of the script.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from attention_book.stages.explorables import ONLINE_V, ROPE_K, ROPE_Q, W_O
 from attention_docs import (
     apply_rope,
     attention_scores,
@@ -22,7 +23,6 @@ from attention_docs import (
     scaled_dot_product_attention,
     softmax,
 )
-from hooks.explorables import ONLINE_V, ROPE_K, ROPE_Q, W_O
 
 MINUS = "\u2212"
 

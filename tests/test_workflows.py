@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from hooks import notebooks
+from attention_book.stages import notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -197,7 +197,7 @@ def test_pages_builds_the_site_and_deploys_with_the_official_actions() -> None:
         assert name in used
     # `make pdf` builds the site first (its prerequisite), then the PDFs that
     # the site's home and about pages link: a site built with BOOK_PDF=1,
-    # the only one whose pages link them (hooks/book.py).
+    # the only one whose pages link them (stages/book.py).
     assert any(step.get("run") == "make pdf" for step in steps("pages.yml"))
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^pdf: .*\bsite\b", makefile, re.MULTILINE)

@@ -4,7 +4,7 @@
 //
 // Each explorable is one module, written once, with two exports:
 // - render(words, data): the figure's HTML, controls disabled. The build
-//   (hooks/explorables.py, through hooks/explorables_render.mjs under Node)
+//   (stages/explorables.py, through stages/explorables_render.mjs under Node)
 //   calls it, then runs mount() on it in a DOM without a screen, so that the
 //   page carries the default state that the script itself computes.
 // - mount(root): reads the controls, computes, fills the numbers in, and
@@ -59,7 +59,7 @@ export function transpose(a) {
   return a[0].map((_, j) => a.map((row) => row[j]));
 }
 
-// "{key}" replaced by values[key], as hooks/explorables.py's message().
+// "{key}" replaced by values[key], as stages/explorables.py's message().
 export function message(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, key) => values[key]);
 }

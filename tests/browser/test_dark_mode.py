@@ -3,7 +3,7 @@
 Material's first palette entry follows the system's preference; its toggle
 cycles light, dark and automatic. Figure 2 is inline SVG whose colours come
 from book.css (``fig2-*`` classes); each plot is a pair of SVG images,
-``#only-light`` and ``#only-dark``, drawn at build time (hooks/plots.py).
+``#only-light`` and ``#only-dark``, drawn at build time (stages/plots.py).
 Contrast is WCAG's: at least 4.5:1 for text, 3:1 for arrows and outlines.
 """
 

@@ -19,8 +19,8 @@ import re
 import numpy as np
 import pytest
 
+from attention_book.stages import explorables
 from attention_docs import causal_mask, load_pretrained, padding_mask, running_example
-from hooks import explorables
 from tests import explorables_oracle as oracle
 
 from .navigation import TIMEOUT

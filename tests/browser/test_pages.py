@@ -106,7 +106,7 @@ def test_the_heaviest_page_does_not_shift(open_page, language, width) -> None:
     busy machine the browser also painted a display formula it had read
     only half of, which moved as the rest came, and the header's language
     menu, which moved when Material's script showed the search button
-    (hooks/book.py and book.css keep both still since).
+    (stages/book.py and book.css keep both still since).
     """
     page, watch = open_page(
         f"{language}/scaled-dot-product/",

@@ -15,12 +15,12 @@ mkdocs.zh-Hans.yml):
   one term that matches nothing.
 - Chinese text is segmented at build time by jieba, with a Traditional
   dictionary (zh-Hant) or jieba's own Simplified one (zh-Hans), and the
-  glossary's terms as words (hooks/book.py, hooks/glossary.py). A query
+  glossary's terms as words (stages/book.py, stages/glossary.py). A query
   matches words that begin with it: a single character finds the words it
   begins (權 finds 權重) but not those it ends (積 in 內積, 乘積); "*積"
   finds those.
 
-What a reader should get (hooks/search.py corrects Material's segmentation
+What a reader should get (stages/search.py corrects Material's segmentation
 of Chinese queries, overrides/assets/javascripts/search-links.js its links):
 
 - a page's title, typed as it stands, finds that page first; so does the
@@ -43,7 +43,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from attention_book.glossary import location, search_words
-from hooks import glossary as glossary_hook
+from attention_book.stages import glossary as glossary_hook
 
 from ..site.helpers import LANGUAGES, text_of, tree
 from .navigation import TIMEOUT, book_pages

@@ -20,8 +20,8 @@ import pytest
 import yaml
 
 from attention_book import zh_hans
+from attention_book.stages import explorables
 from attention_docs import causal_mask, running_example
-from hooks import explorables
 from tests import explorables_oracle as oracle
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,7 +1,7 @@
 """Every text of every drawn figure reads against what lies behind it.
 
 Each plot and diagram is drawn in the light and the dark theme as the build
-draws it (``hooks/plots.py``); the figure is then rendered once more with its
+draws it (``stages/plots.py``); the figure is then rendered once more with its
 texts hidden, and the colour behind each text is the most common pixel
 under the text's box there (a box's or a cell's fill, a heat map's cell, or
 the page where nothing is drawn: the figures are transparent, so the

@@ -17,7 +17,7 @@ overrides/ may replace), the rest come from each edition's configuration.
   Taiwan-to-mainland conversion ("tw2sp") would change, nor one of a list of
   Taiwan words (设定, 搜寻 …).
 - No Simplified word is typed by hand: the Simplified edition's words are the
-  Traditional edition's, converted at build time (hooks/zh_hans.py), and the
+  Traditional edition's, converted at build time (stages/zh_hans.py), and the
   build's code, templates and configuration hold no Simplified word but a few
   that are no conversion (``TYPED``).
 
@@ -35,7 +35,7 @@ import opencc
 import pytest
 from mkdocs.config import load_config
 
-from hooks import zh_hans
+from attention_book.stages import zh_hans
 
 ROOT = Path(__file__).resolve().parents[2]
 MATERIAL = Path(material.__file__).parent / "templates"
@@ -87,7 +87,7 @@ def material_strings(language: str) -> dict[str, str]:
     """Every string of Material's language file as this edition renders it
     (the book's overrides/ first, then Material's own, then its English)."""
     # The theme's own environment, as MkDocs and the PDF's print-site plugin
-    # make it (the book's filters included: hooks/zh_hans.py).
+    # make it (the book's filters included: stages/zh_hans.py).
     env = config(language).theme.get_env()
     template = env.from_string(
         '{% import "partials/language.html" as lang with context %}{{ lang.t(key) }}'
@@ -198,8 +198,11 @@ def test_the_simplified_configuration_types_no_word() -> None:
 HAN_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
 KANA = re.compile(r"[\u3040-\u30ff]")
 #: Where the build's code, templates and configuration live.
-SCANNED = ["hooks", "overrides", "scripts", "tools/attention_book", "mkdocs*.yml"]
+SCANNED = ["overrides", "scripts", "tools/attention_book", "mkdocs*.yml"]
 #: The Simplified words that may be typed: (file, word) -> why.
+GLOSSARY_STAGE = "tools/attention_book/stages/glossary.py"
+GLOSSARY_STAGE_JA_1 = (GLOSSARY_STAGE, "中国語")
+GLOSSARY_STAGE_JA_2 = (GLOSSARY_STAGE, "繁体字")
 TYPED = {
     ("mkdocs.yml", "简体中文"): (
         "the language menu: the Simplified edition names its own language, "
@@ -207,8 +210,14 @@ TYPED = {
     ),
     ("scripts/pdf/cover.html", "简体中文版"): "the PDF's title page: the same",
     ("scripts/pdf/cover.html", "繁体中文版"): "its comment: what a conversion gives",
-    ("hooks/glossary.py", "中国語"): "Japanese (中国語（繁体字）)",
-    ("hooks/glossary.py", "繁体字"): "Japanese (中国語（繁体字）)",
+    (
+        "tools/attention_book/stages/glossary.py",
+        "中国語",
+    ): "Japanese (中国語（繁体字）)",
+    (
+        "tools/attention_book/stages/glossary.py",
+        "繁体字",
+    ): "Japanese (中国語（繁体字）)",
     ("mkdocs.yml", "記号"): "Japanese (a comment on the Japanese search)",
     ("overrides/partials/languages/zh-Hant.html", "頁脚"): (
         "a comment: the Hong Kong words the Traditional edition avoids"
@@ -256,7 +265,7 @@ def typed_simplified_words() -> dict[tuple[str, str], int]:
 
 def test_no_simplified_word_is_typed_by_hand() -> None:
     """The Simplified edition's words are converted from the Traditional ones
-    (hooks/zh_hans.py, attention_book.zh_hans.edition_words), never typed."""
+    (stages/zh_hans.py, attention_book.zh_hans.edition_words), never typed."""
     found = typed_simplified_words()
     typed = {
         f"{path}:{line}: {word}"

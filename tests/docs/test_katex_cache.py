@@ -1,4 +1,4 @@
-"""KaTeX's answers kept between builds (hooks/katex.py, ``Katex.save``)."""
+"""KaTeX's answers kept between builds (stages/katex.py, ``Katex.save``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from hooks import katex
+from attention_book.stages import katex
 
 
 @pytest.fixture

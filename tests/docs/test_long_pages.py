@@ -111,10 +111,10 @@ def test_print_lays_out_every_block() -> None:
 
 
 def test_the_first_screen_is_read_before_it_is_painted() -> None:
-    """hooks/book.py puts a hidden marker before the article's first block
+    """stages/book.py puts a hidden marker before the article's first block
     that book.css may skip, and asks the browser (rel=expect) to read up to
     it before it paints: the first screen is never painted half read."""
-    from hooks import book
+    from attention_book.stages import book
 
     css = without_comments(CSS.read_text(encoding="utf-8"))
     spared = {int(n) - 1 for n in re.findall(r":nth-child\(n \+ (\d+)\)", css)}

@@ -1,8 +1,8 @@
-"""The editions' navigations and hooks.
+"""The editions' navigations and the book's plugin.
 
 mkdocs.yml (the Japanese edition) and mkdocs.zh-Hant.yml each write the nav
 out, because a part's title is words of the edition; the Simplified edition
-inherits the Traditional nav and converts its titles (hooks/zh_hans.py). The
+inherits the Traditional nav and converts its titles (stages/zh_hans.py). The
 hooks are the same in every edition: mkdocs.yml lists them, and the others
 inherit the list.
 """
@@ -19,6 +19,7 @@ from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 
 from attention_book.editions import DERIVED, LANGUAGES
+from attention_book.stages import zh_hans
 
 from .test_parity import pages
 
@@ -78,7 +79,7 @@ def test_every_page_is_in_the_nav_once() -> None:
     assert set(listed) == pages("ja") == pages("zh-Hant")
 
 
-# --- hooks ----------------------------------------------------------------------
+# --- the book's plugin ---------------------------------------------------------
 
 
 @functools.cache
@@ -87,25 +88,23 @@ def loaded(name: str) -> MkDocsConfig:
     return load_config(config_file=str(ROOT / name))
 
 
-def test_every_edition_has_the_same_hooks_in_the_same_order() -> None:
-    hooks = {language: list(loaded(name).hooks) for language, name in LANGUAGES.items()}
-    assert hooks["ja"][:2] == ["hooks/book.py", "hooks/zh_hans.py"]
-    assert all(names == hooks["ja"] for names in hooks.values()), hooks
+def test_every_edition_ends_its_plugins_with_the_book() -> None:
+    """The book's plugin runs its stages after every other plugin's handlers
+    (attention_book.plugin), in every edition, with the same options."""
+    from attention_book.plugin import BookPlugin
 
-
-def test_only_mkdocs_yml_lists_the_hooks() -> None:
-    """INHERIT replaces a list: an edition with a list of its own would lose
-    whatever hook is added to mkdocs.yml."""
-    assert "hooks" in config("mkdocs.yml")
-    assert [name for name in LANGUAGES.values() if "hooks" in config(name)] == [
-        "mkdocs.yml"
-    ]
+    for language, name in LANGUAGES.items():
+        plugins = loaded(name).plugins
+        assert list(plugins)[-1] == "book", (language, list(plugins))
+        assert isinstance(plugins["book"], BookPlugin)
+        assert plugins["book"].config == {"search": True, "print_view": False}
+        assert not loaded(name).hooks, "the build's steps are the plugin's stages"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_zh_hans_hook_converts_the_converted_edition_only(language) -> None:
+def test_the_zh_hans_stage_converts_the_converted_edition_only(language) -> None:
     config = loaded(LANGUAGES[language])
-    hook = config.hooks["hooks/zh_hans.py"]  # as MkDocs loaded it
+    hook = zh_hans
     converted = language in DERIVED
     assert hook.converts(config) == converted
     assert hook.on_config(config) is config

@@ -1,4 +1,4 @@
-"""How a page becomes a notebook (hooks/notebooks.py), on small inputs.
+"""How a page becomes a notebook (stages/notebooks.py), on small inputs.
 
 The built notebooks themselves are checked, and executed, in
 tests/site/test_notebooks.py.
@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from mkdocs.exceptions import PluginError
 
-from hooks import notebooks
+from attention_book.stages import notebooks
 
 SITE = "https://example.org/book/ja/"
 

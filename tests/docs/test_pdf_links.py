@@ -1,4 +1,4 @@
-"""The links to the PDFs (hooks/book.py) without a build: the home and about
+"""The links to the PDFs (stages/book.py) without a build: the home and about
 pages speak of an edition's PDF only in a build whose site gets the PDFs
 (``make pdf``: ``BOOK_PDF=1``), so that no build links a file it lacks
 (tests/site/test_site.py checks every link of the built site)."""
@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from hooks import book
+from attention_book.stages import book
 
 from ..site.helpers import DERIVED, LANGUAGES, ROOT
 

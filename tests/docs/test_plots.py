@@ -2,7 +2,7 @@
 
 Each figure is a script ``docs_src/<kind>/<name>.py`` (``plots`` or
 ``diagrams``) defining ``figure(labels)``; the folder's ``labels.yml`` holds
-its words, its alt text and its caption in every language; hooks/plots.py
+its words, its alt text and its caption in every language; stages/plots.py
 draws it at build time and numbers it on its page (tests/site/test_plots.py
 checks the built site).
 """
@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from mkdocs.exceptions import PluginError
 
 from attention_book.diagrams import MIN_PX, markup, plain, smallest_text_px
+from attention_book.stages import plots
 from attention_docs import (
     attention_scores,
     blockwise_attention,
@@ -32,7 +33,6 @@ from attention_docs import (
     scaled_dot_product_attention,
 )
 from attention_docs.plotting import theme, to_svg
-from hooks import plots
 
 ROOT = Path(__file__).resolve().parents[2]
 PLOTS = ROOT / "docs_src" / "plots"
@@ -480,17 +480,14 @@ def test_a_drawn_figure_is_kept_under_the_hash_of_every_input(tmp_path, monkeypa
 
 
 def test_the_inputs_digest_follows_the_code_the_figures_run(tmp_path) -> None:
-    (tmp_path / "hooks").mkdir()
-    (tmp_path / "hooks" / "plots.py").write_text("# hook\n")
-    for folder in ("src/attention_docs", "tools/attention_book"):
+    for folder in ("src/attention_docs", "tools/attention_book/stages"):
         (tmp_path / folder).mkdir(parents=True)
         (tmp_path / folder / "core.py").write_text("x = 1\n")
     digest = plots.inputs_digest(tmp_path)
     assert plots.inputs_digest(tmp_path) == digest
     for path in [
-        tmp_path / "hooks" / "plots.py",
         tmp_path / "src" / "attention_docs" / "core.py",
-        tmp_path / "tools" / "attention_book" / "core.py",
+        tmp_path / "tools" / "attention_book" / "stages" / "core.py",
     ]:
         original = path.read_text()
         path.write_text(original + "y = 2\n")

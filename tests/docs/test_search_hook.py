@@ -1,4 +1,4 @@
-"""hooks/search.py without a build: its edits of Material's search worker and
+"""stages/search.py without a build: its edits of Material's search worker and
 its tidying of the search index's text."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from attention_book.glossary import location, search_words
-from hooks import search as hook
+from attention_book.stages import search as hook
 
 SCRIPTS = Path(material.__file__).parent / "templates/assets/javascripts"
 WORKERS = SCRIPTS / "workers"

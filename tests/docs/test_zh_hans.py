@@ -1,6 +1,6 @@
 """The Simplified Chinese book, converted from the Traditional one.
 
-The conversion is attention_book.zh_hans (hooks/zh_hans.py runs it).
+The conversion is attention_book.zh_hans (stages/zh_hans.py runs it).
 
 - The override table (docs_src/zh_hans_overrides.yml): every phrase is checked
   on a sentence, mostly sentences of the book; rows and columns swap their

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from attention_book.stages import glossary
 from attention_book.zh_hans import to_simplified
-from hooks import glossary
 
 from ..docs.test_interface import ENGLISH, NAMES, not_mainland, not_taiwanese
 from .helpers import LANGUAGES, tree
@@ -112,7 +112,7 @@ def test_the_simplified_words_are_the_traditional_ones_converted(site: Path) -> 
         converted = [to_simplified(word) for word in words["zh-Hant"]]
         assert words["zh-Hans"] == converted, page
     # The glossary's headers are its own (its third column is the Japanese
-    # term): hooks/glossary.py's Traditional words, converted.
+    # term): stages/glossary.py's Traditional words, converted.
     headers = [
         th.text_content()
         for th in tree(site / "zh-Hans" / "glossary" / "index.html").cssselect(

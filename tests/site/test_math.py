@@ -1,4 +1,4 @@
-"""Maths typeset while the book is built (hooks/katex.py).
+"""Maths typeset while the book is built (stages/katex.py).
 
 Every formula reaches the reader as KaTeX's HTML and MathML, in the page
 itself: no page loads KaTeX's script, no TeX delimiter is left in the text,
@@ -18,7 +18,7 @@ from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 
-from hooks import katex
+from attention_book.stages import katex
 
 from .helpers import LANGUAGES, ROOT, classes, text_of, tree
 
@@ -126,7 +126,7 @@ def fake_page(src_uri: str = "softmax.md", toc=()) -> SimpleNamespace:
 
 @pytest.fixture
 def hook():
-    """hooks/katex.py, left as a new build finds it (KaTeX's process stopped)."""
+    """stages/katex.py, left as a new build finds it (KaTeX's process stopped)."""
     yield katex
     katex.reset()
 
@@ -226,7 +226,7 @@ NAVIGATION = "title, nav.md-nav"
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_headings_reach_the_navigation_typeset_or_as_text(pages, language) -> None:
     """No TeX in the navigation: a heading's formula is typeset in its table
-    of contents entry (hooks/katex.py), and labels hold readable text."""
+    of contents entry (stages/katex.py), and labels hold readable text."""
     problems, typeset = [], 0
     for path in pages[language]:
         page = tree(path)

@@ -1,7 +1,7 @@
 """Every chapter's notebook: linked from its page, the same code, and it runs.
 
 The notebooks are made from the pages while the book is built
-(hooks/notebooks.py). Each one holds, under its code cells, the outputs that
+(stages/notebooks.py). Each one holds, under its code cells, the outputs that
 its page shows; those outputs come from the examples under docs_src/, which
 the doctests check. Here the notebooks of one edition are executed in fresh
 kernels, and every printed output is compared with the page's: a notebook

@@ -136,7 +136,7 @@ def first_line(page_text: str) -> str:
 def test_home_and_about_pages_link_the_pdf(site: Path, language) -> None:
     """In a site that ``make pdf`` built (``BOOK_SITE``), both pages link the
     file it writes for their edition; a site built without the PDFs (the
-    run's own) links none (hooks/book.py)."""
+    run's own) links none (stages/book.py)."""
     made_by_make_pdf = "BOOK_SITE" in os.environ
     expected = [f"/{language}/{pdf_name(language)}"] if made_by_make_pdf else []
     for page in ("index.html", "about/index.html"):

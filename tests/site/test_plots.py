@@ -1,6 +1,6 @@
 """The built site's figures: drawn at build time, per language and per colour scheme.
 
-hooks/plots.py draws every script of docs_src/plots/ and docs_src/diagrams/
+stages/plots.py draws every script of docs_src/plots/ and docs_src/diagrams/
 into each language's build as assets/<kind>/<name>.svg (light) and
 <name>-dark.svg (dark); nothing of the kind is committed. The SVGs keep their
 labels as text in the page's language. Each page shows its figures as
@@ -21,10 +21,10 @@ import pytest
 import yaml
 
 from attention_book.diagrams import MIN_PX, plain, smallest_text_px
+from attention_book.stages.notebooks import NOT_CHAPTERS
+from attention_book.stages.plots import caption_html, caption_text
 from attention_book.zh_hans import to_simplified_text
 from attention_docs.plotting import THEMES
-from hooks.notebooks import NOT_CHAPTERS
-from hooks.plots import caption_html, caption_text
 
 from .helpers import (
     DERIVED,

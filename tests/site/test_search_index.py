@@ -1,4 +1,4 @@
-"""The search index and the search worker of the built site (hooks/search.py).
+"""The search index and the search worker of the built site (stages/search.py).
 
 What the reader gets from them is tested in tests/browser/test_search.py; the
 checks here read the built files and say which file is wrong.
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from attention_book.glossary import search_words
-from hooks import notebooks as notebooks_hook
-from hooks import search as search_hook
+from attention_book.stages import notebooks as notebooks_hook
+from attention_book.stages import search as search_hook
 
 from .helpers import LANGUAGES
 
@@ -59,7 +59,7 @@ def test_chinese_words_keep_their_boundaries(site, language) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_search_worker_segments_queries_as_the_book_needs(site, language) -> None:
-    """The site serves Material's worker with the edits of hooks/search.py."""
+    """The site serves Material's worker with the edits of stages/search.py."""
     [worker] = [
         path
         for path in (site / language / "assets/javascripts/workers").iterdir()

@@ -9,7 +9,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from hooks import book as book_hook
+from attention_book.stages import book as book_hook
 
 from .helpers import LANGUAGES, LOCAL_HOST, classes, parse, stripped_text, tree
 
@@ -361,7 +361,7 @@ def link_targets(site: Path, path: Path) -> list[tuple[str, str]]:
 
 def test_every_link_leads_to_a_file_of_the_site(site: Path) -> None:
     """No page links a file the site lacks: not even the PDFs, which only
-    ``make pdf`` makes (hooks/book.py leaves their paragraphs out of any
+    ``make pdf`` makes (stages/book.py leaves their paragraphs out of any
     other build). ``--strict`` checks the links between pages while each
     edition builds; this checks the whole site as served, root pages and
     files made after the build included."""
@@ -412,7 +412,7 @@ def test_the_site_root_answers_browsers_and_crawlers(site: Path, base_url) -> No
 def test_the_first_screen_is_read_whole_before_it_is_painted(pages) -> None:
     """A page longer than its first screen holds a hidden marker as its
     article's 25th block, and its head asks the browser to read up to it
-    before it paints (``rel=expect``, ``blocking=render``: hooks/book.py);
+    before it paints (``rel=expect``, ``blocking=render``: stages/book.py);
     a shorter page holds neither."""
     marked = []
     for path in (path for found in pages.values() for path in found):

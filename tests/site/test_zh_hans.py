@@ -1,6 +1,6 @@
 """The built Simplified Chinese book: the Traditional one, converted, nothing lost.
 
-site/zh-Hans/ is built from docs/zh-Hant/ by hooks/zh_hans.py (see
+site/zh-Hans/ is built from docs/zh-Hant/ by stages/zh_hans.py (see
 tests/docs/test_zh_hans.py for the conversion itself). Here, the result:
 
 - parity: the same pages as the Traditional book, and on each page the same
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from attention_book import snippets
-from hooks import glossary
+from attention_book.stages import glossary
 
 from .helpers import DERIVED, ROOT, parse, text_of, traditional_characters, tree
 
@@ -63,7 +63,7 @@ def structure(path: Path) -> dict[str, list[str] | str]:
             for e in node.iterdescendants()
             if e.get("id") is not None and not e.get("id").startswith(LINE_IDS)
         ],
-        # Each edition links its own PDF (hooks/book.py; tests/site/test_pdf.py).
+        # Each edition links its own PDF (stages/book.py; tests/site/test_pdf.py).
         "links": [
             OWN_PDF.sub("attention-<edition>.pdf", a.get("href"))
             for a in node.iterdescendants("a")

@@ -1,10 +1,12 @@
-"""The book's build tooling: code shared by its MkDocs hooks, scripts and tests.
+"""The book's build tooling: its MkDocs plugin, and code its scripts and tests share.
 
 This is not part of the numpy package's API (that is ``attention_docs``): it
 is the code that builds and checks the book, written once and imported by
-``hooks/``, ``scripts/``, ``conftest.py`` and ``tests/``. It is used from the
-repository's checkout (``src/`` on the path, as the editable install puts it),
-and reads the repository's files: ``ROOT`` is that checkout.
+the book's MkDocs plugin (``plugin``, which runs the ``stages`` of the
+build), ``scripts/``, ``conftest.py`` and ``tests/``. It is a package of its
+own (``tools/pyproject.toml``), installed editable from the repository's
+checkout and never published, and reads the repository's files: ``ROOT`` is
+that checkout.
 
 - ``snippets``: the ``--8<--`` includes of the pages, read as
   ``pymdownx.snippets`` reads them.

@@ -6,7 +6,7 @@ from __future__ import annotations
 LANGUAGES = {
     "ja": "mkdocs.yml",
     "zh-Hant": "mkdocs.zh-Hant.yml",
-    "zh-Hans": "mkdocs.zh-Hans.yml",  # converted from zh-Hant (hooks/zh_hans.py)
+    "zh-Hans": "mkdocs.zh-Hans.yml",  # converted from zh-Hant (stages/zh_hans.py)
 }
 
 #: An edition with no pages of its own -> the edition it is converted from.

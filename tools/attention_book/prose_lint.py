@@ -89,7 +89,7 @@ GROUPED_NUMBER = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?![\d,])")
 #: An en dash or hyphen joining two Chinese words (編碼器–解碼器).
 CJK_DASH = re.compile(f"(?<=[{CJK_CHARS}])[–-](?=[{CJK_CHARS}])")
 FIGURE_REFERENCE = re.compile(r"\[\]\((#fig-[^)\s]*)\)")
-#: A figure reference [](#fig-...) reads "図 2" in the built page (hooks/plots.py).
+#: A figure reference [](#fig-...) reads "図 2" in the built page (stages/plots.py).
 FIGURE_WORD = {"ja": "図", "zh-Hant": "圖"}
 
 
@@ -219,7 +219,7 @@ def _latin_as_code(text: str, language: str) -> str:
 
 
 def pages(language: str) -> list[Path]:
-    # The glossary page's table is generated from glossary.yml (hooks/glossary.py).
+    # The glossary page's table is generated from glossary.yml (stages/glossary.py).
     return sorted((DOCS / language).glob("*.md"))
 
 

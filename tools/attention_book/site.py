@@ -134,7 +134,7 @@ def build(site_dir: Path, jobs: int | None = None) -> dict[str, dict]:
     return editions
 
 
-#: Where the editions are built for when SITE_URL is not set (hooks/book.py).
+#: Where the editions are built for when SITE_URL is not set (stages/book.py).
 DEFAULT_SITE_URL = "http://127.0.0.1:8000/"
 #: The book's icon (theme.favicon), which favicon.ico is drawn from.
 FAVICON_SVG = ROOT / "overrides" / "assets" / "images" / "favicon.svg"

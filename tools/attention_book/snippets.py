@@ -3,7 +3,7 @@
 The pages include their examples, plot scripts, figures and the package's
 source with ``pymdownx.snippets`` (``mkdocs.yml``: ``base_path: ["."]``,
 ``check_paths: true``). What needs a page as its reader sees it (the
-examples' tests in ``conftest.py``, the notebooks of ``hooks/notebooks.py``)
+examples' tests in ``conftest.py``, the notebooks of ``stages/notebooks.py``)
 or needs to know what a page includes (the Simplified conversion, the tests
 of the pages) reads the includes here, with the extension's own grammar:
 

@@ -33,7 +33,7 @@ string (a glossary term, a plot label, a page title).
   the titles of admonitions and tabs are prose.
 
 Only ``docs/zh-Hant/`` is written by hand; the zh-Hans book is this
-conversion, done again on every build by ``hooks/zh_hans.py``. The glossary
+conversion, done again on every build by ``stages/zh_hans.py``. The glossary
 and plot hooks convert their own words with ``to_simplified_text``.
 """
 

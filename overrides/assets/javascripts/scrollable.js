@@ -2,7 +2,7 @@
 //
 // A region that scrolls sideways must be reachable with the keyboard
 // (WCAG 2.1.1; axe-core: scrollable-region-focusable): wide display math
-// (book.css lets div.arithmatex scroll; hooks/katex.py writes the box
+// (book.css lets div.arithmatex scroll; stages/katex.py writes the box
 // without a tabindex, since only the page knows how wide it is), tables
 // (Material wraps each one in a .md-typeset__scrollwrap, which scrolls on
 // a phone), notebook code cells (mkdocs-jupyter) and code blocks: give

@@ -1,4 +1,4 @@
-// Typeset TeX with KaTeX for hooks/katex.py, one process for a whole build.
+// Typeset TeX with KaTeX for stages/katex.py, one process for a whole build.
 //
 // Reads one JSON request per line on stdin, {"tex": "...", "display": bool},
 // and answers each with one JSON line on stdout, in order: {"html": "..."} or

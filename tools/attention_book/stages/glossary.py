@@ -102,7 +102,7 @@ def glossary_table(language: str, docs_dir: Path) -> str:
 
 #: Words of the pages' titles that jieba's dictionaries cut in two (線性/代數):
 #: the search finds a title as the reader types it only if the index holds
-#: its words whole (the query is cut along the index's words, hooks/search.py).
+#: its words whole (the query is cut along the index's words, stages/search.py).
 TITLE_WORDS = ("線性代數", "物件導向")
 
 

@@ -1,4 +1,4 @@
-// Draw the explorables' default state for hooks/explorables.py, once per
+// Draw the explorables' default state for stages/explorables.py, once per
 // edition's build, with the same modules the reader's browser runs.
 //
 // Reads one JSON request on stdin, {"folder": "...", "figures": [{"name",

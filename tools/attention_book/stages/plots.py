@@ -62,10 +62,10 @@ import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
+from attention_book import ROOT
 from attention_book.editions import DERIVED
 from attention_book.zh_hans import edition_words, to_simplified_text
 
-ROOT = Path(__file__).resolve().parent.parent
 #: kind of figure -> the folder of its scripts and labels.yml
 KINDS = {
     "plots": ROOT / "docs_src" / "plots",
@@ -192,7 +192,7 @@ def inputs_digest(root: Path = ROOT) -> str:
     from matplotlib import font_manager
 
     digest = hashlib.sha256()
-    sources = [root / "hooks" / "plots.py"]
+    sources = []  # this stage among them: tools/attention_book/stages/plots.py
     for folder in ("src/attention_docs", "tools/attention_book"):
         sources += sorted((root / folder).rglob("*.py"))
     # the language models and their logs, which some figures draw

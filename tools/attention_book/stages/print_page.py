@@ -6,7 +6,7 @@ temporary folder), so the print page and its stylesheet never reach the site.
 
 - **The pages as they are shown.** The plugin combines each page's
   ``page.html``, which it keeps when its ``on_page_content`` event sees the
-  page: before ``hooks/katex.py`` has put the typeset formulas in (in
+  page: before ``stages/katex.py`` has put the typeset formulas in (in
   ``on_page_context``, once Material's search has indexed the page). This
   hook, the last one, sets ``page.html`` to the page's final content in
   ``on_page_context``.
@@ -55,7 +55,8 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-ROOT = Path(__file__).resolve().parent.parent
+from attention_book import ROOT
+
 PRINT_CSS = ROOT / "scripts" / "pdf" / "print.css"
 PRINT_CSS_URI = "assets/stylesheets/print.css"
 PLUGIN = "print-site"
@@ -66,7 +67,7 @@ CLOSED_DETAILS = re.compile(r"<details(?![^>]*\bopen\b)")
 LINE_ANCHOR = re.compile(r'<a id="__codelineno-[\w-]+" name="[^"]*" href="[^"]*"></a>')
 #: A heading's permalink (the toc extension's ``permalink: true``).
 PERMALINK = re.compile(r'<a class="headerlink" [^>]*>[^<]*</a>')
-#: A typeset formula's wrapper (hooks/katex.py keeps pymdownx.arithmatex's).
+#: A typeset formula's wrapper (stages/katex.py keeps pymdownx.arithmatex's).
 FORMULA = re.compile(r'<(?P<tag>span|div) class="arithmatex">')
 SPAN_TAG = re.compile(r"<(/?)span\b")
 #: KaTeX's MathML copy of a formula (it holds no <span>).
@@ -136,7 +137,7 @@ def outline(links) -> list[dict]:
 def on_config(config):
     _FORMULAS.clear()
     if PLUGIN not in config.plugins:
-        raise PluginError(f"hooks/print_page.py needs the {PLUGIN} plugin")
+        raise PluginError(f"stages/print_page.py needs the {PLUGIN} plugin")
     config.extra_css.append(PRINT_CSS_URI)
     return config
 

@@ -149,7 +149,7 @@ def _once(pattern: re.Pattern, source: str, purpose: str) -> re.Match:
     found = list(pattern.finditer(source))
     if len(found) != 1:
         raise PluginError(
-            f"hooks/search.py: Material's bundle has changed, cannot {purpose} "
+            f"stages/search.py: Material's bundle has changed, cannot {purpose} "
             f"(the code matched {len(found)} times instead of once)"
         )
     return found[0]
@@ -179,7 +179,7 @@ def patch_worker(source: str) -> str:
         source, count = pattern.subn(replacement, source)
         if count != 1:
             raise PluginError(
-                f"hooks/search.py: Material's search worker has changed, cannot "
+                f"stages/search.py: Material's search worker has changed, cannot "
                 f"{purpose} (the code matched {count} times instead of once)"
             )
     return source
@@ -188,7 +188,7 @@ def patch_worker(source: str) -> str:
 def _replace(files: Files, config, pattern: re.Pattern, patch) -> None:
     found = [file for file in files if pattern.fullmatch(file.src_uri)]
     if len(found) != 1:
-        raise PluginError(f"hooks/search.py: expected one {pattern.pattern}: {found}")
+        raise PluginError(f"stages/search.py: expected one {pattern.pattern}: {found}")
     [file] = found
     patched = patch(Path(file.abs_src_path).read_text(encoding="utf-8"))
     files.remove(file)
@@ -261,7 +261,7 @@ def add_keywords(index: dict, language: str) -> None:
         # A page's first heading is the page itself in the index.
         doc = docs.get(where) or docs.get(where.partition("#")[0])
         if doc is None:
-            raise PluginError(f"hooks/search.py: the index has no section {where}")
+            raise PluginError(f"stages/search.py: the index has no section {where}")
         # Chinese words are kept whole, as the text's are (zero-width spaces).
         doc["keywords"] = "\u200b".join(
             [*doc.get("keywords", "").split("\u200b"), *found]

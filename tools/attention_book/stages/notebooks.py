@@ -34,7 +34,7 @@ made from the page while the book is built, so it never drifts from it:
   move to a last section of their own, so the reader can try first.
 - The first code cell imports the book's package, and installs it from the
   repository when the repository's address is known (``REPO_URL`` or, on
-  GitHub Actions, the repository being built; see hooks/book.py).
+  GitHub Actions, the repository being built; see stages/book.py).
 
 The notebook is made with nbformat's v4 builders (``nbformat.v4.new_*``)
 and validated against nbformat's schema before it is written: an invalid
@@ -68,11 +68,10 @@ import yaml
 from mkdocs.exceptions import PluginError
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from attention_book import snippets
+from attention_book import ROOT, snippets
 from attention_book.editions import DERIVED
 from attention_book.zh_hans import edition_words, to_simplified_text
 
-ROOT = Path(__file__).resolve().parent.parent
 BOOK_CSS = ROOT / "overrides" / "assets" / "stylesheets" / "book.css"
 
 #: Pages of the nav that are not chapters (tests/docs/test_exercises.py).
@@ -147,13 +146,13 @@ ADMONITION = re.compile(
 HEADING = re.compile(
     r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.*?)(?:[ \t]*\{[^}]*\})?[ \t]*$"
 )
-#: The light image of a numbered figure (hooks/plots.py writes the figure).
+#: The light image of a numbered figure (stages/plots.py writes the figure).
 FIGURE_IMAGE = re.compile(
     r"!\[(?P<alt>(?:\\.|[^\]\\])*)\]\((?:\.\./)*"
     r"(?P<path>assets/(?P<kind>plots|diagrams)/[\w-]+\.svg)#only-light\)"
 )
 FIGURE_NUMBER = re.compile(r'<span class="book-figure-number">([^<]*)</span>')
-#: An interactive figure's placeholder (hooks/explorables.py draws it on the page).
+#: An interactive figure's placeholder (stages/explorables.py draws it on the page).
 EXPLORABLE = re.compile(
     r'^<div class="explorable" data-explorable="(?P<name>[a-z_]+)"></div>$'
 )
@@ -481,7 +480,7 @@ class Converter:
         """A numbered figure of the book as an image and its caption.
 
         The paper's Figure 2 is an inline SVG; a diagram is the light image
-        that hooks/plots.py drew for the build, put into the notebook; a
+        that stages/plots.py drew for the build, put into the notebook; a
         plot leaves its image to the cell of its script, which follows.
         """
         text, _ = expand(lines)

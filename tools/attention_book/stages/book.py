@@ -15,7 +15,7 @@
 - KaTeX's stylesheet and fonts are served by the site itself: from its
   distribution, installed from the npm registry by ``npm ci``, they are added
   to the build as ``assets/katex/``. The maths itself is typeset while the
-  book is built (``hooks/katex.py``); no page loads KaTeX's script.
+  book is built (``stages/katex.py``); no page loads KaTeX's script.
 - Each edition's PDF, ``attention-<language>.pdf`` beside its home page, is
   made after the build by ``make pdf`` (``scripts/build_pdf.py``), which
   builds the site with ``BOOK_PDF=1``; a site built without it has no PDF.
@@ -49,9 +49,9 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
+from attention_book import ROOT
 from attention_book.site import DEFAULT_SITE_URL
 
-ROOT = Path(__file__).resolve().parent.parent
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 KATEX_FILES = ("katex.min.css",)
 #: An edition's PDF (scripts/build_pdf.py writes it under the same name).

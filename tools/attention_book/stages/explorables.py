@@ -8,7 +8,7 @@ listens to the reader. This hook only gives it its words and its data.
 - **A placeholder** in a page, a line of its own in both hand-written
   editions at the same place, names the explorable:
   ``<div class="explorable" data-explorable="softmax"></div>``.
-- **Drawn at build time by the same module.** ``hooks/explorables_render.mjs``
+- **Drawn at build time by the same module.** ``stages/explorables_render.mjs``
   runs under Node (a build dependency already, for KaTeX): it calls the
   module's ``render``, then its ``mount`` in happy-dom (a DOM without a
   screen), and the figure's HTML after that replaces the placeholder. So the
@@ -47,10 +47,10 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.utils import get_relative_url
 
+from attention_book import ROOT
 from attention_book.editions import DERIVED
 from attention_book.zh_hans import to_simplified_text
 
-ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "docs_src" / "explorables"
 RENDER = Path(__file__).resolve().with_name("explorables_render.mjs")
 PLACEHOLDER = re.compile(
@@ -241,7 +241,7 @@ def _sources_stamp() -> tuple:
 def draw_all(language: str) -> dict[str, str]:
     """Every explorable's default state in ``language``: name -> HTML.
 
-    One Node run (``hooks/explorables_render.mjs``) for all of them, kept for
+    One Node run (``stages/explorables_render.mjs``) for all of them, kept for
     the rest of the process until a module or its words change.
     """
     key = (language, _sources_stamp())
@@ -250,7 +250,7 @@ def draw_all(language: str) -> dict[str, str]:
     missing = set(names()) - set(DATA)
     if missing:
         raise PluginError(
-            f"explorables without data in hooks/explorables.py: {sorted(missing)}"
+            f"explorables without data in stages/explorables.py: {sorted(missing)}"
         )
     node = shutil.which("node")
     if node is None:
@@ -270,7 +270,7 @@ def draw_all(language: str) -> dict[str, str]:
         check=False,
     )
     if done.returncode != 0:
-        raise PluginError(f"hooks/explorables_render.mjs failed:\n{done.stderr}")
+        raise PluginError(f"stages/explorables_render.mjs failed:\n{done.stderr}")
     answers = json.loads(done.stdout)
     drawn = {}
     for figure, answer in zip(figures, answers, strict=True):

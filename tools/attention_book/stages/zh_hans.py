@@ -5,7 +5,7 @@ converted on every build by ``attention_book.zh_hans`` (whose docstring says
 how: the book's phrase table, then OpenCC, on prose only).
 
 The hook is in every edition's list (``mkdocs.yml``'s ``hooks:``, which the
-other editions inherit), right after ``hooks/book.py``, and does nothing but
+other editions inherit), right after ``stages/book.py``, and does nothing but
 in the converted edition: the one whose ``theme.language`` is ``zh-Hans``
 (``mkdocs.zh-Hans.yml``). There it converts
 
@@ -36,11 +36,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+
 from attention_book import ROOT
 from attention_book.editions import DERIVED
 from attention_book.zh_hans import edition_words, overrides, to_simplified
-from mkdocs.exceptions import PluginError
-from mkdocs.plugins import event_priority
 
 #: The converted edition's theme.language, and the edition it converts.
 LANGUAGE = "zh-Hans"

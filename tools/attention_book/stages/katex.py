@@ -2,14 +2,14 @@
 
 A page's maths reaches the reader as HTML (with MathML for screen readers),
 there at first paint, without JavaScript, after instant navigation and in
-print. Pages carry KaTeX's stylesheet and fonts (``hooks/book.py`` adds them
+print. Pages carry KaTeX's stylesheet and fonts (``stages/book.py`` adds them
 from ``node_modules``) but no KaTeX script.
 
 - **Where the formulas are.** ``pymdownx.arithmatex`` (generic mode) wraps a
   page's inline maths ``\\( … \\)`` in ``<span class="arithmatex">`` and its
   display maths ``\\[ … \\]`` or ``\\begin{…} … \\end{…}`` in
   ``<div class="arithmatex">``.
-- **One KaTeX process per build.** ``hooks/katex_server.js`` runs under Node
+- **One KaTeX process per build.** ``stages/katex_server.js`` runs under Node
   with the KaTeX that ``package-lock.json`` pins and answers one formula per
   line. It starts with the first formula and stops after the build (also
   after each rebuild of ``mkdocs serve``); identical formulas are typeset once.
@@ -66,12 +66,14 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
+from attention_book import ROOT
+
 log = logging.getLogger("mkdocs.hooks.katex")
 
 SERVER = Path(__file__).resolve().with_name("katex_server.js")
-KATEX_DIST = SERVER.parent.parent / "node_modules" / "katex" / "dist"
+KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 #: KaTeX's answers, kept between builds (``Katex.cache_file``).
-CACHE = SERVER.parent.parent / ".cache" / "katex"
+CACHE = ROOT / ".cache" / "katex"
 
 #: pymdownx.arithmatex's generic output: the TeX, HTML-escaped, delimiters kept.
 ARITHMATEX = re.compile(
@@ -96,7 +98,7 @@ class KatexError(Exception):
 
 
 class Katex:
-    """One Node process running hooks/katex_server.js, one formula per line."""
+    """One Node process running stages/katex_server.js, one formula per line."""
 
     def __init__(self) -> None:
         self._process: subprocess.Popen | None = None
