@@ -75,13 +75,28 @@ def permissions(name: str, job: dict) -> dict[str, str]:
     return granted
 
 
-def test_ci_runs_the_readme_test_command_then_the_exhaustive_tier() -> None:
-    runs = [step["run"] for step in steps("ci.yml") if "run" in step]
-    assert runs.index("make test") < runs.index("make test-exhaustive")
+def test_ci_runs_the_readme_test_command_and_the_exhaustive_tier() -> None:
+    """On GitHub the tiers run side by side (a matrix); .ci/run runs them in
+    turn, the README's command first."""
+    test = jobs("ci.yml")["test"]
+    assert test["strategy"]["matrix"]["tier"] == ["test", "test-exhaustive"]
+    assert {"run": "make ${{ matrix.tier }}"} in [
+        {k: v for k, v in step.items() if k == "run"} for step in test["steps"]
+    ]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "make test" in readme
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert script.index("make test") < script.index("make test-exhaustive")
+
+
+def test_one_job_says_whether_every_job_passed() -> None:
+    """The check a branch protection requires: it needs every other job and
+    fails unless each succeeded (also when one was skipped or cancelled)."""
+    every = jobs("ci.yml")
+    green = every["all-green"]
+    assert set(green["needs"]) == set(every) - {"all-green"}
+    assert green["if"] == "always()"
+    assert "needs.*.result" in green["steps"][0]["env"]["RESULTS"]
 
 
 def test_the_tiers_together_are_every_test() -> None:
