@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import shutil
 import socket
@@ -36,32 +37,20 @@ TESTS = Path(__file__).resolve().parent
 FOLDER_MARKERS = {"site": "site", "browser": "browser"}
 
 
-#: The run's longest units of work, longest first: pytest-xdist's scopes under
-#: ``--dist loadscope`` (a module, or a test class), with the seconds each
-#: took in a whole run on two cores (2026-11-27, ``--junitxml``: setup, call
-#: and teardown; the first ones also wait for the site build). They start
-#: first, so that the end of the run is many short units spread over every
-#: core, not one core finishing a sweep alone; the others follow in xdist's
-#: own order (most tests first).
-LONGEST_FIRST = (
-    "tests/site/test_pdf.py",  # 199 s: the three PDFs
-    "tests/browser/test_every_page.py::TestJapaneseEveryPage",  # 182 s: and copies
-    "tests/browser/test_every_page.py::TestSimplifiedChineseEveryPage",  # 108 s
-    "tests/browser/test_every_page.py::TestTraditionalChineseEveryPage",  # 106 s
-    "tests/browser/test_every_page.py::TestJapanese",  # the sample, and its copies
-    "tests/browser/test_every_page.py::TestTraditionalChinese",  # the sample
-    "tests/browser/test_languages.py",  # 54 s
-    "tests/browser/test_accessibility.py",  # 49 s, and some 50 s on a phone
-    "tests/browser/test_landing.py",  # some 45 s (2026-12-02, --durations)
-    "tests/browser/test_pages.py",  # 49 s
-    "tests/browser/test_search.py",  # 40 s
-    "tests/browser/test_dark_mode.py",  # 39 s
-    "tests/browser/test_explorables.py",  # 29 s
-    "tests/browser/test_fit.py",  # 28 s
-    "tests/browser/test_phone.py",  # some 28 s (2026-12-02, --durations)
-    "tests/site/test_notebooks.py",  # 27 s: the notebooks run
-    "tests/site/test_copy_paste.py",  # 24 s
-)
+#: How long each unit of work took in a recorded run: pytest-xdist's scopes
+#: under ``--dist loadscope`` (a module, or a test class) -> seconds (setup,
+#: call and teardown, from the JUnit reports the runs write; the first units
+#: also wait for the site build). ``scripts/record_durations.py`` writes it.
+#: The longest start first, so that the end of the run is many short units
+#: spread over every core, not one core finishing a sweep alone; units it
+#: does not know follow in xdist's own order (most tests first).
+DURATIONS = TESTS / "durations.json"
+
+
+def recorded_durations() -> dict[str, float]:
+    if not DURATIONS.exists():
+        return {}
+    return json.loads(DURATIONS.read_text(encoding="utf-8"))
 
 
 def xdist_scope(item: pytest.Item) -> str:
@@ -80,10 +69,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # first (what xdist's --loadscope-reorder does, which pytest_configure
     # turns off so that this order stands).
     sizes = Counter(xdist_scope(item) for item in items)
-    rank = {scope: place for place, scope in enumerate(LONGEST_FIRST)}
+    seconds = recorded_durations()
     items.sort(
         key=lambda item: (
-            rank.get(xdist_scope(item), len(rank)),
+            -seconds.get(xdist_scope(item), 0.0),
             -sizes[xdist_scope(item)],
             xdist_scope(item),
         )

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 
-from .conftest import LONGEST_FIRST
+from .conftest import DURATIONS, recorded_durations
 from .site.helpers import ROOT
 
 
-def test_every_longest_unit_names_a_test_module_or_class() -> None:
+def test_every_recorded_unit_names_a_test_module_or_class() -> None:
     """A renamed module or class would silently lose its place at the front."""
-    assert len(set(LONGEST_FIRST)) == len(LONGEST_FIRST)
-    for scope in LONGEST_FIRST:
+    recorded = recorded_durations()
+    assert recorded, f"{DURATIONS.name}: run scripts/record_durations.py"
+    for scope, seconds in recorded.items():
+        assert seconds >= 0, scope
         path, _, name = scope.partition("::")
         module = ROOT / path
         assert module.is_file(), scope
@@ -21,9 +23,36 @@ def test_every_longest_unit_names_a_test_module_or_class() -> None:
 
 
 def test_the_longest_units_come_first(request) -> None:
-    """In a whole run, the items start with the listed units, in their order."""
+    """In this run, the units come in the order of their recorded seconds."""
+    recorded = recorded_durations()
     items = request.session.items
     scopes = list(dict.fromkeys(item.nodeid.rsplit("::", 1)[0] for item in items))
-    listed = [scope for scope in scopes if scope in LONGEST_FIRST]
-    assert scopes[: len(listed)] == listed
-    assert listed == [scope for scope in LONGEST_FIRST if scope in listed]
+    known = [scope for scope in scopes if recorded.get(scope, 0) > 0]
+    assert scopes[: len(known)] == known
+    assert [recorded[s] for s in known] == sorted(
+        (recorded[s] for s in known), reverse=True
+    )
+
+
+def test_the_recorder_reads_units_from_junit_reports(tmp_path) -> None:
+    """JUnit's classnames become xdist's scopes, and their seconds add up."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "record_durations", ROOT / "scripts" / "record_durations.py"
+    )
+    recorder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(recorder)
+    report = tmp_path / "junit.xml"
+    report.write_text(
+        '<testsuites><testsuite name="pytest">'
+        '<testcase classname="tests.browser.test_every_page.TestJapanese" time="2.5"/>'
+        '<testcase classname="tests.browser.test_every_page.TestJapanese" time="1"/>'
+        '<testcase classname="tests.site.test_pdf" time="4"/>'
+        "</testsuite></testsuites>",
+        encoding="utf-8",
+    )
+    assert recorder.read([report]) == {
+        "tests/browser/test_every_page.py::TestJapanese": 3.5,
+        "tests/site/test_pdf.py": 4.0,
+    }
