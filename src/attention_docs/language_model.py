@@ -75,6 +75,7 @@ __all__ = [
     "forward",
     "init_params",
     "load_corpus",
+    "load_induction_model",
     "load_pretrained",
     "loss_and_gradients",
     "parameter_count",
@@ -1057,6 +1058,52 @@ def load_pretrained(edition: str) -> LanguageModel:
     """
     with resources.as_file(_data_file(edition, f"lm-{edition}.npz")) as path:
         return LanguageModel.load(path)
+
+
+def load_induction_model() -> LanguageModel:
+    """A two-layer model trained on repeated random letters: it has an induction head.
+
+    The model (one head per layer, ``d_model`` 32, 16 letters ``a`` to
+    ``p``, context 32) was trained only on sequences of 33 letters that end
+    with a block of 8 to 16 distinct letters written twice, so that the
+    next letter of the second copy is always written earlier in the text.
+    Its layer 1 head spreads its weight over the current and the previous
+    few tokens (most on the current one, then the previous one), and its
+    layer 2 head attends to the token after the previous occurrence of the
+    current one: an induction head (Olsson et al., 2022, "In-context
+    Learning and Induction Heads"). It reads best a window whose repeat
+    ends at the last position, as in its training.
+    The weights are shipped with the package (``attention_docs/data``,
+    ``lm-induction.npz``, with the training log ``lm-induction.json``).
+
+    Returns
+    -------
+    LanguageModel
+        Its tokenizer reads the model's letters (``"a"``, ``"b"``, ...);
+        ``attention(text)`` returns two arrays of shape ``(1, n, n)``.
+
+    Notes
+    -----
+    See the book's page "What the trained heads attend to"
+    (attention-maps.md, section "A heat map whose answer is known").
+
+    Examples
+    --------
+    For a block of :math:`m = 16` distinct letters written twice (the whole
+    window), the query at position :math:`m + t` (counting from 1) of the
+    layer 2 head puts most of its weight on key :math:`t + 1`:
+
+    >>> model = load_induction_model()
+    >>> text = "kdhaegbcjilnmopf" * 2
+    >>> a = model.attention(text)[1][0]  # (n, n), layer 2
+    >>> m = 16
+    >>> t = np.arange(1, m + 1)
+    >>> bool(a[m + t - 1, t].mean() > 0.5)
+    True
+    """
+    path = resources.files("attention_docs") / "data" / "lm-induction.npz"
+    with resources.as_file(path) as file:
+        return LanguageModel.load(file)
 
 
 def load_corpus(edition: str) -> str:
