@@ -152,6 +152,31 @@ def test_a_search_result_lands_on_its_section(open_page, device) -> None:
     check_landed(page, "/ja/transformer-block/", "additive-attention")
 
 
+def test_back_from_a_search_result_returns_to_where_the_reader_was(open_page) -> None:
+    """On a phone, where the open search holds the page still."""
+    page, _ = open_page("ja/softmax/", **PHONE_DEVICE)
+    scroll_to(page, 3000)
+    page.locator("label.md-header__button[for='__search']").click()
+    box = page.locator("input.md-search__input")
+    box.fill("加法型アテンション")
+    box.press("End")
+    link = page.locator(
+        ".md-search-result a[href*='/transformer-block/']"
+        "[href$='#additive-attention']:visible"
+    ).first
+    link.wait_for(timeout=TIMEOUT)
+    slow_network(page)
+    follow(page, link, "/ja/transformer-block/")
+    check_landed(page, "/ja/transformer-block/", "additive-attention")
+    page.go_back()
+    page.wait_for_url(lambda url: path_of(url) == "/ja/softmax/")
+    page.wait_for_function(
+        "document.getElementById('stability') !== null", timeout=TIMEOUT
+    )
+    page.evaluate(SETTLED_AT, "stability")
+    assert abs(page.evaluate("scrollY") - 3000) < 2, page.evaluate("scrollY")
+
+
 @pytest.mark.parametrize("cpu", ["fast", "slow"])
 @pytest.mark.parametrize("device", DEVICES)
 def test_a_link_in_the_text_lands_on_its_section(open_page, device, cpu) -> None:
@@ -173,8 +198,16 @@ def test_a_link_in_the_text_lands_on_its_section(open_page, device, cpu) -> None
 @pytest.mark.parametrize(
     ("start", "footer", "end", "title"),
     [
-        ("ja/scaled-dot-product/", "next", "/ja/masks/", "masks"),
-        ("ja/masks/", "prev", "/ja/scaled-dot-product/", "scaled-dot-product"),
+        pytest.param(
+            "ja/scaled-dot-product/", "next", "/ja/masks/", "masks", id="next"
+        ),
+        pytest.param(
+            "ja/masks/",
+            "prev",
+            "/ja/scaled-dot-product/",
+            "scaled-dot-product",
+            id="previous",
+        ),
     ],
 )
 @pytest.mark.parametrize("device", DEVICES)

@@ -21,9 +21,13 @@
 //   page returns to where the reader was, not to its top; and that
 //   position is kept as the block the reader was reading too, to which
 //   the page returns (see place and restore below).
-// The book's content-visibility (book.css), suspected first, moves no
-// target: with these two rules every landing of tests/browser/test_landing.py
-// holds, at 390 and 1280 px, also with the CPU slowed 4x.
+// - a section reached by a link is held where the jump put it for a while
+//   (see hold below), and the search's hold on a phone's page
+//   is let go when the new page comes (see the document$ subscription).
+// The book's content-visibility (book.css), suspected first, moved a target
+// only where a block above it was replaced after the jump (the search's
+// highlighting): the races above were the cause of the other misses.
+// tests/browser/test_landing.py reproduces each case, at 390 and 1280 px.
 (() => {
   const push = history.pushState.bind(history);
   const replace = history.replaceState.bind(history);
@@ -76,6 +80,33 @@
     requestAnimationFrame(step);
   };
 
+  // A section reached by a link: hold its heading where the jump put it,
+  // frame after frame, for ten seconds or until the reader scrolls. What
+  // moved it: the words a search result highlights on the page it opens
+  // (?h=; Material wraps them in <mark> once it has read the index, which
+  // takes a while on a slow phone), which replace blocks above the
+  // section; a new block has no remembered height, so content-visibility
+  // (book.css) gives it the estimated one, and the heading moved by up to
+  // three screens. A frame that finds the heading in place costs one
+  // measure.
+  let holding = null;
+  const hold = (target) => {
+    let place = null;
+    const until = performance.now() + 10000;
+    const step = () => {
+      if (holding !== target || reading || !target.isConnected) return;
+      if (performance.now() > until) return;
+      const top = target.getBoundingClientRect().top;
+      if (place === null || Math.abs(top - place) > 0.5) {
+        target.scrollIntoView();
+        place = target.getBoundingClientRect().top;
+      }
+      requestAnimationFrame(step);
+    };
+    holding = target;
+    requestAnimationFrame(step);
+  };
+
   const otherPage = (url) =>
     url !== undefined && url !== null && new URL(url, location.href).pathname !== shown;
 
@@ -86,7 +117,14 @@
   history.replaceState = function (state, title, url) {
     if (leaving) return undefined; // the old page's, late
     if (url === undefined && isOffset(state)) {
-      state = { ...state, place: place() }; // Material's record of the position
+      // Material's record of the position. While the search is open on a
+      // phone, the page is held still (body[data-md-scrolllock], its offset
+      // in body.style.top) and Material's offset reads 0: a search result
+      // followed from there recorded the old page's top for "back".
+      const { body } = document;
+      const locked = body.hasAttribute("data-md-scrolllock");
+      const y = locked ? -parseInt(body.style.top || "0", 10) || 0 : state.y;
+      state = { ...state, y, place: place() };
     }
     if (url !== undefined && url !== null) {
       const next = new URL(url, location.href);
@@ -108,7 +146,10 @@
   };
   addEventListener("popstate", () => {
     // Back to the page still shown (before the other one came): no swap.
-    leaving = location.pathname !== shown ? "pop" : null;
+    // An entry never left has no recorded position (null): it is the one
+    // just pushed (the search steps back to it as it closes on a phone).
+    if (location.pathname === shown) leaving = null;
+    else leaving = history.state === null ? "push" : "pop";
   });
 
   const read = () => {
@@ -123,6 +164,20 @@
     leaving = null;
     reading = false;
     shown = location.pathname;
+    // A search result chosen on a phone: the search, closing, holds the
+    // page still for 100 ms more, then gives it back the offset it had,
+    // which a page come sooner got instead of its section. Let go now, and
+    // go to the section (held still, the page could not scroll to it).
+    const { body } = document;
+    if (body.hasAttribute("data-md-scrolllock")) {
+      body.removeAttribute("data-md-scrolllock");
+      body.style.top = "";
+    }
+    holding = null;
+    if (arrived === "push" && location.hash && history.state === null) {
+      const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+      if (target) hold(target);
+    }
     const saved = history.state?.place;
     if (arrived === "pop" && saved) restore(saved);
   });
