@@ -4,20 +4,22 @@ address names that section, on a phone (390 px, touch) and a desktop.
 
 What went wrong before (issue 44, section 1), each reproduced here:
 
-- **Skipped blocks** (book.css, ``content-visibility: auto``) above the
-  target have an estimated height when the page jumps to it; they get their
-  real one as they come near the screen, and the heading moved by up to
-  three screens. A full load is spared: the browser keeps its fragment in
-  view until the page has loaded, which a page swapped in place never does.
+- **Skipped blocks** (book.css, ``content-visibility: auto``): the words
+  a search result highlights on the page it opens (``?h=``) replace blocks
+  above the target after the jump; a new block has no remembered height,
+  so it gets the estimated one, and the heading moved by up to three
+  screens. A full load is spared: the browser keeps its fragment in view
+  until the page has loaded, which a page swapped in place never does.
 - **The old page's scroll** reached the new page: Material records the
   scroll position (100 ms after a scroll) and the section in view (500 ms
   after, ``navigation.tracking``) in the current history entry, and when
   the reader followed a link in that time, the entry was already the new
   page's: it got the previous page's ``#section`` in its address, and its
   position, so that the next chapter opened at its end.
-- **The search on a phone** locks the page's scroll while it is open and
-  gives the old page back its position when a result is chosen, which
-  started the same race.
+- **The search on a phone** holds the page still while it is open (and
+  Material recorded its position as 0 for "back"), gives the old page back
+  its position 100 ms after a result is chosen, which started the same
+  race, and steps back in the history as it closes.
 
 The waits are for events: the new page swapped in, its target still for
 a number of frames.
