@@ -1,0 +1,117 @@
+"""The induction model's two heads on a block of letters written twice.
+
+Two heat maps, one under the other: the layer 1 head with the largest
+previous-token score, its cells (i, i - 1) outlined, and the layer 2 head
+with the largest induction score, its cells (m + t, t + 1) outlined (the
+scores of the training log, measured on fresh random blocks).
+"""
+
+import importlib.util
+import json
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from attention_book.diagrams import FONT, canvas, palette, text
+from attention_docs.language_model import load_induction_model
+
+#: the block: np.random.default_rng(0).permutation(16) as letters
+BLOCK = "cldkaehfomgjnibp"
+CELL = 10.8
+CHAR = 11.5
+
+
+def _heads_script():
+    """The sibling script lm_heads.py (the weights' colours), loaded by path."""
+    path = Path(__file__).with_name("lm_heads.py")
+    spec = importlib.util.spec_from_file_location("_lm_heads", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def chosen_heads() -> tuple[int, int]:
+    """Heads (from 0): layer 1's best previous-token, layer 2's best induction."""
+    log_file = resources.files("attention_docs") / "data" / "lm-induction.json"
+    log = json.loads(log_file.read_text(encoding="utf-8"))
+    prev = int(np.argmax(log["previous_token_score"][0]))
+    ind = int(np.argmax(log["induction_score"][1]))
+    return prev, ind
+
+
+def figure(labels: dict) -> Figure:
+    cmap, colours = _heads_script().weights_cmap(), palette()
+    model = load_induction_model()
+    sequence = BLOCK * 2
+    n, m = len(sequence), len(BLOCK)
+    weights = model.attention(sequence)  # [(h, n, n), (h, n, n)]
+    prev, ind = chosen_heads()
+    left, head_room = 16.0, 44.0
+    map_height = head_room + n * CELL
+    width = left + n * CELL + 4
+    fig, ax = canvas(width, 2 * map_height + 34)
+    outlined = [
+        [(i, i - 1) for i in range(1, n)],
+        [(m + t - 1, t) for t in range(1, m + 1)],  # positions m + t, t + 1
+    ]
+    for panel, (layer, head) in enumerate([(0, prev), (1, ind)]):
+        a = weights[layer][head]
+        top = panel * (map_height + 12) + head_room
+        layer_label = f"{labels['layer']} {layer + 1}"
+        text(ax, left, top - 30, layer_label, ha="left", va="bottom")
+        em = sum(1.0 if ord(c) > 0x2E80 else 0.6 for c in layer_label)
+        head_label = f"{labels['head']} {head + 1}"
+        x = left + em * FONT + 12
+        text(ax, x, top - 30, head_label, ha="left", va="bottom")
+        pattern = labels[f"pattern_{panel + 1}"]
+        text(ax, width - 4, top - 30, pattern, ha="right", va="bottom")
+        for i in range(n):
+            for j in range(i + 1):
+                ax.add_patch(
+                    Rectangle(
+                        (left + j * CELL, top + i * CELL),
+                        CELL,
+                        CELL,
+                        facecolor=cmap(float(a[i, j])),
+                        lw=0,
+                    )
+                )
+        for i, j in outlined[panel]:
+            ax.add_patch(
+                Rectangle(
+                    (left + j * CELL, top + i * CELL),
+                    CELL,
+                    CELL,
+                    fill=False,
+                    edgecolor=colours["accent"],
+                    lw=1.4,
+                )
+            )
+        ax.add_patch(
+            Rectangle(
+                (left, top), n * CELL, n * CELL, fill=False, edgecolor=colours["line"]
+            )
+        )
+        for k, c in enumerate(sequence):
+            mid = (k + 0.5) * CELL
+            text(ax, left - 4, top + mid, c, size=CHAR, ha="right")
+            text(ax, left + mid, top - 2, c, size=CHAR, va="bottom")
+    text(ax, left, 2 * map_height + 12 + 8, labels["keys"], ha="left", va="top")
+    return fig
+
+
+if __name__ == "__main__":
+    from attention_docs.plotting import to_svg
+
+    english = {
+        "caption": "the induction model's two heads",
+        "layer": "layer",
+        "head": "head",
+        "pattern_1": "box: (i, i-1)",
+        "pattern_2": "box: (m+t, t+1)",
+        "keys": "keys (columns), queries (rows)",
+    }
+    print(to_svg(figure(english)))
