@@ -106,16 +106,16 @@ def _build_print_view(language: str, out_dir: Path) -> None:
     with config_file.open("rb") as source:
         raw = yaml_load(source)  # INHERIT resolved: the edition's full lists
     # A PDF has no search box: the search index is not built for it. The
-    # print-site plugin comes after every plugin that changes pages, and
-    # before the book's own (attention_book.plugin), whose print_view stage
-    # hands it each page with its maths.
+    # print-site plugin comes last, after every plugin that changes pages,
+    # the book's own (attention_book.plugin) included, whose print_view
+    # stage hands it each page with its maths.
     plugins = [p for p in raw["plugins"] if _plugin_name(p) not in ("search", "book")]
     book = {"book": {"search": False, "print_view": True}}
     config = load_config(
         str(config_file),
         site_dir=str(out_dir),
         strict=True,
-        plugins=[*plugins, {"print-site": print_site_options(language)}, book],
+        plugins=[*plugins, book, {"print-site": print_site_options(language)}],
     )
     config.plugins.on_startup(command="build", dirty=False)
     try:

@@ -16,8 +16,10 @@ Options (the PDF's build sets them, ``scripts/build_pdf.py``):
 - ``search`` (default true): the search index's fixes (``stages/search.py``);
   the PDF has no search.
 - ``print_view`` (default false): the PDF's print page
-  (``stages/print_page.py``), with mkdocs-print-site-plugin before this
-  plugin.
+  (``stages/print_page.py``), with mkdocs-print-site-plugin after this
+  plugin (it asks to be the last): it keeps each page's HTML after this
+  plugin made it, and writes the print page at the end of the build, after
+  which the ``print_page`` stage puts the formulas back (a late priority).
 """
 
 from __future__ import annotations
@@ -116,12 +118,17 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     # --- the end of the build ---------------------------------------------------
 
-    def on_post_build(self, config):
+    def _post_build(self, config):
         katex.on_post_build(config)  # KaTeX's fonts cut; its process stopped
         if self.config.search:
             search.on_post_build(config)  # the search index shrunk
+
+    @event_priority(-100)  # after every plugin's: print-site writes its page
+    def _print_page_written(self, config):
         if self.config.print_view:
-            print_page.on_post_build(config)
+            print_page.on_post_build(config)  # the formulas put back
+
+    on_post_build = CombinedEvent(_post_build, _print_page_written)
 
     def on_build_error(self, error):
         katex.on_build_error(error)

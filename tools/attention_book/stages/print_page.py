@@ -1,22 +1,23 @@
 """The print view of an edition, from which ``make pdf`` makes its PDF.
 
-This hook is never part of the online book: ``scripts/build_pdf.py`` adds it,
-with ``mkdocs-print-site-plugin``, to a build of its own for the PDF (in a
-temporary folder), so the print page and its stylesheet never reach the site.
+This stage is never part of the online book: ``scripts/build_pdf.py`` turns
+it on (the book plugin's ``print_view``), with ``mkdocs-print-site-plugin``,
+in a build of its own for the PDF (in a temporary folder), so the print page
+and its stylesheet never reach the site.
 
 - **The pages as they are shown.** The plugin combines each page's
   ``page.html``, which it keeps when its ``on_page_content`` event sees the
-  page: before ``stages/katex.py`` has put the typeset formulas in (in
+  page: before ``stages/katex.py`` has put the typeset formulas back (in
   ``on_page_context``, once Material's search has indexed the page). This
-  hook, the last one, sets ``page.html`` to the page's final content in
-  ``on_page_context``.
+  stage, the plugin's last in that event, sets ``page.html`` to the page's
+  final content in ``on_page_context``.
 - **Formulas set aside while the plugin works.** The plugin rewrites ids and
   links with regular expressions that scan each line to its end from every
   ``<``; a paragraph of typeset maths is one line of thousands of tags, and
   the plugin then takes a quarter of an hour per edition. So each typeset
   formula is replaced by a short token in what the plugin gets, and put
   back into the print page once the plugin has written it (``on_post_build``,
-  which runs after every plugin's). The formulas hold no link or id the
+  which the book plugin runs after every plugin's). The formulas hold no link or id the
   plugin would have to rewrite. They go back without their MathML, which
   paper does not show and the browser would lay out all the same (a quarter
   of the time it takes to print).
