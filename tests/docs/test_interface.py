@@ -198,7 +198,7 @@ def test_the_simplified_configuration_types_no_word() -> None:
 HAN_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
 KANA = re.compile(r"[\u3040-\u30ff]")
 #: Where the build's code, templates and configuration live.
-SCANNED = ["overrides", "scripts", "tools/attention_book", "mkdocs*.yml"]
+SCANNED = ["overrides", "scripts", "site-root", "tools/attention_book", "mkdocs*.yml"]
 #: The Simplified words that may be typed: (file, word) -> why.
 GLOSSARY_STAGE = "tools/attention_book/stages/glossary.py"
 GLOSSARY_STAGE_JA_1 = (GLOSSARY_STAGE, "中国語")
@@ -209,6 +209,7 @@ TYPED = {
         "which is no conversion of 繁體中文"
     ),
     ("scripts/pdf/cover.html", "简体中文版"): "the PDF's title page: the same",
+    ("site-root/index.html", "阅读简体中文版"): "the root chooser's link: the same",
     ("scripts/pdf/cover.html", "繁体中文版"): "its comment: what a conversion gives",
     (
         "tools/attention_book/stages/glossary.py",

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -149,8 +150,24 @@ def root_path(site_url: str) -> str:
     return urlsplit(site_url).path.rstrip("/") + "/"
 
 
+#: A Simplified word of a root page, written as the Traditional one it is
+#: converted from: ``{{zh-Hans: 找不到這個頁面}}``.
+SIMPLIFIED = re.compile(r"\{\{zh-Hans: ([^{}]+)\}\}")
+
+
+def root_page(source: Path) -> str:
+    """A page of ``site-root/`` as the site holds it: its Simplified words
+    converted from the Traditional ones it marks (no Simplified word is typed
+    by hand, as in the editions: ``attention_book.zh_hans``)."""
+    from attention_book.zh_hans import to_simplified
+
+    return SIMPLIFIED.sub(
+        lambda m: to_simplified(m[1]), source.read_text(encoding="utf-8")
+    )
+
+
 def copy_root_pages(site_dir: Path, site_url: str) -> None:
-    """Copy ``site-root/`` to the site's root.
+    """Copy ``site-root/`` to the site's root, its pages through ``root_page``.
 
     A host serves the root 404 page at any depth, where relative links would
     point nowhere: its links are relative to its ``<base>``, set here to the
@@ -159,14 +176,16 @@ def copy_root_pages(site_dir: Path, site_url: str) -> None:
     """
     for source in sorted((ROOT / "site-root").iterdir()):
         target = site_dir / source.name
-        if source.name != "404.html":
+        if source.suffix != ".html":
             shutil.copy2(source, target)
             continue
-        page = source.read_text(encoding="utf-8")
-        if page.count(ROOT_404_BASE) != 1:
-            raise SystemExit(f"{source} must hold {ROOT_404_BASE} once")
-        base = f'<base href="{html.escape(root_path(site_url))}">'
-        target.write_text(page.replace(ROOT_404_BASE, base), encoding="utf-8")
+        page = root_page(source)
+        if source.name == "404.html":
+            if page.count(ROOT_404_BASE) != 1:
+                raise SystemExit(f"{source} must hold {ROOT_404_BASE} once")
+            base = f'<base href="{html.escape(root_path(site_url))}">'
+            page = page.replace(ROOT_404_BASE, base)
+        target.write_text(page, encoding="utf-8")
 
 
 def write_root_files(site_dir: Path, site_url: str) -> None:
