@@ -56,3 +56,7 @@ def test_the_recorder_reads_units_from_junit_reports(tmp_path) -> None:
         "tests/browser/test_every_page.py::TestJapanese": 3.5,
         "tests/site/test_pdf.py": 4.0,
     }
+    assert recorder.scope("docs_src.masks.boolean.pycon") == (
+        "docs_src/masks/boolean.pycon"
+    )
+    assert recorder.scope("no.such.module") is None
