@@ -4,29 +4,17 @@ Columns are the 3 layers, rows the 4 heads; each small map has the
 sentence's characters as queries (rows, left) and keys (columns, below).
 """
 
-
 import numpy as np
-from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from attention_book.diagrams import canvas, current_theme, palette, text
+from attention_book.diagrams import canvas, palette, text, weights_cmap
 from attention_docs import load_pretrained
 
 #: pitch of one character (a cell), and the size of the characters
 CELL = 11.3
 CHAR = 11.6
 GAP = 6.0
-#: the deep end of the weights' colour scale, per theme
-DEEP = {"light": "#9f1239", "dark": "#fda4af"}
-PAGE = {"light": "#ffffff", "dark": "#1e2029"}
-
-
-def weights_cmap() -> LinearSegmentedColormap:
-    """0 is the page, then the book's colour of A, then a deep rose at 1."""
-    name = current_theme()
-    colours = [PAGE[name], palette()["a"], DEEP[name]]
-    return LinearSegmentedColormap.from_list("weights", colours)
 
 
 def heat(ax, x: float, y: float, a: np.ndarray, cell: float) -> None:

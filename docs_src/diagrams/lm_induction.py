@@ -6,31 +6,20 @@ with the largest induction score, its cells (m + t, t + 1) outlined (the
 scores of the training log, measured on fresh random blocks).
 """
 
-import importlib.util
 import json
 from importlib import resources
-from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from attention_book.diagrams import FONT, canvas, palette, text
+from attention_book.diagrams import FONT, canvas, palette, text, weights_cmap
 from attention_docs.language_model import load_induction_model
 
 #: the block: np.random.default_rng(0).permutation(16) as letters
 BLOCK = "cldkaehfomgjnibp"
 CELL = 10.8
 CHAR = 11.5
-
-
-def _heads_script():
-    """The sibling script lm_heads.py (the weights' colours), loaded by path."""
-    path = Path(__file__).with_name("lm_heads.py")
-    spec = importlib.util.spec_from_file_location("_lm_heads", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def chosen_heads() -> tuple[int, int]:
@@ -43,7 +32,7 @@ def chosen_heads() -> tuple[int, int]:
 
 
 def figure(labels: dict) -> Figure:
-    cmap, colours = _heads_script().weights_cmap(), palette()
+    cmap, colours = weights_cmap(), palette()
     model = load_induction_model()
     sequence = BLOCK * 2
     n, m = len(sequence), len(BLOCK)

@@ -5,14 +5,11 @@ text (16 windows of 128 characters); its weights on the sentence are drawn
 with their values (those of at least 0.05), the cells (i, i - 1) outlined.
 """
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from attention_book.diagrams import FONT, canvas, palette, text
+from attention_book.diagrams import FONT, canvas, palette, text, weights_cmap
 from attention_docs import load_pretrained
 from attention_docs.language_model import forward, load_corpus, split_corpus
 
@@ -21,15 +18,6 @@ CHAR = 13.0
 NUMBER = 11.7
 #: smaller weights are left without their number
 SHOWN = 0.05
-
-
-def _heads_script():
-    """The sibling script lm_heads.py (colours and edition), loaded by path."""
-    path = Path(__file__).with_name("lm_heads.py")
-    spec = importlib.util.spec_from_file_location("_lm_heads", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def previous_token_head(model, edition: str) -> tuple[int, int]:
@@ -46,14 +34,13 @@ def previous_token_head(model, edition: str) -> tuple[int, int]:
 
 
 def figure(labels: dict) -> Figure:
-    heads = _heads_script()
     edition = labels["edition"]
     model = load_pretrained(edition)
     layer, head = previous_token_head(model, edition)
     sentence = labels["sentence"]
     a = model.attention(sentence)[layer][head]  # (n, n)
     n = len(sentence)
-    cmap, colours = heads.weights_cmap(), palette()
+    cmap, colours = weights_cmap(), palette()
     left, top = 44.0, 66.0
     width = left + n * CELL + 6
     fig, ax = canvas(width, top + n * CELL + 30)

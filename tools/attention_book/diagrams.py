@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 import matplotlib as mpl
 from matplotlib.axes import Axes
+from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
@@ -100,6 +101,19 @@ def palette() -> dict[str, str]:
     """Fills, text and line colours of the theme the figure is drawn in."""
     name = current_theme()
     return {**FILLS[name], "text": THEMES[name]["text"], "line": THEMES[name]["line"]}
+
+
+#: The weights' colour scale (every heat map of A): the page at 0, the
+#: book's colour of A, a deep rose at 1, per theme.
+WEIGHTS_PAGE = {"light": "#ffffff", "dark": "#1e2029"}
+WEIGHTS_DEEP = {"light": "#9f1239", "dark": "#fda4af"}
+
+
+def weights_cmap() -> LinearSegmentedColormap:
+    """The colour scale of attention weights in [0, 1], in the current theme."""
+    name = current_theme()
+    colours = [WEIGHTS_PAGE[name], palette()["a"], WEIGHTS_DEEP[name]]
+    return LinearSegmentedColormap.from_list("weights", colours)
 
 
 def canvas(width: float, height: float) -> tuple[Figure, Axes]:
