@@ -91,8 +91,34 @@ def _plugin_name(entry) -> str:
     return entry if isinstance(entry, str) else next(iter(entry))
 
 
-def _build_print_view(language: str, out_dir: Path) -> None:
-    """Build an edition with its print page into ``out_dir`` (in this process)."""
+def only_pages(nav: list, pages: list[str]) -> list:
+    """The entries of ``nav`` (mkdocs.yml's ``nav:``) that lead to ``pages``,
+    in the navigation's order, each under its part; parts left empty go."""
+    kept = []
+    for entry in nav:
+        if isinstance(entry, str):
+            if entry in pages:
+                kept.append(entry)
+            continue
+        ((title, value),) = entry.items()
+        if isinstance(value, list):
+            value = only_pages(value, pages)
+            if value:
+                kept.append({title: value})
+        elif value in pages:
+            kept.append(entry)
+    return kept
+
+
+def _build_print_view(
+    language: str, out_dir: Path, pages: list[str] | None = None
+) -> None:
+    """Build an edition with its print page into ``out_dir`` (in this process).
+
+    With ``pages`` (files of the edition, as ``nav:`` names them), the print
+    page holds those pages only: a PDF of one chapter, for the quick tier of
+    the tests. The other pages are built as usual, so links to them resolve.
+    """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.utils.yaml import yaml_load
@@ -111,11 +137,17 @@ def _build_print_view(language: str, out_dir: Path) -> None:
     # stage hands it each page with its maths.
     plugins = [p for p in raw["plugins"] if _plugin_name(p) not in ("search", "book")]
     book = {"book": {"search": False, "print_view": True}}
+    options = {}
+    if pages:
+        # The pages left out of the navigation are there on purpose.
+        validation = {**raw.get("validation", {}), "omitted_files": "info"}
+        options = {"nav": only_pages(raw["nav"], pages), "validation": validation}
     config = load_config(
         str(config_file),
         site_dir=str(out_dir),
         strict=True,
         plugins=[*plugins, book, {"print-site": print_site_options(language)}],
+        **options,
     )
     config.plugins.on_startup(command="build", dirty=False)
     try:
@@ -367,13 +399,14 @@ def finish_pdf(pdf: Path, outline: list[dict]) -> None:
         document.save(pdf, object_stream_mode=pikepdf.ObjectStreamMode.generate)
 
 
-def make_pdf(language: str, target: Path) -> None:
-    """Build an edition's print view and print it to ``target`` (in this process)."""
+def make_pdf(language: str, target: Path, pages: list[str] | None = None) -> None:
+    """Build an edition's print view (of ``pages`` only, if given: see
+    ``_build_print_view``) and print it to ``target`` (in this process)."""
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory(prefix="attention-docs-print-") as work:
         start = time.perf_counter()
-        _build_print_view(language, Path(work) / language)
+        _build_print_view(language, Path(work) / language, pages)
         built = time.perf_counter()
         handler = functools.partial(_QuietHandler, directory=work)
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -398,10 +431,14 @@ def make_pdf(language: str, target: Path) -> None:
     )
 
 
-def build_edition(language: str, site_dir: Path) -> tuple[float, str]:
-    """Make an edition's PDF in a process of its own: (seconds, its log)."""
+def build_edition(
+    language: str, site_dir: Path, pages: list[str] | None = None
+) -> tuple[float, str]:
+    """Make an edition's PDF (of ``pages`` only, if given) in a process of its
+    own: (seconds, its log)."""
     target = site_dir / language / pdf_name(language)
     command = [sys.executable, __file__, "--edition", language, str(target)]
+    command += pages or []
     # The print view is the edition as the site with its PDFs shows it: its
     # home and about pages speak of the PDF (the book stage).
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "BOOK_PDF": "1"}
@@ -420,8 +457,11 @@ def build_edition(language: str, site_dir: Path) -> tuple[float, str]:
     return time.perf_counter() - start, result.stdout
 
 
-def build(site_dir: Path, languages=None, jobs: int | None = None) -> dict[str, dict]:
-    """Write every edition's PDF into ``site_dir/<language>/``.
+def build(
+    site_dir: Path, languages=None, jobs: int | None = None, pages=None
+) -> dict[str, dict]:
+    """Write every edition's PDF into ``site_dir/<language>/`` (of ``pages``
+    only, if given: the files as ``nav:`` names them, e.g. ``index.md``).
 
     The editions are made side by side (``side_by_side``), each in a process
     of its own (its print build, its server, its browser). Returns, per
@@ -432,7 +472,11 @@ def build(site_dir: Path, languages=None, jobs: int | None = None) -> dict[str, 
         raise SystemExit(f"no Chromium at {CHROMIUM}: run `make browser`")
     site_dir = site_dir.resolve()
     results = side_by_side(
-        build_edition, languages or LANGUAGES, site_dir, "PDF made", jobs
+        functools.partial(build_edition, pages=pages),
+        languages or LANGUAGES,
+        site_dir,
+        "PDF made",
+        jobs,
     )
     for language, result in results.items():
         if language != "total":
@@ -440,24 +484,33 @@ def build(site_dir: Path, languages=None, jobs: int | None = None) -> dict[str, 
     return results
 
 
-if __name__ == "__main__":
-    if sys.argv[1:2] == ["--edition"]:
-        try:
-            make_pdf(sys.argv[2], Path(sys.argv[3]))
-        except OtherHostError as error:
-            print(error)
-            raise SystemExit(1) from None
-        raise SystemExit(0)
-    # build_pdf.py [SITE [EDITION ...]]: every edition unless some are named.
-    unknown = sorted(set(sys.argv[2:]) - set(LANGUAGES))
+def main(argv: list[str]) -> None:
+    """``build_pdf.py [SITE [EDITION ...]] [--pages PAGE.md ...]``: every
+    edition unless some are named, every page unless some are named."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site", nargs="?", type=Path, default=ROOT / "site")
+    parser.add_argument("editions", nargs="*", metavar="EDITION")
+    parser.add_argument("--pages", nargs="+", metavar="PAGE.md")
+    arguments = parser.parse_args(argv)
+    unknown = sorted(set(arguments.editions) - set(LANGUAGES))
     if unknown:
-        raise SystemExit(f"no edition {unknown}: expected some of {list(LANGUAGES)}")
+        parser.error(f"no edition {unknown}: expected some of {list(LANGUAGES)}")
     try:
-        times = build(
-            Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "site",
-            sys.argv[2:] or None,
-        )
+        times = build(arguments.site, arguments.editions or None, pages=arguments.pages)
     except BuildError as error:
         print(error, file=sys.stderr)
         raise SystemExit(1) from None
     print(f"PDFs made in {times['total']['seconds']:.1f} s")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--edition"]:
+        try:
+            make_pdf(sys.argv[2], Path(sys.argv[3]), sys.argv[4:] or None)
+        except OtherHostError as error:
+            print(error)
+            raise SystemExit(1) from None
+        raise SystemExit(0)
+    main(sys.argv[1:])

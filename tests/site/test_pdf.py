@@ -6,10 +6,12 @@ must hold: every page of the edition, in reading order, each under its own
 heading. Their text is read with ``pdftotext`` (Poppler; ``make browser``
 installs it), their fonts, links and bookmarks with pypdf.
 
-**Tiers.** ``make test`` makes and checks the Japanese PDF; the exhaustive
-tier (marker ``exhaustive``) the Traditional and Simplified ones too. A run
-makes the PDFs its selected tests check, side by side, the first time a test
-asks for one.
+**Tiers.** ``make test`` makes and checks a PDF of one Japanese chapter
+(``SAMPLE``: the home page and a chapter with maths, figures, code and links
+to other chapters), made by the same script with ``--pages``; the exhaustive
+tier (marker ``exhaustive``) the whole PDF of every edition. A run makes the
+PDFs its selected tests check, side by side, the first time a test asks for
+one.
 """
 
 from __future__ import annotations
@@ -22,18 +24,34 @@ import sys
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+import lxml.etree
 import pytest
 
 from .helpers import LANGUAGES, ROOT, tree
 
 pytestmark = pytest.mark.pdf
 
-#: The editions whose PDF a test checks: the Japanese one in every tier, the
-#: others in the exhaustive tier.
-EDITIONS = [
-    pytest.param(language, marks=[] if language == "ja" else pytest.mark.exhaustive)
-    for language in LANGUAGES
+#: The pages of the quick tier's PDF, as ``nav:`` names them: the home page
+#: and a chapter with maths, diagrams, the paper's figure, an interactive
+#: figure's static state, code and links to pages that the PDF leaves out.
+SAMPLE = ("ja", ["index.md", "scaled-dot-product.md"])
+#: The PDFs a test checks: one chapter in every tier, each edition's whole
+#: book in the exhaustive tier.
+PRINTS = [
+    pytest.param("ja-sample", id="ja-sample"),
+    *(pytest.param(language, marks=pytest.mark.exhaustive) for language in LANGUAGES),
 ]
+
+
+def edition(name: str) -> str:
+    """The edition of a PDF of ``PRINTS``."""
+    return SAMPLE[0] if name == "ja-sample" else name
+
+
+def sampled(name: str) -> list[str] | None:
+    """The pages of a PDF of ``PRINTS`` (``None``: every page)."""
+    return SAMPLE[1] if name == "ja-sample" else None
+
 
 #: Unicode's radicals, which no page of the book uses (build_pdf.unify_cmap).
 RADICALS = re.compile("[\u2e80-\u2fdf]")
@@ -46,15 +64,15 @@ def pdf_name(language: str) -> str:
 
 
 def wanted(session: pytest.Session) -> list[str]:
-    """The editions whose PDF this run's selected tests of this module check."""
+    """The PDFs (of ``PRINTS``) this run's selected tests of this module check."""
     found = {
-        item.callspec.params["language"]
+        item.callspec.params["name"]
         for item in session.items
         if item.path == Path(__file__)
-        and "language" in getattr(getattr(item, "callspec", None), "params", {})
+        and "name" in getattr(getattr(item, "callspec", None), "params", {})
         and {"pdfs", "texts"} & set(item.fixturenames)
     }
-    return [language for language in LANGUAGES if language in found]
+    return [param.values[0] for param in PRINTS if param.values[0] in found]
 
 
 @pytest.fixture(scope="session")
@@ -66,25 +84,41 @@ def pdfs(
     With ``BOOK_SITE`` (a site that ``make pdf`` built, tests/conftest.py),
     the PDFs beside its pages: the very files the Pages workflow deploys.
     """
-    languages = wanted(request.session)
-    assert languages, "the fixture serves the tests of this module only"
+    names = wanted(request.session)
+    assert names, "the fixture serves the tests of this module only"
     if "BOOK_SITE" in os.environ:
         found = {
-            language: site / language / pdf_name(language) for language in languages
+            name: site / name / pdf_name(name) for name in names if not sampled(name)
         }
         missing = [str(path) for path in found.values() if not path.is_file()]
         assert not missing, f"BOOK_SITE holds no PDF at {missing}"
         return found
-    out = tmp_path_factory.mktemp("pdf")
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "build_pdf.py"), str(out), *languages],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, f"make pdf failed:\n{result.stderr[-5000:]}"
-    return {language: out / language / pdf_name(language) for language in languages}
+    script = [sys.executable, str(ROOT / "scripts" / "build_pdf.py")]
+    runs, made = {}, {}
+    whole = [name for name in names if not sampled(name)]
+    if whole:
+        out = tmp_path_factory.mktemp("pdf")
+        runs["whole"] = [*script, str(out), *whole]
+        made |= {name: out / name / pdf_name(name) for name in whole}
+    for name in names:
+        if sampled(name):
+            out = tmp_path_factory.mktemp("pdf-sample")
+            runs[name] = [*script, str(out), edition(name), "--pages", *sampled(name)]
+            made[name] = out / edition(name) / pdf_name(edition(name))
+    processes = {
+        run: subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for run, command in runs.items()
+    }
+    for run, process in processes.items():
+        _, errors = process.communicate()
+        assert process.returncode == 0, f"make pdf ({run}) failed:\n{errors[-5000:]}"
+    return made
 
 
 @pytest.fixture(scope="session")
@@ -93,28 +127,38 @@ def texts(pdfs: dict[str, Path]) -> dict[str, list[str]]:
     if shutil.which("pdftotext") is None:
         pytest.fail("no pdftotext: run `make browser`, which installs poppler-utils")
     return {
-        language: subprocess.run(
+        name: subprocess.run(
             ["pdftotext", "-enc", "UTF-8", str(pdf), "-"],
             capture_output=True,
             text=True,
             check=True,
         ).stdout.split("\f")[:-1]
-        for language, pdf in pdfs.items()
+        for name, pdf in pdfs.items()
     }
 
 
-def reading_order(site: Path, language: str) -> list[Path]:
-    """The edition's pages in reading order: from the home page, rel="next"."""
+def reading_order(site: Path, name: str) -> list[Path]:
+    """The pages of a PDF of ``PRINTS`` in reading order: from the edition's
+    home page, rel="next" (those of ``sampled(name)`` only, if given)."""
+    language, only = edition(name), sampled(name)
     pages, path = [], site / language / "index.html"
     while True:
-        pages.append(path)
+        if only is None or page_file(site / language, path) in only:
+            pages.append(path)
         following = tree(path).cssselect('link[rel~="next"]')
         if not following:
+            assert only is None or len(pages) == len(only), (only, pages)
             return pages
         target = urljoin(path.relative_to(site).as_posix(), following[0].get("href"))
         path = site / urlsplit(target).path
         if path.suffix != ".html":
             path = path / "index.html"
+
+
+def page_file(edition_dir: Path, page: Path) -> str:
+    """The source file of a built page, as ``nav:`` names it (a/index.html: a.md)."""
+    parent = page.relative_to(edition_dir).parent
+    return "index.md" if parent == Path() else f"{parent.as_posix()}.md"
 
 
 def heading(page: Path) -> str:
@@ -148,14 +192,14 @@ def test_home_and_about_pages_link_the_pdf(site: Path, language) -> None:
         assert links == expected, (page, links)
 
 
-@pytest.mark.parametrize("language", EDITIONS)
+@pytest.mark.parametrize("name", PRINTS)
 def test_every_page_starts_a_page_of_the_pdf_in_reading_order(
-    site: Path, texts, language
+    site: Path, texts, name
 ) -> None:
-    pages = texts[language]
+    pages, language = texts[name], edition(name)
     assert first_line(pages[0]).strip() == heading(site / language / "index.html")
     found, start = [], 1  # after the title page
-    for page in reading_order(site, language):
+    for page in reading_order(site, name):
         title = squeeze(heading(page))
         number = next(
             (
@@ -165,18 +209,18 @@ def test_every_page_starts_a_page_of_the_pdf_in_reading_order(
             ),
             None,
         )
-        assert number is not None, f"{language}: no page starts with {title!r}"
+        assert number is not None, f"{name}: no page starts with {title!r}"
         found.append(number)
         start = number + 1
-    assert len(found) >= 20
+    assert len(found) >= (20 if sampled(name) is None else len(sampled(name)))
     assert len(pages) > 2 * len(found)
 
 
-@pytest.mark.parametrize("language", EDITIONS)
-def test_the_bookmarks_lead_to_the_chapters(site: Path, pdfs, texts, language) -> None:
+@pytest.mark.parametrize("name", PRINTS)
+def test_the_bookmarks_lead_to_the_chapters(site: Path, pdfs, texts, name) -> None:
     from pypdf import PdfReader
 
-    reader = PdfReader(pdfs[language])
+    reader = PdfReader(pdfs[name])
 
     def leaves(items) -> list[int]:
         pages = []
@@ -190,20 +234,20 @@ def test_the_bookmarks_lead_to_the_chapters(site: Path, pdfs, texts, language) -
         return pages
 
     chapters = leaves(reader.outline)
-    titles = [squeeze(heading(page)) for page in reading_order(site, language)]
-    assert [squeeze(first_line(texts[language][n])) for n in chapters] == titles
+    titles = [squeeze(heading(page)) for page in reading_order(site, name)]
+    assert [squeeze(first_line(texts[name][n])) for n in chapters] == titles
 
 
-@pytest.mark.parametrize("language", EDITIONS)
-def test_the_maths_is_typeset(texts, language) -> None:
-    text = "".join(texts[language])
+@pytest.mark.parametrize("name", PRINTS)
+def test_the_maths_is_typeset(texts, name) -> None:
+    text = "".join(texts[name])
     assert not RAW_TEX.findall(text)
     assert "√" in text and "⊤" in text  # \sqrt{d_k} and K^\top, as typeset
 
 
-@pytest.mark.parametrize("language", EDITIONS)
-def test_every_page_but_the_title_page_is_numbered(texts, language) -> None:
-    pages = texts[language]
+@pytest.mark.parametrize("name", PRINTS)
+def test_every_page_but_the_title_page_is_numbered(texts, name) -> None:
+    pages = texts[name]
     assert str(1) not in [line.strip() for line in pages[0].splitlines()]
     unnumbered = [
         number
@@ -213,11 +257,11 @@ def test_every_page_but_the_title_page_is_numbered(texts, language) -> None:
     assert not unnumbered
 
 
-@pytest.mark.parametrize("language", EDITIONS)
-def test_the_text_reads_as_the_pages_do(texts, language) -> None:
+@pytest.mark.parametrize("name", PRINTS)
+def test_the_text_reads_as_the_pages_do(texts, name) -> None:
     """Copied or searched, the text holds ideographs, never the radicals that
     share their glyphs; the Simplified book's text is Simplified."""
-    text = "".join(texts[language])
+    text, language = "".join(texts[name]), edition(name)
     assert not RADICALS.findall(text)
     if language == "zh-Hans":
         assert "注意力机制" in text and "機制" not in text
@@ -225,41 +269,44 @@ def test_the_text_reads_as_the_pages_do(texts, language) -> None:
         assert "注意力機制" in text
 
 
-@pytest.mark.parametrize("language", EDITIONS)
-def test_every_figure_is_printed_with_its_caption(site: Path, texts, language) -> None:
+@pytest.mark.parametrize("name", PRINTS)
+def test_every_figure_is_printed_with_its_caption(site: Path, texts, name) -> None:
     """The figures of the pages (plots, diagrams, the paper's Figure 2) are in
     the PDF: each caption, with its number, and the diagrams' words, which
     stay text in print."""
     # pdftotext joins a word broken at a hyphen at the end of a line and drops
     # the hyphen (post-norm, set as "post-" and "norm", reads "postnorm"):
     # hyphens are left out of both sides.
-    text = squeeze("".join(texts[language])).replace("-", "")
+    text = squeeze("".join(texts[name])).replace("-", "")
     captions = [
         squeeze(caption.text_content()).replace("-", "")
-        for path in reading_order(site, language)
+        for path in reading_order(site, name)
         for caption in tree(path).cssselect("article figure figcaption")
     ]
-    assert len(captions) >= 10
+    assert len(captions) >= (10 if sampled(name) is None else 2)
     assert [caption for caption in captions if caption not in text] == []
-    drawn = squeeze(
-        (site / language / "assets" / "diagrams" / "attention_shapes.svg")
-        .read_text(encoding="utf-8")
-        .split("<text", 2)[1]
-        .split(">", 1)[1]
-        .split("<", 1)[0]
+    # A diagram's longest words, drawn as text (the first chapter's first).
+    diagram = next(
+        urljoin(path.as_posix(), img.get("src"))
+        for path in reading_order(site, name)[1:]
+        for img in tree(path).cssselect("article figure img")
+        if "/assets/diagrams/" in urljoin(path.as_posix(), img.get("src"))
     )
-    assert drawn in text
+    words = lxml.etree.parse(urlsplit(diagram).path).iterfind(".//{*}text")
+    drawn = max((squeeze("".join(words.itertext())) for words in words), key=len)
+    assert len(drawn) > 3, diagram
+    assert drawn.replace("-", "") in text
 
 
-@pytest.mark.parametrize("language", EDITIONS)
-def test_every_font_is_embedded(pdfs, language) -> None:
+@pytest.mark.parametrize("name", PRINTS)
+def test_every_font_is_embedded(pdfs, name) -> None:
     """Chromium embeds the fonts it draws with: TrueType ones (KaTeX's, DejaVu)
     as font files, the CFF outlines of Noto CJK as Type 3 fonts, whose glyphs
     are drawings in the PDF itself."""
     from pypdf import PdfReader
 
     fonts = {}
-    for page in PdfReader(pdfs[language]).pages:
+    for page in PdfReader(pdfs[name]).pages:
         for font in page["/Resources"].get("/Font", {}).values():
             fonts[font.idnum] = font.get_object()
     assert fonts
@@ -278,15 +325,15 @@ def test_every_font_is_embedded(pdfs, language) -> None:
     assert not missing
 
 
-@pytest.mark.parametrize("language", EDITIONS)
-def test_each_glyph_is_drawn_once(pdfs, language) -> None:
+@pytest.mark.parametrize("name", PRINTS)
+def test_each_glyph_is_drawn_once(pdfs, name) -> None:
     """Chromium writes a Type 3 font for every subset of Noto CJK it draws
     with, and draws an ideograph again in each that holds it; the PDF keeps
     one drawing of each (build_pdf.share_glyphs)."""
     import pikepdf
 
     holders: dict[bytes, set] = {}
-    with pikepdf.open(pdfs[language]) as document:
+    with pikepdf.open(pdfs[name]) as document:
         fonts = {
             font.objgen: font
             for page in document.pages
@@ -300,14 +347,14 @@ def test_each_glyph_is_drawn_once(pdfs, language) -> None:
     assert [len(objects) for objects in holders.values() if len(objects) > 1] == []
 
 
-@pytest.mark.parametrize("language", EDITIONS)
-def test_links_lead_into_the_book_or_to_the_web(pdfs, language) -> None:
+@pytest.mark.parametrize("name", PRINTS)
+def test_links_lead_into_the_book_or_to_the_web(pdfs, name) -> None:
     """No link points at the server the PDF was printed from."""
     from pypdf import PdfReader
 
     uris = [
         str(annotation.get_object()["/A"]["/URI"])
-        for page in PdfReader(pdfs[language]).pages
+        for page in PdfReader(pdfs[name]).pages
         for annotation in page.get("/Annots") or []
         if "/URI" in annotation.get_object().get("/A", {})
     ]
