@@ -36,6 +36,29 @@ BROWSER_EDITIONS = [
 ]
 
 
+def sample(values, keep) -> list:
+    """Parameters of a test whose whole breadth is the exhaustive tier's: the
+    values in ``keep`` run in every tier, the others are marked ``exhaustive``.
+    """
+    missing = set(keep) - set(values)
+    assert not missing, f"the sample names what is not there: {missing}"
+    return [
+        pytest.param(value, marks=() if value in keep else pytest.mark.exhaustive)
+        for value in values
+    ]
+
+
+def selected(session: pytest.Session, fixture: str, argument: str) -> set:
+    """The values of ``argument`` taken by this run's selected tests that use
+    ``fixture``: what that (session) fixture must prepare for them."""
+    return {
+        item.callspec.params[argument]
+        for item in session.items
+        if fixture in getattr(item, "fixturenames", ())
+        and argument in getattr(getattr(item, "callspec", None), "params", {})
+    }
+
+
 def traditional_characters(text: str) -> list[str]:
     """The characters of ``text`` that are Traditional only, each in context.
 

@@ -4,7 +4,8 @@ The notebooks are made from the pages while the book is built
 (stages/notebooks.py). Each one holds, under its code cells, the outputs that
 its page shows; those outputs come from the examples under docs_src/, which
 the doctests check. Here the notebooks of one edition are executed in fresh
-kernels, and every printed output is compared with the page's: a notebook
+kernels (two chapters' in ``make test``, every chapter's in the exhaustive
+tier), and every printed output is compared with the page's: a notebook
 whose cells were split, ordered or copied wrongly fails, and so does one
 whose code no longer runs. The code cells are the same in every edition, so
 executing one edition is enough; that they are the same is checked too.
@@ -25,7 +26,7 @@ import pytest
 from nbclient import NotebookClient
 
 from ..docs.test_exercises import CHAPTERS
-from .helpers import LANGUAGES, ROOT, tree
+from .helpers import LANGUAGES, ROOT, sample, selected, tree
 
 EXECUTED = "ja"  # the edition whose notebooks run; the others have the same code
 RAW_MATH = re.compile(r"\\\(|\\\)|\\\[|\\\]")
@@ -84,16 +85,23 @@ async def _execute(notebooks: list, workers: int) -> list:
     return await asyncio.gather(*(run(nb) for nb in notebooks))
 
 
+#: The notebooks ``make test`` runs: one with a language model and a tokenizer
+#: library, one with figures and an error the page shows. The exhaustive tier
+#: runs every chapter's.
+RUN_IN_EVERY_TIER = ["tokens.md", "masks.md"]
+
+
 @pytest.fixture(scope="session")
-def executed(site: Path) -> dict[str, tuple]:
-    """Each chapter's notebook as built, and as it is after running it."""
-    built = [load(site, EXECUTED, chapter) for chapter in CHAPTERS]
+def executed(site: Path, request) -> dict[str, tuple]:
+    """The notebooks this run's tests check, as built and after running them."""
+    chapters = sorted(selected(request.session, "executed", "chapter"))
+    built = [load(site, EXECUTED, chapter) for chapter in chapters]
     # In a thread of its own: the browser tests' Playwright (sync API) keeps
     # an event loop running in this one for the whole session.
     with ThreadPoolExecutor(max_workers=1) as thread:
         copies = [copy.deepcopy(nb) for nb in built]
         ran = thread.submit(asyncio.run, _execute(copies, workers=2)).result()
-    return dict(zip(CHAPTERS, zip(built, ran, strict=True), strict=True))
+    return dict(zip(chapters, zip(built, ran, strict=True), strict=True))
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -187,7 +195,7 @@ def test_exercises_come_with_their_solutions_at_the_end(site: Path, language: st
 
 
 @pytest.mark.notebooks
-@pytest.mark.parametrize("chapter", CHAPTERS)
+@pytest.mark.parametrize("chapter", sample(CHAPTERS, RUN_IN_EVERY_TIER))
 def test_notebook_runs_and_prints_what_the_page_prints(executed, chapter: str):
     built, ran = executed[chapter]
     first = next(c for c in built.cells if c.cell_type == "code")

@@ -27,7 +27,7 @@ from urllib.parse import urljoin, urlsplit
 import lxml.etree
 import pytest
 
-from .helpers import LANGUAGES, ROOT, tree
+from .helpers import LANGUAGES, ROOT, selected, tree
 
 pytestmark = pytest.mark.pdf
 
@@ -69,14 +69,8 @@ def pdf_name(language: str) -> str:
 
 
 def wanted(session: pytest.Session) -> list[str]:
-    """The PDFs (of ``PRINTS``) this run's selected tests of this module check."""
-    found = {
-        item.callspec.params["name"]
-        for item in session.items
-        if item.path == Path(__file__)
-        and "name" in getattr(getattr(item, "callspec", None), "params", {})
-        and {"pdfs", "texts"} & set(item.fixturenames)
-    }
+    """The PDFs (of ``PRINTS``) this run's selected tests check."""
+    found = selected(session, "pdfs", "name")
     return [param.values[0] for param in PRINTS if param.values[0] in found]
 
 
