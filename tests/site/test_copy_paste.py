@@ -6,8 +6,9 @@ line must end every compound statement (``with``, ``for``, ``def``,
 ``class`` ...) before a dedented line, and a blank line inside one ends it too
 early. So every distinct copy of every edition is run both ways here: in
 ``make test`` every copy the Japanese edition shows (the examples every
-edition shares, and its own), in the exhaustive tier the copies only the
-Chinese editions show (their own sentences and models).
+edition shares, and its own) pasted into the prompt, in the exhaustive tier
+those as scripts too, and the copies only the Chinese editions show (their
+own sentences and models) both ways.
 
 What the button copies is worked out from the built HTML with Material's own
 rule (``copied_text``, tests/copying.py); ``tests/browser/test_copy.py``
@@ -131,7 +132,16 @@ def shown_first_in(blocks: dict[str, Block], group: str) -> list[Block]:
     return chosen
 
 
-@pytest.mark.parametrize("group", SHOWN_FIRST_IN)
+#: As a script, a copy runs as it does pasted, but for stopping at its first
+#: error: make test pastes every Japanese copy, the exhaustive tier also runs
+#: each as a script.
+@pytest.mark.parametrize(
+    "group",
+    [
+        pytest.param(*p.values, id=p.id, marks=pytest.mark.exhaustive)
+        for p in SHOWN_FIRST_IN
+    ],
+)
 def test_every_copy_runs_as_a_script(blocks, sandbox, group) -> None:
     """As a script, an example runs to its end or to the first error it shows."""
     failures = []
