@@ -67,14 +67,31 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(FOLDER_MARKERS[folder])
     # The longest units first, then every other by its number of tests, most
     # first (what xdist's --loadscope-reorder does, which pytest_configure
-    # turns off so that this order stands).
+    # turns off so that this order stands). But while the first unit that
+    # needs the site waits for its build, the other processes have work
+    # without it: the units that need no site come right after that one.
     sizes = Counter(xdist_scope(item) for item in items)
     seconds = recorded_durations()
-    items.sort(
-        key=lambda item: (
+
+    def longest_first(item: pytest.Item) -> tuple:
+        return (
             -seconds.get(xdist_scope(item), 0.0),
             -sizes[xdist_scope(item)],
             xdist_scope(item),
+        )
+
+    items.sort(key=longest_first)
+    needs_site = {
+        xdist_scope(item)
+        for item in items
+        if item.get_closest_marker("site") or item.get_closest_marker("browser")
+    }
+    first = next((xdist_scope(i) for i in items if xdist_scope(i) in needs_site), None)
+    items.sort(
+        key=lambda item: (
+            xdist_scope(item) != first,
+            xdist_scope(item) in needs_site,
+            *longest_first(item),
         )
     )
 
