@@ -16,6 +16,8 @@ test_every_page.py's.
 
 from __future__ import annotations
 
+import pytest
+
 from .checks import PHONE
 from .navigation import book_pages
 
@@ -78,8 +80,26 @@ def explorable_pages(site) -> list[str]:
     ]
 
 
-def test_no_text_under_the_floor_on_a_phone(open_page, site) -> None:
-    pages = TEXT_PAGES + explorable_pages(site)
+#: The interactive figures make test opens on a phone: between them every
+#: kind of control (checkboxes, buttons and selects; a number and a slider).
+#: The exhaustive tier opens every one.
+EXPLORABLE_SAMPLE = ["ja/masks/", "ja/softmax/"]
+WHICH = [
+    pytest.param("sample", id="sample"),
+    pytest.param("every", id="every", marks=pytest.mark.exhaustive),
+]
+
+
+def explorables_to_open(site, which: str) -> list[str]:
+    pages = explorable_pages(site)
+    assert len(pages) >= 7, f"the interactive figures are on {pages}"
+    assert set(EXPLORABLE_SAMPLE) <= set(pages), pages
+    return EXPLORABLE_SAMPLE if which == "sample" else pages
+
+
+@pytest.mark.parametrize("which", WHICH)
+def test_no_text_under_the_floor_on_a_phone(open_page, site, which) -> None:
+    pages = TEXT_PAGES + explorables_to_open(site, which)
     found = []
     for path in pages:
         page, _ = open_page(path, **PHONE_DEVICE)
@@ -89,9 +109,9 @@ def test_no_text_under_the_floor_on_a_phone(open_page, site) -> None:
     assert not found, f"text under {SMALLEST_TEXT} px at 390 px:\n" + "\n".join(found)
 
 
-def test_explorables_controls_fit_a_finger(open_page, site) -> None:
-    pages = explorable_pages(site)
-    assert len(pages) >= 7, f"the interactive figures are on {pages}"
+@pytest.mark.parametrize("which", WHICH)
+def test_explorables_controls_fit_a_finger(open_page, site, which) -> None:
+    pages = explorables_to_open(site, which)
     problems, seen = [], set()
     for path in pages:
         page, _ = open_page(path, **PHONE_DEVICE)
