@@ -705,9 +705,9 @@ def _train_loop(params, config, adam, rng, train, steps, batch_size):
     """theta_t = adam.step(theta_(t-1), grads), t = 1, ..., steps."""
     n, lr = config.context, adam.lr
     for step in range(1, steps + 1):
-        starts = rng.integers(0, len(train) - n, size=batch_size)  # (B,)
-        batch = train[starts[:, None] + np.arange(n + 1)]  # (B, n + 1)
-        logits, cache = _train_forward(params, config, batch[:, :-1])  # (B, n, V)
+        starts = rng.integers(0, len(train) - n, size=batch_size)  # (b,)
+        batch = train[starts[:, None] + np.arange(n + 1)]  # (b, n + 1)
+        logits, cache = _train_forward(params, config, batch[:, :-1])  # (b, n, V)
         loss, d_logits = _cross_entropy(logits, batch[:, 1:])  # y_i = x_(i+1)
         grads = _backward(params, config, batch[:, :-1], cache, d_logits)
         _check_finite_step(step, loss, grads, lr)
