@@ -58,13 +58,17 @@ def xdist_scope(item: pytest.Item) -> str:
     return item.nodeid.rsplit("::", 1)[0]
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """The markers given by folder, before ``-m`` reads them."""
+    path = Path(item.path)
+    if TESTS in path.parents:
+        folder = path.relative_to(TESTS).parts[0]
+        if folder in FOLDER_MARKERS:
+            item.add_marker(FOLDER_MARKERS[folder])
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k deselect: order what runs
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        path = Path(item.path)
-        if TESTS in path.parents:
-            folder = path.relative_to(TESTS).parts[0]
-            if folder in FOLDER_MARKERS:
-                item.add_marker(FOLDER_MARKERS[folder])
     # The longest units first, then every other by its number of tests, most
     # first (what xdist's --loadscope-reorder does, which pytest_configure
     # turns off so that this order stands). But while the first unit that
