@@ -50,12 +50,15 @@ def in_units(n: int) -> str:
 
 def softmax_state(x: list[float], t: float) -> dict:
     s = softmax(t * np.asarray(x, dtype=np.float64))
-    jacobian = np.diag(s) - np.outer(s, s)  # ds_j/du_l = s_j (delta_jl - s_l), u = t x
+    # 1 - s_j as the sum of the other weights: no cancellation when s_j ~ 1.
+    others = np.array([np.delete(s, j).sum() for j in range(s.size)])
+    # ds_j/du_l = s_j (delta_jl - s_l), u = t x
+    jacobian = np.diag(s * others) - (np.outer(s, s) - np.diag(s * s))
     return {
         "tx": (t * np.asarray(x)).tolist(),
         "s": s.tolist(),
         "largest": float(s.max()),
-        "rest": float(1 - s.max()),
+        "rest": float(others[s.argmax()]),
         "jacobian": jacobian.tolist(),
         "jmax": float(np.abs(jacobian).max()),
     }

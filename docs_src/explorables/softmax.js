@@ -1,6 +1,10 @@
 // Softmax, temperature and saturation: s = softmax(t x), the largest weight,
 // the rest ε = 1 − max s, and the Jacobian ds_j/du_l = s_j (δ_jl − s_l) with respect to
 // the softmax's input u = t x (with respect to x it is t times larger).
+// 1 − s_j is computed as the sum of the other weights, never as a difference:
+// when s_j rounds to 1, 1 − s_j is 0 in floating point while ε, and the
+// Jacobian's diagonal s_j (1 − s_j), are still positive (x = (0, 0, 5), t = 10:
+// ε = 3.9 × 10^-22).
 import {
   announce, field, fill, fmt, frame, matrix, message, numberCell, register, sci, show, showSci,
   softmax, status, sub, templates, words,
@@ -43,9 +47,11 @@ export function mount(root) {
     const scale = Number(t.value);
     const tx = x.map((xj) => scale * xj);
     const s = softmax(tx);
-    const jacobian = s.map((sj, j) => s.map((sl, l) => (j === l ? sj - sj * sl : -sj * sl)));
+    // 1 − s_j, as the sum of the other weights.
+    const others = s.map((_, j) => s.reduce((sum, sl, l) => (l === j ? sum : sum + sl), 0));
+    const jacobian = s.map((sj, j) => s.map((sl, l) => (j === l ? sj * others[j] : -sj * sl)));
     const largest = Math.max(...s);
-    const rest = 1 - largest;
+    const rest = others[s.indexOf(largest)];
     const jmax = Math.max(...jacobian.flat().map(Math.abs));
 
     fill(root, "weights", x.map((xj, j) => [xj, tx[j]]), 2);

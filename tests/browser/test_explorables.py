@@ -108,6 +108,10 @@ def check(text: str, full: str, expected: float, where: str) -> None:
     shown = number(text)
     scientific = SCIENTIFIC.fullmatch(text.replace("\u2212", "-").strip())
     if scientific:  # m × 10^e: the unit of m's last decimal, times 10^e
+        # A number shown as m × 10^e claims its digits however small it is.
+        assert abs(float(full) - expected) <= 1e-12 * abs(expected), (
+            f"{where}: {full} != {expected!r} (relative)"
+        )
         unit = 10.0 ** (int(scientific[2]) - digits_of(scientific[1]))
     else:
         unit = 10.0 ** -digits_of(text)
@@ -193,6 +197,15 @@ def test_softmax(load) -> None:
     agrees([-1.5, 2.0, 2.5], 0.0)
     page.keyboard.press("End")
     agrees([-1.5, 2.0, 2.5], 10.0)
+    # Saturated: the largest weight rounds to 1, yet ε = 2e^-50 / (1 + 2e^-50)
+    # and the Jacobian's largest entry, its diagonal s_3 ε, are not 0.
+    for j, value in enumerate(["0", "0", "5"]):
+        root.locator(f'input[data-x="{j}"]').fill(value)
+    agrees([0.0, 0.0, 5.0], 10.0)
+    epsilon = 2 * math.exp(-50) / (1 + 2 * math.exp(-50))
+    for key in ("rest", "jmax"):
+        _, full = result(page, "softmax", key)
+        assert abs(float(full) - epsilon) <= 1e-12 * epsilon, (key, full, epsilon)
     assert not watch.problems(), watch.problems()
 
 
