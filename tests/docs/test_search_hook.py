@@ -3,6 +3,8 @@ its tidying of the search index's text."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 
 import material
@@ -30,8 +32,9 @@ def test_each_edit_finds_its_code_once_in_materials_worker(worker) -> None:
         "n[a]&&a<t.length&&(i[s++]=a)"
     )
     begun = len("for(let w in e)if(w.startsWith(t))return new Set([t]);")
+    query_first = len(f"e={hook.book_query('ja')}(e);")
     assert len(patched) == (
-        len(worker) + len("=") - len("-1") - len("*") + half_typed + begun
+        len(worker) + len("=") - len("-1") - len("*") + half_typed + begun + query_first
     )
     assert '.join(" ")' in patched
 
@@ -39,6 +42,53 @@ def test_each_edit_finds_its_code_once_in_materials_worker(worker) -> None:
 def test_a_worker_that_has_changed_fails_the_build(worker) -> None:
     with pytest.raises(PluginError, match="has changed"):
         hook.patch_worker(hook.patch_worker(worker))
+
+
+#: A query as typed -> as the worker reads it (book_query), per edition.
+QUERIES = {
+    "ja": {
+        "なぜ√d_kで割るのか": "{scaling} で割る",
+        "QK^T": "{definition}",
+        "-inf": "{additive}",
+        "d_model とは": "{shapes}",
+        "d_kv": "d_kv",  # another name: not d_k
+        "アテンション重みは説明か": "アテンション重み 説明",
+        "top-p": "top-p",  # a - inside a word is the separator's
+        "*積": "*積",  # the wildcard stays
+        "title:x +y ~z": "title x y z",
+    },
+    "zh-Hant": {
+        "為什麼要除以根號 d_k": "要除以 {scaling}",
+        "注意力權重是解釋嗎": "注意力權重是解釋",
+    },
+    "zh-Hans": {"为什么要除以根号 d_k": "要除以 {scaling}", "QK^⊤": "{definition}"},
+}
+
+
+@pytest.mark.parametrize("language", sorted(QUERIES))
+def test_the_worker_reads_symbols_operators_and_questions(language, tmp_path) -> None:
+    keywords = {
+        name: hook.symbol_keyword(location(where))
+        for name, where in [
+            ("scaling", "scaled-dot-product.md#scaling"),
+            ("definition", "scaled-dot-product.md#definition"),
+            ("additive", "masks.md#additive-masks"),
+            ("shapes", "notation.md#shapes"),
+        ]
+    }
+    script = tmp_path / "query.js"
+    script.write_text(
+        f"const read = {hook.book_query(language)};\n"
+        f"const queries = {json.dumps(list(QUERIES[language]))};\n"
+        "console.log(JSON.stringify(queries.map(read)));\n",
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        ["node", str(script)], capture_output=True, text=True, check=True
+    )
+    read = dict(zip(QUERIES[language], json.loads(result.stdout), strict=True))
+    expected = {q: r.format(**keywords) for q, r in QUERIES[language].items()}
+    assert read == expected
 
 
 @pytest.mark.parametrize(

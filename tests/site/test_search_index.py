@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_book.glossary import search_words
+from attention_book.glossary import location, search_words
 from attention_book.stages import notebooks as notebooks_hook
 from attention_book.stages import search as search_hook
 
@@ -69,6 +69,7 @@ def test_search_worker_segments_queries_as_the_book_needs(site, language) -> Non
     for purpose, pattern, _ in search_hook.WORKER_EDITS:
         assert not pattern.search(source), f"the worker does not {purpose}"
     assert '.join(" ")' in source
+    assert search_hook.book_query(language) in source, "the query is read first"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -92,3 +93,23 @@ def test_each_glossary_term_is_a_keyword_of_its_section(site, language) -> None:
     for where, words in search_words(language).items():
         held = keywords.get(where) or keywords[where.partition("#")[0]]
         assert set(words) <= set(held.split("\u200b")), where
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_symbols_and_variant_names_are_keywords_of_their_sections(
+    site, language
+) -> None:
+    """docs_src/search_words.yml: each section holds its symbols' keyword
+    and the edition's variant names (セルフアテンション, 複雜度)."""
+    docs = {d["location"]: d.get("keywords", "") for d in index_docs(site, language)}
+    words = search_hook.load_search_words()
+    for where in words["symbols"]:
+        held = docs[location(where)].split("\u200b")
+        assert search_hook.symbol_keyword(location(where)) in held, where
+    for where, editions in words["synonyms"].items():
+        held = docs[location(where)].split("\u200b")
+        assert set(search_hook.synonyms(editions, language)) <= set(held), where
+    # No word the book writes begins with a symbol's keyword (every query
+    # term is a prefix): the keywords find their sections only.
+    text = " ".join(d["title"] + " " + d["text"] for d in index_docs(site, language))
+    assert "zzsym" not in text.lower()

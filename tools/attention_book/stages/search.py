@@ -39,6 +39,17 @@ fixed it: ``src/templates/assets/javascripts/integrations/search/query/
 segment/index.ts`` and ``integrations/search/_/index.ts`` upstream).
 ``tests/browser/test_search.py`` checks the results a reader gets.
 
+**What the reader types** (``book_query``, run first in the worker's
+``search``): a formula or symbol of ``docs_src/search_words.yml`` (``QK^T``,
+``-inf``, ``√d_k``, ``d_model``) becomes the hidden keyword its section holds
+in the index (lunr read ``^`` as a boost and a leading ``-`` as NOT, and
+the separator cut ``d_k`` into ``d`` and ``k``, which match every page and
+the references' Kitaev and Kaiser); lunr's other operators (``^ ~ : +``,
+a leading ``-``) are read as the punctuation they are, not as operators (a
+wildcard ``*`` stays one); and the words that only make a query a question
+(なぜ, のか, 為什麼, 嗎) are left out, as is a particle between kana and a
+kanji (重みは説明: 重み, 説明), where the separator splits only after kanji.
+
 The search index (``on_post_build``): Material's plugin surrounds every
 Chinese word with a zero-width space, a token boundary for the browser's
 search and also a line-break opportunity in the result snippets, which show
@@ -46,7 +57,9 @@ the indexed text. Next to full-width punctuation the space is no boundary
 the index needs (the separator splits there already) and lets a snippet line
 start with 。 or ）, which Chinese typesetting forbids; it is removed there.
 The index is written back as UTF-8 rather than ASCII escapes (a third
-smaller, 7 KiB less after gzip).
+smaller, 7 KiB less after gzip). The sections of ``search_words.yml`` get
+their symbols' keywords and the edition's variant names (セルフアテンション,
+複雜度), in the glossary's hidden field.
 """
 
 from __future__ import annotations
@@ -57,10 +70,28 @@ import keyword
 import re
 from pathlib import Path
 
+import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-from attention_book.glossary import search_words
+from attention_book import ROOT
+from attention_book.editions import DERIVED
+from attention_book.glossary import location, search_words
+from attention_book.zh_hans import to_simplified_text
+
+#: Symbols and variant names a reader searches with (see above).
+SEARCH_WORDS = ROOT / "docs_src" / "search_words.yml"
+#: Words that only make a query a question, by edition (a JavaScript regular
+#: expression). なぜ...のか, ...とは; 為什麼, 什麼是, ...嗎.
+QUESTION_WORDS = {
+    "ja": r"なぜ|どうして|とは何|って何|とは(?=\s|$)|ですか(?=\s|$)"
+    r"|(?<=[\u3041-\u30ff\u4e00-\u9fff])の?か(?=\s|$)",
+    "zh-Hant": r"為什麼|為何|什麼是|什麼|怎麼|如何|是什麼|嗎|呢",
+}
+#: A particle between kana and kanji or katakana (重みは説明), by edition.
+PARTICLES = {
+    "ja": r"(?<=[\u3041-\u309f])[はがをでにと](?=[\u30a0-\u30ff\u4e00-\u9fff])"
+}
 
 WORKER = re.compile(r"assets/javascripts/workers/search\.[0-9a-f]+\.min\.js")
 BUNDLE = re.compile(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js")
@@ -108,6 +139,101 @@ WORKER_EDITS = (
         r'\1" ")',
     ),
 )
+
+
+def load_search_words() -> dict:
+    return yaml.safe_load(SEARCH_WORDS.read_text(encoding="utf-8"))
+
+
+def edition_words(words: list[str], language: str) -> list[str]:
+    """``words`` of the Traditional edition in ``language``'s (converted)."""
+    if language in DERIVED:
+        return [to_simplified_text(word) for word in words]
+    return words
+
+
+def synonyms(where: dict, language: str) -> list[str]:
+    """A section's variant names in ``language``'s edition."""
+    return edition_words(where.get(DERIVED.get(language, language), []), language)
+
+
+def question_words(language: str) -> str:
+    """The words that only make a query a question, as a JavaScript pattern."""
+    source = DERIVED.get(language, language)
+    if source not in QUESTION_WORDS:
+        return "(?!)"
+    return "|".join(edition_words(QUESTION_WORDS[source].split("|"), language))
+
+
+def symbol_keyword(where: str) -> str:
+    """The hidden keyword of a section's symbols: Latin letters only (the
+    separator, lunr.ja's segmenter and lunr's query parser keep it whole),
+    named after the section, and beginning no word the book writes."""
+    letters = "".join(c if c.isalnum() else " " for c in where.lower()).split()
+    return "zzsym" + "".join(word[:4] for word in letters)
+
+
+def _js_pattern(spelling: str) -> str:
+    """``spelling`` as a JavaScript pattern: spaces allowed between its
+    characters, and a Latin edge not inside a longer name (d_k in d_kv)."""
+    chars = [
+        "\\" + c if c in "\\^$.*+?()[]{}|/" else c for c in spelling if not c.isspace()
+    ]
+    pattern = r"\s*".join(chars)
+    if spelling[0].isascii() and (spelling[0].isalnum() or spelling[0] == "_"):
+        pattern = r"(?<![A-Za-z0-9_])" + pattern
+    if spelling[-1].isascii() and (spelling[-1].isalnum() or spelling[-1] == "_"):
+        pattern += r"(?![A-Za-z0-9_])"
+    return pattern
+
+
+def book_query(language: str) -> str:
+    """The function the worker runs on a query first (see above), as JavaScript."""
+    symbols = {
+        spelling: symbol_keyword(location(where))
+        for where, spellings in load_search_words()["symbols"].items()
+        for typed in spellings
+        for spelling in dict.fromkeys([typed, *edition_words([typed], language)])
+    }.items()
+    symbols = sorted(symbols, key=lambda symbol: -len(symbol[0]))
+    table = [[_js_pattern(spelling), keyword] for spelling, keyword in symbols]
+    question = question_words(language)
+    particles = PARTICLES.get(language, "(?!)")
+    return (
+        "(q=>{"
+        f"for(const[p,k]of {json.dumps(table, ensure_ascii=False)})"
+        'q=q.replace(new RegExp(p,"gi")," "+k+" ");'
+        f'q=q.replace(new RegExp({json.dumps(question, ensure_ascii=False)},"g")," ");'
+        f'q=q.replace(new RegExp({json.dumps(particles, ensure_ascii=False)},"g")," ");'
+        'return q.replace(/[\\^~:+]+|(^|\\s)-+/g,"$1 ").replace(/\\s+/g," ").trim()'
+        "})"
+    )
+
+
+#: Where the worker's ``search`` begins: ``search(e){if(e=e.replace(new
+#: RegExp("\\p{sc=Han}+"...``; ``book_query`` goes first.
+SEARCH_START = re.compile(
+    r'(search\((\w+)\)\{)(if\(\2=\2\.replace\(new RegExp\("\\\\p\{sc=Han\}\+")'
+)
+
+
+def add_search_words(index: dict, language: str) -> None:
+    """The symbols' keywords and the edition's variant names, in their sections."""
+    words = load_search_words()
+    found: dict[str, list[str]] = {}
+    for where, _ in words["symbols"].items():
+        found.setdefault(location(where), []).append(symbol_keyword(location(where)))
+    for where, editions in words["synonyms"].items():
+        found.setdefault(location(where), []).extend(synonyms(editions, language))
+    docs = {doc["location"]: doc for doc in index["docs"]}
+    for where, added in found.items():
+        doc = docs.get(where)
+        if doc is None:
+            raise PluginError(f"stages/search.py: the index has no section {where}")
+        doc["keywords"] = "\u200b".join(
+            [*doc.get("keywords", "").split("\u200b"), *added]
+        ).strip("\u200b")
+
 
 #: Full-width punctuation that must not begin a line (closing brackets and
 #: quotes, the full stop, commas, colons ...) or end one (opening brackets
@@ -173,8 +299,9 @@ def patch_bundle(source: str) -> str:
     return source[: found.start()] + lazy + source[found.end() :]
 
 
-def patch_worker(source: str) -> str:
-    """Material's search worker with the edits of ``WORKER_EDITS``."""
+def patch_worker(source: str, language: str = "ja") -> str:
+    """Material's search worker with the edits of ``WORKER_EDITS``, and
+    ``book_query`` run first on every query."""
     for purpose, pattern, replacement in WORKER_EDITS:
         source, count = pattern.subn(replacement, source)
         if count != 1:
@@ -182,6 +309,17 @@ def patch_worker(source: str) -> str:
                 f"stages/search.py: Material's search worker has changed, cannot "
                 f"{purpose} (the code matched {count} times instead of once)"
             )
+    source, count = SEARCH_START.subn(
+        lambda found: (
+            f"{found[1]}{found[2]}={book_query(language)}({found[2]});" + found[3]
+        ),
+        source,
+    )
+    if count != 1:
+        raise PluginError(
+            "stages/search.py: Material's search worker has changed, cannot read "
+            f"the reader's query first (the code matched {count} times instead of once)"
+        )
     return source
 
 
@@ -196,7 +334,8 @@ def _replace(files: Files, config, pattern: re.Pattern, patch) -> None:
 
 
 def on_files(files: Files, config) -> Files:
-    _replace(files, config, WORKER, patch_worker)
+    language = config.theme["language"]
+    _replace(files, config, WORKER, lambda source: patch_worker(source, language))
     _replace(files, config, BUNDLE, patch_bundle)
     return files
 
@@ -277,6 +416,7 @@ def on_post_build(config) -> None:
         doc["title"] = tidy(doc["title"])
         doc["text"] = tidy(shrink(doc["text"]))
     add_keywords(index, config.theme["language"])
+    add_search_words(index, config.theme["language"])
     path.write_text(
         json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8"
     )
