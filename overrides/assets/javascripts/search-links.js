@@ -13,13 +13,21 @@
 (() => {
   const observed = new WeakSet();
 
-  // The query's words without lunr's operators (wildcards, +, -, ~, ^).
+  // The query's words without lunr's operators (wildcards, +, -, ~, ^), as
+  // the page will mark them: Material's highlighter cuts a word at its
+  // separator (d_k into d and k, top-p into top and p) and marks every piece
+  // wherever it stands, so a piece of one Latin letter or digit is left out
+  // (a question with d_k marked 1,505 letters d and k on one page), and so
+  // is a formula's (√, ⊤, ᵀ, \top), which the page shows typeset, not as
+  // typed. A word is cut where Latin letters meet kana or kanji, as the book
+  // writes them apart (KVキャッシュ: the book's "KV キャッシュ").
   const typedWords = () => {
     const input = document.querySelector(".md-search__input");
     return (input ? input.value : "")
-      .replace(/[*+\-:~^]+/g, " ")
+      .replace(/[*+\-:~^_]+/g, " ")
+      .replace(/(?<=[A-Za-z0-9])(?=[\u3005\u3041-\u30ff\u4e00-\u9fff])|(?<=[\u3005\u3041-\u30ff\u4e00-\u9fff])(?=[A-Za-z0-9])/g, " ")
       .split(/\s+/)
-      .filter(Boolean);
+      .filter((word) => word && !/^[A-Za-z0-9]$/.test(word) && !/[√⊤ᵀ\\]/.test(word));
   };
 
   const tidy = (link) => {
