@@ -79,10 +79,18 @@ def converted(name: str) -> str:
 
 
 def without_dropped(text: str) -> str:
-    """``text`` without the sentences the table drops (those mapped to "")."""
+    """``text`` without the sentences the table drops (those mapped to ""),
+    and with the Simplified edition's own numbers: a phrase of the table that
+    reads the numbers its model prints (other digits than the Traditional)."""
     for sentence in [t for t, s in TABLE.items() if not s]:
         text = text.replace(sentence, "")
+    for phrase, own in TABLE.items():
+        if own and DIGITS.findall(phrase) != DIGITS.findall(own):
+            text = text.replace(phrase, own)
     return text
+
+
+DIGITS = re.compile(r"[0-9.]+")
 
 
 # --- the override table, on sentences ------------------------------------------
@@ -1019,6 +1027,19 @@ SENTENCES = [
     ("和查詢的字母之間沒有任何連結", "和查询的字母之间没有任何联系"),
     ("不綁定的模型裡，某一列的梯度可能是 0", "不绑定的模型里，某一行的梯度可能是 0"),
     ("用數千億到數兆個詞元訓練", "用数千亿到数万亿个词元训练"),
+    # the Simplified edition's own numbers (its model prints them)
+    (
+        "唯一超過 0.5 的頭是第 3 層的第 4 個頭（0.62），它在最後一層，"
+        "它之後沒有任何一層能拿它的輸出去比對；第 1 層看前一個字最多的是第 2 個頭，"
+        "也只有 0.27。",
+        "唯一超过 0.5 的头是第 2 层的第 4 个头（0.53），它之后只剩第 3 层能拿它的"
+        "输出去比对；第 1 层看前一个字最多的是第 1 个头，也只有 0.32。",
+    ),
+    (
+        "損失增加 0.188，約是標準誤差 0.027 的 7 倍。",
+        "损失增加 0.298，约是标准误差 0.027 的 11 倍。",
+    ),
+    ("損失增加 2.347，約是前者的 12 倍。", "损失增加 2.537，约是前者的 8.5 倍。"),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
