@@ -139,15 +139,25 @@ class Console(code.InteractiveConsole):
         self.errors.append(sys.exc_info()[1])
 
 
+class ReadingConsole(Console):
+    """The prompt reading what is pasted without running it: only how the
+    lines group into statements (a blank line ends a compound one)."""
+
+    def runcode(self, code) -> None:
+        pass
+
+
 @dataclass
 class Run:
     errors: list[BaseException]
     stdout: str
 
 
-def paste_into_prompt(copied: str) -> Run:
-    """Paste ``copied`` into the prompt line by line, then press Enter once."""
-    console = Console()
+def paste_into_prompt(copied: str, run: bool = True) -> Run:
+    """Paste ``copied`` into the prompt line by line, then press Enter once
+    (with ``run=False``, the prompt only reads the statements: see
+    ``ReadingConsole``)."""
+    console = Console() if run else ReadingConsole()
     stdout = io.StringIO()
     with warnings.catch_warnings(), contextlib.redirect_stdout(stdout):
         warnings.simplefilter("error")  # a warning is an error, as in the tests

@@ -4,11 +4,12 @@ Readers copy an example and either run it as a script or paste it into a
 Python prompt, where it arrives line by line. The prompt is stricter: a blank
 line must end every compound statement (``with``, ``for``, ``def``,
 ``class`` ...) before a dedented line, and a blank line inside one ends it too
-early. So every distinct copy of every edition is run both ways here: in
-``make test`` every copy the Japanese edition shows (the examples every
-edition shares, and its own) pasted into the prompt, in the exhaustive tier
-those as scripts too, and the copies only the Chinese editions show (their
-own sentences and models) both ways.
+early. So every distinct copy of every edition is run both ways here, in the
+exhaustive tier: every copy the Japanese edition shows (the examples every
+edition shares, and its own), and the copies only the Chinese editions show
+(their own sentences and models). ``make test`` reads every Japanese copy's
+statements as the prompt groups them, and runs the copies of a few pages
+(``RUN_FROM``) pasted into the prompt.
 
 What the button copies is worked out from the built HTML with Material's own
 rule (``copied_text``, tests/copying.py); ``tests/browser/test_copy.py``
@@ -115,31 +116,62 @@ def test_every_edition_has_copyable_python_and_shell(blocks) -> None:
 
 #: The copies each tier runs: those the Japanese edition shows (a copy is
 #: counted where it is first shown, the editions in LANGUAGES' order), then
-#: those only the Chinese editions show.
+#: those only the Chinese editions show. make test runs the copies of a few
+#: Japanese pages (``RUN_FROM``) and reads every other one's statements
+#: (``test_every_copy_pastes_as_whole_statements``); the examples themselves
+#: run as doctests.
 SHOWN_FIRST_IN = [
-    pytest.param("ja", id="ja"),
+    pytest.param("ja-sample", id="ja-sample"),
+    pytest.param("ja", id="ja", marks=pytest.mark.exhaustive),
     pytest.param("zh", id="zh-only", marks=pytest.mark.exhaustive),
 ]
+#: Pages whose copies hold continuation lines, blank lines inside blocks,
+#: tracebacks, plots, a language model and its tokenizer.
+RUN_FROM = (
+    "ja/scaled-dot-product/",
+    "ja/positional-encoding/",
+    "ja/masks/",
+    "ja/tokens/",
+)
 
 
 def shown_first_in(blocks: dict[str, Block], group: str) -> list[Block]:
+    japanese = group in ("ja", "ja-sample")
     chosen = [
         block
         for block in python_blocks(blocks)
-        if block.where.startswith("ja/") == (group == "ja")
+        if block.where.startswith("ja/") == japanese
+        and (group != "ja-sample" or block.where.startswith(RUN_FROM))
     ]
     assert chosen, f"no copy first shown in {group}"
+    if group == "ja-sample":
+        shown_on = {block.where.split(" block")[0] for block in chosen}
+        assert shown_on >= {page + "index.html" for page in RUN_FROM}, shown_on
     return chosen
 
 
+def test_every_copy_pastes_as_whole_statements(blocks) -> None:
+    """Every Japanese copy, read by the prompt without running it: each line
+    lands in the statement it belongs to, and every statement is complete."""
+    failures = []
+    for block in shown_first_in(blocks, "ja"):
+        read = paste_into_prompt(block.copied, run=False)
+        shown = [e for e in shown_exceptions(block.displayed) if e == "SyntaxError"]
+        got = [type(error).__name__ for error in read.errors]
+        if got != shown:
+            failures.append(f"{block.where}: {describe(read.errors)}\n{block.copied}")
+    assert not failures, "\n\n".join(failures)
+
+
 #: As a script, a copy runs as it does pasted, but for stopping at its first
-#: error: make test pastes every Japanese copy, the exhaustive tier also runs
-#: each as a script.
+#: error: make test pastes copies, the exhaustive tier also runs each as a
+#: script.
 @pytest.mark.parametrize(
     "group",
     [
         pytest.param(*p.values, id=p.id, marks=pytest.mark.exhaustive)
         for p in SHOWN_FIRST_IN
+        if p.id != "ja-sample"
     ],
 )
 def test_every_copy_runs_as_a_script(blocks, sandbox, group) -> None:
@@ -205,21 +237,28 @@ def test_copy_rule_drops_prompts_and_output() -> None:
     assert copied_text(element) == 'for i in (1, 2):\n    print(i)\nprint("done")'
 
 
-def test_prompt_rejects_a_block_without_its_closing_blank_line() -> None:
+@pytest.mark.parametrize("run", [True, False], ids=["run", "read"])
+def test_prompt_rejects_a_block_without_its_closing_blank_line(run) -> None:
     copied = 'for i in (1, 2):\n    print(i)\nprint("done")'
     assert run_as_script(copied).errors == []
-    errors = paste_into_prompt(copied).errors
+    errors = paste_into_prompt(copied, run).errors
     assert [type(error) for error in errors] == [SyntaxError]
-    fixed = paste_into_prompt(copied.replace("\nprint", "\n\nprint"))
+    fixed = paste_into_prompt(copied.replace("\nprint", "\n\nprint"), run)
     assert fixed.errors == []
-    assert fixed.stdout == "1\n2\ndone\n"
+    assert fixed.stdout == ("1\n2\ndone\n" if run else "")
 
 
-def test_prompt_rejects_a_blank_line_inside_a_block() -> None:
+@pytest.mark.parametrize("run", [True, False], ids=["run", "read"])
+def test_prompt_rejects_a_blank_line_inside_a_block(run) -> None:
     copied = "class A:\n    x = 1\n\n    y = 2\n"
     assert run_as_script(copied).errors == []
-    errors = paste_into_prompt(copied).errors
+    errors = paste_into_prompt(copied, run).errors
     assert [type(error) for error in errors] == [IndentationError]
+
+
+def test_reading_runs_nothing() -> None:
+    read = paste_into_prompt('print("ran")\nraise ValueError("ran")', run=False)
+    assert read.errors == [] and read.stdout == ""
 
 
 def test_shown_errors_and_output_are_read_from_the_page() -> None:
