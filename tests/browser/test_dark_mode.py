@@ -274,7 +274,7 @@ def svg_colours(svg: Path) -> dict[str, list[str]]:
     return colours
 
 
-@pytest.mark.parametrize("language", sample(list(PLOT_PAGES), ["ja", "zh-Hant"]))
+@pytest.mark.parametrize("language", sample(list(PLOT_PAGES), ["ja"]))
 def test_plots_follow_the_scheme(open_page, base_url, site, language):
     """Exactly one image of each plot shows, loaded; its text reads on the page."""
     problems = []

@@ -32,11 +32,11 @@ Each edition is a class, so that pytest-xdist (``--dist loadscope``) runs an
 edition's sweep in one worker and the editions side by side.
 
 **Two tiers.** ``make test`` sweeps a sample of the Japanese pages
-(``SAMPLE``: the home page, the 404 page, the glossary and references, and
-the chapters that hold every component: the heaviest page, typeset maths,
-each kind of code block, a traceback, figures, tables, solutions and
-interactive figures) and a smaller one of the Traditional Chinese pages
-(``SAMPLE_ZH``), every check above on each. The
+(``SAMPLE``: the home page, the 404 page, the glossary, and the chapters
+that hold every component: the heaviest page, typeset maths, each kind of
+code block, a traceback, figures, tables, solutions and interactive
+figures) and a smaller one of the Traditional Chinese pages (``SAMPLE_ZH``),
+every check above on each. The
 exhaustive tier (``make test-exhaustive``, marker ``exhaustive``) sweeps every
 page of every edition, the Simplified one included.
 """
@@ -48,7 +48,7 @@ from pathlib import Path
 
 import pytest
 
-from ..site.helpers import LANGUAGES
+from ..site.helpers import LANGUAGES, tree
 from .checks import (
     ALL_BLOCKS,
     CLIPBOARD,
@@ -72,17 +72,15 @@ from .navigation import ABORTED, TIMEOUT, book_pages, path_of
 DESKTOP = {"width": 1280, "height": 900}
 
 
-#: The pages of ``make test``'s sweep, in every edition it sweeps: together
-#: they hold every component of the book (``tests/browser/test_every_page.py``
-#: checks that the sample's pages hold maths, every kind of code block, a
-#: traceback, figures, tables and interactive figures).
+#: The pages of ``make test``'s Japanese sweep: together they hold every
+#: component of the book (``test_the_sample_holds_every_component``: maths,
+#: every kind of code block, a traceback, figures, tables, solutions and
+#: interactive figures).
 SAMPLE = (
     "",  # the home page: the book's code blocks of commands (sh)
     "scaled-dot-product/",  # maths, the running example's explorable
     "positional-encoding/",  # the heaviest page: a traceback, python blocks
-    "attention-maps/",  # the language model's figures, a heat-map explorable
     "glossary/",  # the glossary's table
-    "references/",
     "404.html",
 )
 #: The Traditional Chinese sweep's sample: what its script and fonts change
@@ -266,3 +264,33 @@ def test_every_edition_is_swept_whole_and_two_by_a_sample() -> None:
         == (c.sample is None)
         for c in classes
     )
+
+
+#: What the sample's pages must hold between them (CSS selectors in the built
+#: HTML): each component of the book that the sweep's checks look at.
+COMPONENTS = {
+    "display maths": "article div.arithmatex",
+    "pycon code": "article div.language-pycon",
+    "python code": "article div.language-python",
+    "shell code": "article div.language-sh",
+    "a figure": "article figure img",
+    "Figure 2": "article figure svg",
+    "a table": "article table",
+    "a solution": "article details.success",
+    "an interactive figure": "article .explorable[data-explorable]",
+}
+
+
+def test_the_sample_holds_every_component(site) -> None:
+    pages = [site / "ja" / page for page in SAMPLE]
+    trees = [tree(p / "index.html" if p.suffix != ".html" else p) for p in pages]
+    missing = [
+        what
+        for what, selector in COMPONENTS.items()
+        if not any(t.cssselect(selector) for t in trees)
+    ]
+    assert not missing, f"no page of SAMPLE holds {missing}"
+    tracebacks = [
+        t for t in trees if "Traceback (most recent call last)" in t.text_content()
+    ]
+    assert tracebacks, "no page of SAMPLE shows a traceback"
