@@ -1046,6 +1046,7 @@ SENTENCES = [
     ),
     ("例如開始生成前先讀入整段提示（預填）", "例如开始生成前先读入整段提示（预填充）"),
     ("把鍵與值量化成 8 位元之類的低精度來存", "把键与值量化成 8 位之类的低精度来存"),
+    ("每個字對應幾個詞元的橫條圖", "每个字对应几个词元的条形图"),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
