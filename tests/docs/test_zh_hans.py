@@ -1467,3 +1467,38 @@ def test_the_simplified_page_includes_the_simplified_examples() -> None:
     assert '"docs_src/generation/zh-Hans/batch.pycon"' in converted
     assert '"docs_src/masks/causal.pycon"' in converted
     assert "zh-Hant" not in converted
+
+
+def printed(edition: str) -> str:
+    """What the examples of ``edition`` print: the output lines of its own
+    examples and of the shared ones (not the code after the prompts)."""
+    lines = []
+    for path in sorted((ROOT / "docs_src").glob("*/*.pycon")) + sorted(
+        (ROOT / "docs_src").glob(f"*/{edition}/*.pycon")
+    ):
+        lines += [
+            line
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if not line.startswith((">>> ", "... ", ">>>", "..."))
+        ]
+    return "\n".join(lines)
+
+
+def test_an_editions_own_numbers_are_what_its_examples_print() -> None:
+    """A phrase of the table that gives the Simplified edition its own numbers
+    (its model prints others) reads them from its examples: every measured
+    number (one with decimals) on each side is printed by that edition's
+    examples, so that a retrained model cannot leave a stale number behind."""
+    own = {
+        t: s for t, s in TABLE.items() if s and DIGITS.findall(t) != DIGITS.findall(s)
+    }
+    assert own, "the table gives the Simplified edition no numbers of its own"
+    outputs = {edition: printed(edition) for edition in ("zh-Hant", "zh-Hans")}
+    stale = [
+        f"{edition}: {number} ({phrase[:30]}…)"
+        for traditional, simplified in own.items()
+        for edition, phrase in (("zh-Hant", traditional), ("zh-Hans", simplified))
+        for number in re.findall(r"\d+\.\d{2,}", phrase)
+        if not re.search(rf"(?<![\d.]){re.escape(number)}", outputs[edition])
+    ]
+    assert not stale, "numbers no example of the edition prints:\n" + "\n".join(stale)
