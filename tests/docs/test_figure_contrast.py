@@ -27,7 +27,8 @@ from matplotlib.colors import to_rgba
 from matplotlib.text import Text
 
 from attention_docs.plotting import theme
-from tests.docs.test_plots import ALL_LABELS, FIGURES, load_script
+from tests.docs.test_plots import ALL_LABELS, FIGURES, LANGUAGES, load_script
+from tests.site.helpers import sample
 
 TEXT_CONTRAST = 4.5
 #: The page behind a figure: Material's default scheme (white) and its slate
@@ -93,21 +94,27 @@ def texts_and_backgrounds(kind: str, name: str, language: str, name_of_theme: st
         yield t.get_text(), over(colour, behind), behind
 
 
+#: The colours are the same in every language; only where a label falls can
+#: differ: make test draws the Japanese figures, the exhaustive tier both.
+@pytest.mark.parametrize("language", sample(LANGUAGES, ["ja"]))
 @pytest.mark.parametrize("name_of_theme", ["light", "dark"])
 @pytest.mark.parametrize(("kind", "name"), FIGURES)
-def test_every_text_reads_on_what_lies_behind_it(kind, name, name_of_theme) -> None:
+def test_every_text_reads_on_what_lies_behind_it(
+    kind, name, name_of_theme, language
+) -> None:
+    assert language in ALL_LABELS[kind][name], (name, language)
     problems = []
-    for language in ALL_LABELS[kind][name]:
-        for label, fill, behind in texts_and_backgrounds(
-            kind, name, language, name_of_theme
-        ):
-            ratio = contrast(fill, behind)
-            if ratio < TEXT_CONTRAST:
-                problems.append(
-                    f"{language} {label!r}: "
-                    f"{to_hex(fill)} on {to_hex(behind)}, {ratio:.2f}:1"
-                )
-    assert not problems, f"{name} ({name_of_theme}):\n" + "\n".join(problems)
+    for label, fill, behind in texts_and_backgrounds(
+        kind, name, language, name_of_theme
+    ):
+        ratio = contrast(fill, behind)
+        if ratio < TEXT_CONTRAST:
+            problems.append(
+                f"{label!r}: {to_hex(fill)} on {to_hex(behind)}, {ratio:.2f}:1"
+            )
+    assert not problems, f"{name} ({language}, {name_of_theme}):\n" + "\n".join(
+        problems
+    )
 
 
 def to_hex(rgb) -> str:
