@@ -279,8 +279,10 @@ def fonts_used(formulas: list[str]) -> list[str]:
     return sorted(used)
 
 
+@functools.cache
 def _readable(tex: str) -> str:
-    """The formula as plain text for the search index, or "" if it has none."""
+    """The formula as plain text for the search index, or "" if it has none
+    (kept: a book writes the same formula many times)."""
     from pylatexenc.latex2text import LatexNodes2Text
 
     text = LatexNodes2Text(math_mode="text").latex_to_text(tex)
