@@ -5,6 +5,8 @@ text (16 windows of 128 characters); its weights on the sentence are drawn
 with their values (those of at least 0.05), the cells (i, i - 1) outlined.
 """
 
+import functools
+
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
@@ -20,8 +22,10 @@ NUMBER = 11.7
 SHOWN = 0.05
 
 
-def previous_token_head(model, edition: str) -> tuple[int, int]:
+@functools.cache  # the same for both colour schemes
+def previous_token_head(edition: str) -> tuple[int, int]:
     """(layer, head), from 0, with the largest mean A[i, i - 1] on held-out text."""
+    model = load_pretrained(edition)
     held_out = split_corpus(load_corpus(edition))[1]
     n = model.config.context
     windows = [held_out[s : s + n] for s in range(0, 16 * n, n)]
@@ -36,7 +40,7 @@ def previous_token_head(model, edition: str) -> tuple[int, int]:
 def figure(labels: dict) -> Figure:
     edition = labels["edition"]
     model = load_pretrained(edition)
-    layer, head = previous_token_head(model, edition)
+    layer, head = previous_token_head(edition)
     sentence = labels["sentence"]
     a = model.attention(sentence)[layer][head]  # (n, n)
     n = len(sentence)

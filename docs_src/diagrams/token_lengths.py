@@ -1,5 +1,6 @@
 """Tokens per character of the held-out text: characters, BPE and unigram."""
 
+import functools
 import io
 
 import sentencepiece as spm
@@ -30,18 +31,15 @@ def subword(lines: list[str], model_type: str, vocab_size: int):
     return spm.SentencePieceProcessor(model_proto=buf.getvalue())
 
 
-def figure(labels: dict) -> Figure:
-    train, val = split_corpus(load_corpus(labels["edition"]))
+@functools.cache  # the same for both colour schemes
+def counts(edition: str) -> tuple[int, list[tuple[str, int, int, str]]]:
+    """The held-out text's characters, and per tokenizer: its name ("" for
+    characters), vocabulary size, tokens of the held-out text, fill."""
+    train, val = split_corpus(load_corpus(edition))
     lines, val_lines = train.splitlines(), val.splitlines()
     n_chars = sum(len(line) for line in val_lines)
     tok = CharTokenizer.from_text(train)
-    rows = [
-        (
-            f"{labels['chars']}（V = {len(tok)}）",
-            sum(len(tok.encode(line)) for line in val_lines),
-            "x",
-        )
-    ]
+    found = [("", len(tok), sum(len(tok.encode(line)) for line in val_lines), "x")]
     for size in SIZES:
         for model_type, name, fill in (
             ("bpe", "BPE", "q"),
@@ -49,7 +47,16 @@ def figure(labels: dict) -> Figure:
         ):
             sp = subword(lines, model_type, size)
             n = sum(len(ids) for ids in sp.encode(val_lines))
-            rows.append((f"{name}（V = {size}）", n, fill))
+            found.append((name, size, n, fill))
+    return n_chars, found
+
+
+def figure(labels: dict) -> Figure:
+    n_chars, found = counts(labels["edition"])
+    rows = [
+        (f"{name or labels['chars']}（V = {size}）", n, fill)
+        for name, size, n, fill in found
+    ]
     colours = palette()
     fig, ax = canvas(370, 30 + len(rows) * STEP)
     text(ax, 4, 10, labels["title"], ha="left")

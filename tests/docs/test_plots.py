@@ -58,6 +58,7 @@ KANA = re.compile(r"[\u3041-\u30ff]")
 SVG = "{http://www.w3.org/2000/svg}"
 
 
+@functools.cache  # one module per script, as the build keeps (stages/plots.py)
 def load_script(name: str, kind: str = "plots"):
     path = KINDS[kind] / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"_{kind}_{name}", path)

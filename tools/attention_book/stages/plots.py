@@ -174,17 +174,30 @@ def labels_for(labels: dict, name: str, language: str) -> dict:
     return entry
 
 
+@functools.cache
+def _figure_module(path: Path, mtime_ns: int):
+    """The figure's script, run once while it stays unchanged: both colour
+    schemes, and every edition, draw with the same module, so a script can
+    keep what it computed for one scheme (``functools.cache``) for the other."""
+    spec = importlib.util.spec_from_file_location(
+        f"_book_{path.parent.name}_{path.stem}", path
+    )
+    module = importlib.util.module_from_spec(spec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        spec.loader.exec_module(module)
+    return module
+
+
 def draw(plotting, kind: str, name: str, labels: dict, theme: str, language: str):
     """Run ``docs_src/<kind>/<name>.py`` and return its figure as SVG."""
     from attention_book.diagrams import markup
 
     path = KINDS[kind] / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_book_{kind}_{name}", path)
-    module = importlib.util.module_from_spec(spec)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            spec.loader.exec_module(module)
+            module = _figure_module(path, path.stat().st_mtime_ns)
             with plotting.theme(theme):
                 # the edition too, for a figure of the edition's own language
                 # model (attention_docs.load_pretrained(labels["edition"]))
