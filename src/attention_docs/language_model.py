@@ -529,6 +529,7 @@ def _cross_entropy(logits, targets):
 # --8<-- [end:loss]
 
 
+# --8<-- [start:backward]
 def _backward(params: Params, config: ModelConfig, ids, cache, d_logits) -> Params:
     saved, zf, lnf, cos, sin, scale = cache
     h = config.n_heads
@@ -536,7 +537,7 @@ def _backward(params: Params, config: ModelConfig, ids, cache, d_logits) -> Para
     emb = params["embedding"]
     d_model = config.d_model
     flat_d = d_logits.reshape(-1, d_logits.shape[-1])  # (N, V)
-    d_emb = flat_d.T @ zf.reshape(-1, d_model)  # tied head: dE += dU^T Z_f
+    d_emb = flat_d.T @ zf.reshape(-1, d_model)  # dE = dU^T LN(X^(L))
     dzf = d_logits @ emb  # (b, n, d_model)
     dx, grads["norm.gamma"], grads["norm.beta"] = _ln_backward(
         dzf, params["norm.gamma"], lnf
@@ -555,7 +556,7 @@ def _backward(params: Params, config: ModelConfig, ids, cache, d_logits) -> Para
         d_mid, g["norm_2.gamma"], g["norm_2.beta"] = _ln_backward(
             dz2, p["norm_2.gamma"], ln2
         )
-        d_mid = d_mid + dx  # the residual path
+        d_mid = d_mid + dx  # d(x_mid) += d(x_out)
         # x_mid = x + heads_out W_O
         g["w_o"] = heads_out.reshape(-1, d_model).T @ d_mid.reshape(-1, d_model)
         d_out = _heads(d_mid @ p["w_o"].T, h)  # (b, h, n, d_k)
@@ -576,9 +577,12 @@ def _backward(params: Params, config: ModelConfig, ids, cache, d_logits) -> Para
         dx = dx_ln + d_mid
         for key, value in g.items():
             grads[f"layers.{layer}.{key}"] = value
-    np.add.at(d_emb, ids.reshape(-1), dx.reshape(-1, d_model))  # dE[t] += dX rows
+    np.add.at(d_emb, ids.reshape(-1), dx.reshape(-1, d_model))  # dE += I[ids]^T dX
     grads["embedding"] = d_emb
     return {key: grads[key] for key in parameter_shapes(config)}
+
+
+# --8<-- [end:backward]
 
 
 def loss_and_gradients(
