@@ -119,18 +119,27 @@ def next_token_probs(
         probs = softmax(shifted)  # softmax(u / T)
     # most likely first: by the logits themselves (u / T and the probabilities
     # may round distinct logits to ties)
-    order = np.argsort(-u, axis=-1, kind="stable")
-    sorted_p = np.take_along_axis(probs, order, axis=-1)
+    return _truncate(u, probs, top_k, top_p)
+
+
+# --8<-- [start:truncate]
+def _truncate(u, probs, top_k, top_p):
+    """(probs * keep) / sum(probs * keep)."""
+    order = np.argsort(-u, axis=-1, kind="stable")  # (1), (2), ..., (V)
+    sorted_p = np.take_along_axis(probs, order, axis=-1)  # p_(1) >= p_(2) >= ...
     keep_sorted = np.ones(sorted_p.shape, dtype=bool)
     if top_k is not None:
-        keep_sorted[..., top_k:] = False
+        keep_sorted[..., top_k:] = False  # K = {(1), ..., (k)}
     if top_p is not None:
-        before = np.cumsum(sorted_p, axis=-1) - sorted_p  # mass of the tokens before
-        keep_sorted &= before < top_p  # keep until the mass reaches p
+        before = np.cumsum(sorted_p, axis=-1) - sorted_p  # p_(1) + ... + p_(j-1)
+        keep_sorted &= before < top_p  # K = {(1), ..., (j)}
     keep = np.empty_like(keep_sorted)
-    np.put_along_axis(keep, order, keep_sorted, axis=-1)
+    np.put_along_axis(keep, order, keep_sorted, axis=-1)  # keep[order] = keep_sorted
     kept = np.where(keep, probs, 0.0)
     return kept / kept.sum(axis=-1, keepdims=True)
+
+
+# --8<-- [end:truncate]
 
 
 def sample_next(
