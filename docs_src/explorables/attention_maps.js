@@ -38,7 +38,11 @@ export function render(w, data) {
     `<dt>${w.previous}</dt><dd data-result="previous" data-value="0">0</dd>` +
     `<dt>${w.rows}</dt><dd data-result="rows" data-value="0">0</dd></dl>`;
   return frame("attention_maps", w,
-    dataNode(data) + controls + table + results + status() + templates(w, "status", "label"));
+    dataNode(data) + controls +
+    // Wider than a small phone's column: it scrolls in its own box, which a
+    // keyboard can reach.
+    `<div class="explorable-scroll" tabindex="0" role="region" aria-label="${esc(w.weights)}">${table}</div>` +
+    results + status() + templates(w, "status", "label"));
 }
 
 export function mount(root) {

@@ -132,3 +132,28 @@ def test_desktop_controls_keep_their_size(open_page) -> None:
     page, _ = open_page("ja/softmax/", viewport={"width": 1280, "height": 900})
     heights = [c["height"] for c in page.evaluate(CONTROLS)]
     assert heights and max(heights) < SMALLEST_TARGET, heights
+
+
+#: The smallest phone the book is read on (360 px): the interactive figures'
+#: widest parts, the KV cache's results and the attention map's table.
+SMALL_PHONE = {
+    "viewport": {"width": 360, "height": 780},
+    "is_mobile": True,
+    "has_touch": True,
+}
+WIDEST = ["ja/kv-cache/", "ja/attention-maps/"]
+OVERFLOW = """() => [...document.querySelectorAll(".explorable")]
+    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => `${e.dataset.explorable}: ${e.scrollWidth} px in ${e.clientWidth}`)"""
+
+
+@pytest.mark.parametrize("which", WHICH)
+def test_explorables_fit_a_small_phone(open_page, site, which) -> None:
+    """Nothing of an interactive figure runs past its border at 360 px (a
+    table too wide scrolls in a box of its own, which a keyboard can reach)."""
+    pages = WIDEST if which == "sample" else explorables_to_open(site, which)
+    found = []
+    for path in pages:
+        page, _ = open_page(path, **SMALL_PHONE)
+        found += [f"{path} {overflow}" for overflow in page.evaluate(OVERFLOW)]
+    assert not found, "at 360 px:\n" + "\n".join(found)
