@@ -530,7 +530,7 @@ def _cross_entropy(logits, targets):
 
 
 # --8<-- [start:backward]
-def _backward(params: Params, config: ModelConfig, ids, cache, d_logits) -> Params:
+def _backward(params, config, ids, cache, d_logits):
     saved, zf, lnf, cos, sin, scale = cache
     h = config.n_heads
     grads: Params = {}
