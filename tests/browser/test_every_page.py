@@ -33,10 +33,10 @@ edition's sweep in one worker and the editions side by side.
 
 **Two tiers.** ``make test`` sweeps a sample of the Japanese pages
 (``SAMPLE``: the home page, the 404 page, the glossary, and the chapters
-that hold every component: the heaviest page, typeset maths, each kind of
-code block, a traceback, figures, tables, solutions and interactive
-figures) and a smaller one of the Traditional Chinese pages (``SAMPLE_ZH``),
-every check above on each. The
+that hold every component: typeset maths, each kind of code block, a
+traceback, figures, tables, solutions and interactive figures) and a
+smaller one of the Traditional Chinese pages (``SAMPLE_ZH``), every check
+above on each. The
 exhaustive tier (``make test-exhaustive``, marker ``exhaustive``) sweeps every
 page of every edition, the Simplified one included.
 """
@@ -79,7 +79,7 @@ DESKTOP = {"width": 1280, "height": 900}
 SAMPLE = (
     "",  # the home page: the book's code blocks of commands (sh)
     "scaled-dot-product/",  # maths, the running example's explorable
-    "positional-encoding/",  # the heaviest page: a traceback, python blocks
+    "masks/",  # a traceback, a plot's python code, the masks' explorable
     "glossary/",  # the glossary's table
     "404.html",
 )

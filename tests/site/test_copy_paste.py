@@ -34,7 +34,7 @@ from ..copying import (
     shown_exceptions,
     shown_output,
 )
-from .helpers import soups
+from .helpers import selected, soups
 
 #: Material gives every ``pre > code`` of a page's content a copy button
 #: (components/content/_/index.ts: ``pre:not(.mermaid) > code``).
@@ -91,7 +91,11 @@ def copyable_blocks(site: Path, pages: dict[str, list[Path]]) -> dict[str, Block
 
 
 @pytest.fixture(scope="module")
-def blocks(site: Path, pages) -> dict[str, Block]:
+def blocks(site: Path, pages, request) -> dict[str, Block]:
+    """The copies of every edition, or of the Japanese one (listed first, so
+    its copies are the same) when no selected test asks for the others'."""
+    if "zh" not in selected(request.session, "blocks", "group"):
+        pages = {"ja": pages["ja"]}
     return copyable_blocks(site, pages)
 
 
