@@ -24,8 +24,9 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
   names (``train``, ``forward``, ``Adam`` ...) are imported from the module,
   ``from attention_docs.training import train`` (training.md);
 - :mod:`~attention_docs.blockwise`: the same attention over blocks of keys,
-  with the online softmax, never holding all n_q x n_k scores (Rabe and
-  Staats, 2021; Dao et al., 2022, FlashAttention);
+  with the online softmax, never holding all n_q x n_k scores, and its
+  backward pass, which recomputes the weights from the log-sum-exp (Rabe and
+  Staats, 2021; Dao et al., 2022, FlashAttention) (efficient-attention.md);
 - :mod:`~attention_docs.kvcache`: a cache of keys and values for decoding one
   token at a time, and the bytes such caches take (kv-cache.md);
 - :mod:`~attention_docs.self_attention`: :math:`Q = X W_Q`, :math:`K = X W_K`,
@@ -70,7 +71,7 @@ errors it raises are described in its section "Errors".
 from .additive import additive_attention
 from .attention import attention_scores, attention_weights, scaled_dot_product_attention
 from .backward import scaled_dot_product_attention_backward
-from .blockwise import blockwise_attention
+from .blockwise import blockwise_attention, blockwise_attention_backward
 from .example import RunningExample, running_example
 from .kvcache import KVCache, kv_cache_bytes
 from .language_model import LanguageModel, ModelConfig, load_pretrained
@@ -110,6 +111,7 @@ __all__ = [
     "attention_scores",
     "attention_weights",
     "blockwise_attention",
+    "blockwise_attention_backward",
     "causal_mask",
     "combine_masks",
     "feed_forward",

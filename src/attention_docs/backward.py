@@ -36,48 +36,12 @@ from ._validation import (
     as_float_array,
     check_mask,
     resolve_scale,
+    sum_to_shape,
     validated_qkv,
 )
 from .attention import attention_kernel
 
 __all__ = ["scaled_dot_product_attention_backward"]
-
-
-def _sum_to_shape(
-    x: FloatArray, shape: tuple[int, ...], name: str, shapes: str
-) -> FloatArray:
-    """Sum ``x`` over the dimensions that broadcasting added to ``shape``.
-
-    The gradient of an argument that was broadcast is the sum of the
-    gradients of all its copies. Where that sum overflows on the way
-    (copies near the largest float, of both signs), the terms of each sum
-    are divided by the power of two of their largest magnitude, summed and
-    multiplied back: ValueError naming the argument ``name`` only when the
-    sum itself does not fit. ``shapes`` lists the caller's shapes for the
-    message.
-    """
-    extra = x.ndim - len(shape)
-    axes = tuple(range(extra)) + tuple(
-        extra + i
-        for i, size in enumerate(shape)
-        if size == 1 and x.shape[extra + i] != 1
-    )
-    if not axes:
-        return x
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        total = x.sum(axis=axes, keepdims=True)  # the sum over the copies
-        if not np.all(np.isfinite(total)):  # a partial sum overflowed
-            top = np.max(np.abs(x), axis=axes, keepdims=True, initial=0.0)
-            e = np.frexp(top)[1]  # top = f * 2**e, f in [0.5, 1): |x / 2**e| < 1
-            rescaled = np.ldexp(np.ldexp(x, -e).sum(axis=axes, keepdims=True), e)
-            total = np.where(np.isfinite(total), total, rescaled)
-    if not np.all(np.isfinite(total)):
-        raise ValueError(
-            f"the gradient with respect to `{name}` overflows {total.dtype} when "
-            f"summed over the batch dimensions `{name}` was broadcast along: "
-            f"shapes {shapes}"
-        )
-    return total.reshape(shape)
 
 
 def _ds_centred(
@@ -237,7 +201,7 @@ def scaled_dot_product_attention_backward(
             )
     shapes = f"{q.shape}, {k.shape}, {v.shape} and {g.shape}"
     return (
-        _sum_to_shape(dq, q.shape, "q", shapes),
-        _sum_to_shape(dk, k.shape, "k", shapes),
-        _sum_to_shape(dv, v.shape, "v", shapes),
+        sum_to_shape(dq, q.shape, "q", shapes),
+        sum_to_shape(dk, k.shape, "k", shapes),
+        sum_to_shape(dv, v.shape, "v", shapes),
     )

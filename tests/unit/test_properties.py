@@ -260,6 +260,28 @@ def test_backward_against_the_textbook_formula(args, data) -> None:
     np.testing.assert_allclose(dq, summed(want_dq, q.shape), **tol)
     np.testing.assert_allclose(dk, summed(want_dk, k.shape), **tol)
     np.testing.assert_allclose(dv, summed(want_dv, v.shape), **tol)
+    # the blockwise backward pass, from the forward pass's output and
+    # log-sum-exp: the same gradients, in blocks that need not divide n
+    out, lse = call(ad.blockwise_attention, **args, block_size=2, return_lse=True)
+    assert lse.shape == out.shape[:-1] and lse.dtype == out.dtype
+    scores = np.broadcast_to(qb @ np.swapaxes(kb, -1, -2) * scale, a.shape)
+    keep = np.ones(a.shape, bool) if mask is None else np.broadcast_to(mask, a.shape)
+    for index in np.ndindex(*lse.shape):  # lse_i = log sum_j e^{S_ij}, visible j
+        visible = scores[index][keep[index]].astype(np.float64)
+        want = -math.inf if visible.size == 0 else np.logaddexp.reduce(visible)
+        assert lse[index] == pytest.approx(want, rel=tol["rtol"], abs=tol["atol"])
+    block_size = data.draw(st.integers(1, 4))
+    grads = call(
+        ad.blockwise_attention_backward,
+        **args,
+        output=out,
+        lse=lse,
+        grad_output=g,
+        block_size=block_size,
+    )
+    for got, want, x in zip(grads, (want_dq, want_dk, want_dv), (q, k, v), strict=True):
+        assert got.shape == x.shape and got.dtype == dtype
+        np.testing.assert_allclose(got, summed(want, x.shape), **tol)
 
 
 @PROPERTY
@@ -854,6 +876,18 @@ def _arguments() -> list[tuple[str, Callable[..., Any], dict[str, Any]]]:
             {"q": r(2, 3), "k": r(4, 3), "v": r(4, 2), "grad_output": r(2, 2)},
         ),
         (
+            "blockwise_backward",
+            ad.blockwise_attention_backward,
+            {
+                "q": r(2, 3),
+                "k": r(4, 3),
+                "v": r(4, 2),
+                "output": r(2, 2),
+                "lse": r(2),
+                "grad_output": r(2, 2),
+            },
+        ),
+        (
             "additive",
             ad.additive_attention,
             {
@@ -972,6 +1006,12 @@ def test_every_array_argument_is_named_in_its_errors(label, function, kwargs) ->
             ),
             "block_size",
         ),
+        (
+            lambda x: ad.blockwise_attention_backward(
+                *[np.ones((1, 2))] * 4, np.zeros(1), np.ones((1, 2)), block_size=-x
+            ),
+            "block_size",
+        ),
     ],
 )
 @pytest.mark.parametrize(
@@ -1007,6 +1047,27 @@ def test_empty_dimensions_follow_numpy() -> None:
         ad.scaled_dot_product_attention_backward, q, k, np.ones((4, 0)), np.ones((3, 0))
     )
     assert not dq.any() and not dk.any() and dv.shape == (4, 0)
+    dq, dk, dv = call(
+        ad.blockwise_attention_backward,
+        q,
+        k,
+        np.ones((4, 0)),
+        np.ones((3, 0)),
+        np.zeros(3),
+        np.ones((3, 0)),
+    )
+    assert not dq.any() and not dk.any() and dv.shape == (4, 0)
+    grads = call(
+        ad.blockwise_attention_backward,
+        np.ones((0, 2)),
+        k,
+        np.ones((4, 5)),
+        np.ones((0, 5)),
+        np.ones(0),
+        np.ones((0, 5)),
+    )
+    assert [x.shape for x in grads] == [(0, 2), (4, 2), (4, 5)]
+    assert not grads[1].any() and not grads[2].any()
     # no keys, or keys without components: errors naming the argument
     with pytest.raises(ValueError, match=r"`k` has n_k=0 keys"):
         call(ad.scaled_dot_product_attention, q, np.ones((0, 2)), np.ones((0, 5)))
