@@ -238,19 +238,19 @@ def init_params(config: ModelConfig, rng: np.random.Generator) -> Params:
 # --8<-- [start:block]
 def _block(p, x, positions, mask, h, cache=None):
     """X' = X + MHA(LN_1(X)); X' + FFN(LN_2(X'))."""
-    z = layer_norm(x, p["norm_1.gamma"], p["norm_1.beta"])  # (b, n, d_model)
-    q = apply_rope(split_heads(z @ p["w_q"], h), positions)  # (b, h, n, d_k)
-    k = apply_rope(split_heads(z @ p["w_k"], h), positions)  # (b, h, n, d_k)
-    v = split_heads(z @ p["w_v"], h)  # (b, h, n, d_k)
+    x_hat = layer_norm(x, p["norm_1.gamma"], p["norm_1.beta"])  # (b, n, d_model)
+    q = apply_rope(split_heads(x_hat @ p["w_q"], h), positions)  # (b, h, n, d_k)
+    k = apply_rope(split_heads(x_hat @ p["w_k"], h), positions)  # (b, h, n, d_k)
+    v = split_heads(x_hat @ p["w_v"], h)  # (b, h, n, d_k)
     if cache is not None:
         cache.append(k, v)
         k, v = cache.keys, cache.values  # (b, h, n_cached, d_k)
     out, weights = scaled_dot_product_attention(
         q, k, v, mask=mask, return_weights=True
-    )  # (b, h, n, d_k), (b, h, n, n_k)
+    )  # (b, h, n, d_k), (b, h, n, n_cached)
     x = x + merge_heads(out) @ p["w_o"]  # X' = X + Concat(heads) W^O
-    z = layer_norm(x, p["norm_2.gamma"], p["norm_2.beta"])
-    ffn = feed_forward(z, p["w_1"], p["b_1"], p["w_2"], p["b_2"])
+    x_hat = layer_norm(x, p["norm_2.gamma"], p["norm_2.beta"])
+    ffn = feed_forward(x_hat, p["w_1"], p["b_1"], p["w_2"], p["b_2"])
     return x + ffn, weights  # X' + FFN(LN_2(X'))
 
 
@@ -268,7 +268,7 @@ def decoder_forward(params, config, ids, positions, mask, caches=None):
         x, weights = _block(p, x, positions, mask, config.n_heads, cache)
         all_weights.append(weights)
     x = layer_norm(x, params["norm.gamma"], params["norm.beta"])
-    logits = x @ params["embedding"].T  # (b, n, d_model) @ (d_model, V)
+    logits = x @ params["embedding"].T  # (b, n, d_model) @ (d_model, |V|)
     return logits, all_weights
 
 
