@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 CSS = ROOT / "overrides" / "assets" / "stylesheets" / "book.css"
 
@@ -143,3 +145,41 @@ def test_the_first_screen_is_read_before_it_is_painted() -> None:
     assert long.replace(marker, "").replace(link, "") == page(30)
     short = page(book.FIRST_SCREEN_BLOCKS)
     assert book.first_screen_marker(short) == short
+
+
+# Material's palette stylesheet (stages/book.py, palette_css): the rule that
+# turns transitions off while the scheme changes depends on an attribute
+# Material's script also sets as every page starts, which restyles the whole
+# page twice. The build keys it on the book's own attribute.
+MATERIAL_PALETTE = (
+    ".md-x{color:red}[data-md-color-switching] *,[data-md-color-switching] :after,"
+    "[data-md-color-switching] :before{transition-duration:0s!important}.md-y{}"
+)
+
+
+def test_palette_switching_rule_is_keyed_on_the_books_attribute() -> None:
+    from attention_book.stages.book import palette_css
+
+    css = palette_css(MATERIAL_PALETTE)
+    assert "data-md-color-switching" not in css
+    assert (
+        "[data-book-color-switching] *,[data-book-color-switching] :after,"
+        "[data-book-color-switching] :before{transition-duration:0s!important}"
+    ) in css
+    assert css.startswith(".md-x{color:red}") and css.endswith(".md-y{}")
+
+
+@pytest.mark.parametrize(
+    "css",
+    [
+        ".md-x{color:red}",  # no such rule: a new Material
+        MATERIAL_PALETTE + "[data-md-color-switching] .md-z{color:blue}",
+    ],
+)
+def test_palette_css_refuses_a_stylesheet_it_does_not_know(css) -> None:
+    from mkdocs.exceptions import PluginError
+
+    from attention_book.stages.book import palette_css
+
+    with pytest.raises(PluginError, match="data-md-color-switching"):
+        palette_css(css)

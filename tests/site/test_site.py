@@ -433,3 +433,16 @@ def test_the_first_screen_is_read_whole_before_it_is_painted(pages) -> None:
         else:
             assert len(blocks) <= book_hook.FIRST_SCREEN_BLOCKS, path
     assert len(marked) >= 3 * 15, "the chapters are longer than a screen"
+
+
+def test_palette_stylesheet_restyles_nothing_as_a_page_starts(site: Path) -> None:
+    """No rule of the built site depends on the attribute Material's script
+    sets on <body> as every page starts (stages/book.py, palette_css); the
+    transitions are off while the reader changes the scheme (palette.js)."""
+    for language in LANGUAGES:
+        styles = site / language / "assets" / "stylesheets"
+        css = "".join(p.read_text(encoding="utf-8") for p in styles.rglob("*.css"))
+        assert "data-md-color-switching" not in css, language
+        assert "[data-book-color-switching] *" in css, language
+        page = (site / language / "index.html").read_text(encoding="utf-8")
+        assert "assets/javascripts/palette.js" in page, language

@@ -37,6 +37,15 @@
   which hold the first screen of every page up to 1920 × 1200. What comes
   after is painted as it arrives, below the first screen. Browsers without
   ``rel=expect`` paint as before.
+- **No restyle of the whole page when it starts.** Material's palette
+  stylesheet turns transitions off while the colour scheme changes
+  (``[data-md-color-switching] *``), and its script sets that attribute on
+  ``<body>`` as every page starts too, then removes it: with a rule that
+  depends on it, each change makes the browser style every element of the
+  page again (twice 25 000 on a long chapter, a quarter of the main
+  thread's style and layout work of a load). The build keys that rule on
+  ``data-book-color-switching`` instead, which ``palette.js`` sets only
+  while the reader changes the scheme.
 """
 
 from __future__ import annotations
@@ -60,6 +69,35 @@ PDF_NAME = "attention-{}.pdf"
 #: it. (Each line's first non-blank character starts its match: one way to match
 #: a line, whatever the text.)
 PDF_PARAGRAPH = re.compile(r"^(?:[ \t]*\S[^\n]*\n)*?\{: \.book-pdf \}\n?", re.M)
+
+
+#: Material's palette stylesheet, and its rule that turns transitions off
+#: while the palette changes (the module's docstring).
+PALETTE_CSS = re.compile(r"assets/stylesheets/palette\.[0-9a-f]+\.min\.css")
+SWITCHING = "[data-md-color-switching]"
+SWITCHING_RULE = re.compile(
+    r"\[data-md-color-switching\] \*,"
+    r"\[data-md-color-switching\] :after,"
+    r"\[data-md-color-switching\] :before"
+    r"\{transition-duration:0s!important\}"
+)
+#: The attribute palette.js sets while the reader changes the scheme.
+BOOK_SWITCHING = "[data-book-color-switching]"
+
+
+def palette_css(css: str) -> str:
+    """Material's palette stylesheet with its switching rule keyed on
+    ``BOOK_SWITCHING``; an error if the rule is not found as expected (a new
+    Material), or if anything else depends on the attribute."""
+    css, count = SWITCHING_RULE.subn(
+        lambda match: match[0].replace(SWITCHING, BOOK_SWITCHING), css
+    )
+    if count != 1 or SWITCHING in css:
+        raise PluginError(
+            "Material's palette stylesheet: expected its one rule on "
+            f"{SWITCHING} (stages/book.py, palette_css), found {count}"
+        )
+    return css
 
 
 def with_pdf() -> bool:
@@ -126,6 +164,11 @@ def on_files(files: Files, config) -> Files:
     for source in sources:
         uri = "assets/katex/" + source.relative_to(KATEX_DIST).as_posix()
         files.append(File.generated(config, uri, abs_src_path=str(source)))
+    for file in list(files):
+        if PALETTE_CSS.fullmatch(file.src_uri):
+            css = Path(file.abs_src_path).read_text(encoding="utf-8")
+            files.remove(file)
+            files.append(File.generated(config, file.src_uri, content=palette_css(css)))
     if with_pdf():
         files.append(
             MadeAfterTheBuild(
