@@ -448,8 +448,16 @@ def attention_cost(sizes=(128, 1024, 4096), d: int = 64) -> list[dict]:
     (default block size) and the two products ``q @ k.T`` and ``a @ v`` alone,
     and the peak memory each function allocates (tracemalloc, which counts
     numpy's allocations), as a multiple of one (n, n) array of the dtype.
+    The same for the backward passes: ``scaled_dot_product_attention_backward``
+    and ``blockwise_attention_backward`` (from the forward's output and
+    log-sum-exp, default block size), with a random upstream gradient.
     """
-    from attention_docs import blockwise_attention, causal_mask
+    from attention_docs import (
+        blockwise_attention,
+        blockwise_attention_backward,
+        causal_mask,
+        scaled_dot_product_attention_backward,
+    )
     from attention_docs import scaled_dot_product_attention as plain
 
     rows = []
@@ -485,6 +493,24 @@ def attention_cost(sizes=(128, 1024, 4096), d: int = 64) -> list[dict]:
                     tracemalloc.stop()
                     row[f"{name}_ms"] = round(seconds * 1e3, 3)
                     row[f"{name}_ratio"] = round(seconds / matmuls, 2)
+                    row[f"{name}_peak_nn"] = round(peak / one, 3)
+                out, lse = blockwise_attention(q, k, v, mask=mask, return_lse=True)
+                g = rng.standard_normal(out.shape).astype(dtype)
+                backward = {
+                    "plain_backward": functools.partial(
+                        scaled_dot_product_attention_backward, q, k, v, g, mask=mask
+                    ),
+                    "blockwise_backward": functools.partial(
+                        blockwise_attention_backward, q, k, v, out, lse, g, mask=mask
+                    ),
+                }
+                for name, call in backward.items():
+                    seconds = best(call, number=1)
+                    tracemalloc.start()
+                    call()
+                    _, peak = tracemalloc.get_traced_memory()
+                    tracemalloc.stop()
+                    row[f"{name}_ms"] = round(seconds * 1e3, 3)
                     row[f"{name}_peak_nn"] = round(peak / one, 3)
                 rows.append(row)
     return rows
@@ -706,6 +732,19 @@ def attention_table(rows: list[dict]) -> str:
             f"{row['plain_ratio']:>6.2f} {row['plain_peak_nn']:>8.3f} "
             f"{row['blockwise_ms']:>10.2f} {row['blockwise_ratio']:>6.2f} "
             f"{row['blockwise_peak_nn']:>8.3f}"
+        )
+    lines.append("")  # the backward passes: times in ms, peaks in n x n
+    lines.append(
+        f"{'n':>5} {'dtype':>7} {'mask':>6} {'plain bwd':>10} {'peak/nn':>8} "
+        f"{'blockwise bwd':>14} {'peak/nn':>8}"
+    )
+    for row in rows:
+        lines.append(
+            f"{row['n']:>5} {row['dtype']:>7} {row['mask']:>6} "
+            f"{row['plain_backward_ms']:>10.2f} "
+            f"{row['plain_backward_peak_nn']:>8.3f} "
+            f"{row['blockwise_backward_ms']:>14.2f} "
+            f"{row['blockwise_backward_peak_nn']:>8.3f}"
         )
     return "\n".join(lines)
 
