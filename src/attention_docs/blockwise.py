@@ -42,6 +42,17 @@ Algorithm 1. The book derives the recurrence, the rule that merges two blocks
 and the handling of masks on its page "Blockwise attention"
 (efficient-attention.md, sections "Online softmax", "Merging two blocks",
 "Blockwise computation" and "Masks").
+
+:func:`blockwise_attention_backward` is the backward pass of the same
+computation, FlashAttention's (Dao et al., 2022, Algorithm 4 and
+Appendix B; Dao, 2023, "FlashAttention-2", arXiv:2307.08691, Algorithm 2):
+from the output and the log-sum-exp
+:math:`\operatorname{lse}_i = m_i + \log \ell_i` that
+``blockwise_attention(..., return_lse=True)`` returns, it recomputes the
+weights :math:`A_{ij} = e^{S_{ij} - \operatorname{lse}_i}` one tile of
+queries by keys at a time, with :math:`D = \operatorname{rowsum}(dZ \odot Z)`
+in place of the row sums of :math:`dA \odot A`. The book derives it on the
+same page, section "Blockwise backward pass".
 """
 
 from __future__ import annotations
@@ -375,7 +386,7 @@ def blockwise_attention_backward(
     :math:`D` are formed: :math:`dA - D` is unchanged (a row of weights sums
     to 1) and no intermediate overflows for values near the largest float.
     The book derives :math:`D` and the loop on its page "Blockwise attention"
-    (efficient-attention.md, section "The backward pass in blocks"); the
+    (efficient-attention.md, section "Blockwise backward pass"); the
     dense formulas on its page "Backpropagation" (backpropagation.md).
 
     Examples
