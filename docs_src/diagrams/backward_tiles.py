@@ -11,6 +11,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from attention_book.diagrams import arrow, box, canvas, palette, text
+from attention_docs import causal_mask
 
 N = 8  # queries and keys
 B = 2  # rows and columns of a tile
@@ -24,12 +25,12 @@ def figure(labels: dict) -> Figure:
     colours = palette()
     left, top = 60.0, 64.0
     side = N * CELL
-    for i in range(N):  # cells: empty where masked (j > i)
+    mask = causal_mask(N)  # True where query i may attend to key j
+    for i in range(N):  # cells: empty where masked
         for j in range(N):
-            b = j // B  # the key block of column j
-            if j > i:
+            if not mask[i, j]:
                 fill = "none"
-            elif b == CURRENT:
+            elif j // B == CURRENT:
                 fill = colours["a"]  # recomputed in this pass
             else:
                 fill = colours["box"]  # recomputed in another pass
@@ -79,7 +80,8 @@ def figure(labels: dict) -> Figure:
     for t in range(T):
         y = top + t * B * CELL + 5
         box(ax, qx, y, 50, B * CELL - 10, f"dQ_{{{t + 1}}}", fill="q")
-        if t >= CURRENT:
+        tile = mask[t * B : (t + 1) * B, CURRENT * B : (CURRENT + 1) * B]
+        if tile.any():  # a tile with a visible position adds to dQ_a
             arrow(
                 ax,
                 (left + side + 4, y + (B * CELL - 10) / 2),
