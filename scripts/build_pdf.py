@@ -78,7 +78,8 @@ def print_site_options(language: str) -> dict:
         "cover_page_template": "scripts/pdf/cover.html",
         "add_table_of_contents": True,
         "toc_title": edition_words(TOC_TITLES, language),
-        # The figures are numbered by the plots stage; the chapters are not.
+        # The book's build numbers chapters, sections and figures
+        # (attention_book.numbering): the plugin's own numbers would double them.
         "enumerate_headings": False,
         "enumerate_figures": False,
         # A notebook page has no print view of its own.

@@ -60,7 +60,7 @@ def test_lint_view_keeps_lines_and_leaves_out_what_is_not_prose() -> None:
             "",
             "    本文です。",
             "",
-            "[](#fig-softmax-steps) は図です。",
+            "[](#fig-softmax-steps) は図で、[](training.md#eq-adam) は式です。",
             "### 2. 練習",
             "Ashish Vaswani, Noam Shazeer. *Attention Is All You Need*.",
             "| 文字 | 意味 |",
@@ -75,7 +75,10 @@ def test_lint_view_keeps_lines_and_leaves_out_what_is_not_prose() -> None:
     assert view[4:12] == [""] * 8
     assert view[12] == "###### 答え"
     assert view[14] == "本文です。"
-    assert view[16] == "[図 1](#fig-softmax-steps) は図です。"
+    assert view[16] == (
+        "[図 3.1](#fig-softmax-steps) は図で、"
+        "[式 (3.1)](training.md#eq-adam) は式です。"
+    )
     assert view[17] == "### 練習"
     assert view[18] == ""  # English only: a reference
     assert view[19:21] == ["| 文字 | 意味 |", "|---|---|"]

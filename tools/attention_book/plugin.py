@@ -34,6 +34,7 @@ from attention_book.stages import (
     glossary,
     katex,
     notebooks,
+    numbering,
     plots,
     print_page,
     search,
@@ -67,7 +68,12 @@ class BookPlugin(BasePlugin[BookConfig]):
         return chain(config, steps)
 
     def on_files(self, files, config):
-        steps = [book.on_files, plots.on_files, explorables.on_files]
+        steps = [
+            book.on_files,
+            numbering.on_files,
+            plots.on_files,
+            explorables.on_files,
+        ]
         if self.config.search:
             steps.append(search.on_files)
         if self.config.print_view:
@@ -87,8 +93,10 @@ class BookPlugin(BasePlugin[BookConfig]):
         steps = [
             book.on_page_markdown,  # the first screen's marker, the PDF links
             glossary.on_page_markdown,  # the glossary's table
+            numbering.on_page_markdown,  # headings, equations, links numbered
             plots.on_page_markdown,  # the figures, numbered
             notebooks.on_page_markdown,  # the chapter's notebook, from its Markdown
+            numbering.anchor_equations,  # an equation's id (not in the notebook)
         ]
         return chain(markdown, steps, page, config, files)
 

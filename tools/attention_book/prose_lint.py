@@ -42,7 +42,7 @@ from pathlib import Path
 
 import yaml
 
-from . import ROOT
+from . import ROOT, numbering
 from .glossary import LANGUAGES, prh_rules, term_rules
 
 DOCS = ROOT / "docs"
@@ -88,9 +88,10 @@ QUOTED_LINK = re.compile(r'"\[([^\]"`]*)\]\([^)\s]*\)"')
 GROUPED_NUMBER = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?![\d,])")
 #: An en dash or hyphen joining two Chinese words (編碼器–解碼器).
 CJK_DASH = re.compile(f"(?<=[{CJK_CHARS}])[–-](?=[{CJK_CHARS}])")
-FIGURE_REFERENCE = re.compile(r"\[\]\((#fig-[^)\s]*)\)")
-#: A figure reference [](#fig-...) reads "図 2" in the built page (stages/plots.py).
-FIGURE_WORD = {"ja": "図", "zh-Hant": "圖"}
+#: A link with no text to a numbered figure or equation, of this page or
+#: another: [](#fig-...) reads "図 3.2", [](page.md#eq-...) "式 (3.1)" in the
+#: built page (attention_book.numbering).
+NUMBERED_REFERENCE = re.compile(r"\[\]\(((?:[\w-]+\.md)?#(fig|eq)-[^)\s]*)\)")
 
 
 @dataclass(frozen=True)
@@ -168,12 +169,21 @@ def lint_view(markdown: str, language: str) -> str:
         if stripped.startswith("<"):
             body = HTML_TAG.sub("", body)
         body = INLINE_MATH.sub(MATH_STAND_IN[language], body)
-        body = FIGURE_REFERENCE.sub(rf"[{FIGURE_WORD[language]} 1](\1)", body)
+        body = NUMBERED_REFERENCE.sub(
+            lambda m: f"[{_reference_text(m[2], language)}]({m[1]})", body
+        )
         body = ATTR_LIST.sub("", body)
         body = HEADING_NUMBER.sub(r"\1", body)
         body = _latin_as_code(body, language)
         out.append(body.rstrip())
     return "\n".join(out)
+
+
+def _reference_text(kind: str, language: str) -> str:
+    """What a reference to a numbered figure or equation reads in the book."""
+    return numbering.WORDS[language]["figure" if kind == "fig" else "equation"].format(
+        "3.1"
+    )
 
 
 def _latin_as_code(text: str, language: str) -> str:

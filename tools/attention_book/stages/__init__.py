@@ -10,6 +10,8 @@ imports no other stage, and what stages share lives in ``attention_book``.
   dictionaries, the first screen's marker, the PDF links.
 - ``zh_hans``: the Simplified edition converted from the Traditional one.
 - ``glossary``: the glossary's table and its search keywords.
+- ``numbering``: the chapters, sections and equations numbered, and the
+  links to numbered things (``attention_book.numbering``: the scheme).
 - ``plots``: the figures drawn for the book, numbered, in both schemes.
 - ``explorables``: the interactive figures' default state.
 - ``notebooks``: a notebook of every chapter.

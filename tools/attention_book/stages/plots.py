@@ -22,13 +22,14 @@
   ``![](assets/<kind>/<name>-dark.svg#only-dark)`` with an empty alt text.
   The hook fills the alt text in from ``labels.yml`` and makes the pair a
   numbered figure, ``<figure id="fig-<name>">`` with a ``<figcaption>``:
-  "図 2" for the page's second figure, then the caption of ``labels.yml``.
-  Figures are numbered per page: the book's chapters carry no numbers, and
-  a page refers only to its own figures. The
-  paper's Figure 2, drawn by hand (``docs_src/figures/``) in a
-  ``<figure class="fig2">``, is numbered in the same sequence. A link with
-  no text to a figure of the page, ``[](#fig-<name>)``, gets its number as
-  its text, so the prose refers to a figure by the number it has.
+  "図 6.2" for the second figure of chapter 6 (``stages/numbering.py``
+  gives the chapter; an unnumbered page's figures are 図 1, 図 2 …), then
+  the caption of ``labels.yml``. The paper's Figure 2, drawn by hand
+  (``docs_src/figures/``) in a ``<figure class="fig2">``, is numbered in the
+  same sequence (the text calls the paper's own figure 論文の図 2). A link
+  with no text to a figure of the page, ``[](#fig-<name>)``, gets its number
+  as its text, so the prose refers to a figure by the number it has (a link
+  to another page's figure: ``stages/numbering.py``).
 - The Simplified Chinese book (zh-Hans) uses the Traditional labels converted
   by ``attention_book.zh_hans``, like the rest of its pages.
 - **Drawn once per input.** A drawn SVG is kept in ``.cache/figures/``, named
@@ -63,7 +64,7 @@ import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-from attention_book import ROOT
+from attention_book import ROOT, numbering
 from attention_book.editions import DERIVED
 from attention_book.zh_hans import edition_words, to_simplified_text
 
@@ -82,14 +83,8 @@ IMAGE = re.compile(
     r"!\[(?P<alt>[^\]]*)\]\((?P<src>(?:\.\./)*assets/(?P<kind>plots|diagrams)/"
     r"(?P<file>[^)#\s]+))(?P<fragment>#[^)\s]*)?\)"
 )
-#: A figure of the page: a light/dark pair of images, or the paper's Figure 2.
-FIGURE = re.compile(
-    r"^!\[\]\((?P<prefix>(?:\.\./)*)assets/(?P<kind>plots|diagrams)/(?P<name>[\w-]+)"
-    r"\.svg#only-light\)[ \t]*\n"
-    r"!\[\]\((?P=prefix)assets/(?P=kind)/(?P=name)-dark\.svg#only-dark\)[ \t]*$"
-    r"|^<figure class=\"fig2\">$",
-    re.MULTILINE,
-)
+#: A figure of the page (the numbering reads the same figures).
+FIGURE = numbering.FIGURE
 FIG2_CAPTION = re.compile(r"(<figcaption\b[^>]*>)")
 REFERENCE = re.compile(r"\[\]\(#fig-(?P<name>[\w-]+)\)")
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]])")
@@ -350,15 +345,19 @@ def figure_word(language: str) -> str:
     return edition_words(FIGURE_WORD, language)
 
 
-def number_figures(markdown: str, labels: dict, language: str, page: str):
-    """The page with its figures numbered and captioned, and their links' text."""
+def number_figures(
+    markdown: str, labels: dict, language: str, page: str, chapter: str | None = None
+):
+    """The page with its figures numbered and captioned, and their links' text:
+    図 6.1, 図 6.2 … in chapter 6 (``chapter``), 図 1, 図 2 … on a page
+    without a number."""
     for match in IMAGE.finditer(markdown):
         _check_image(match, labels, page)
     word = figure_word(language)
     numbers: dict[str, str] = {}
     pieces, position = [], 0
     for count, match in enumerate(FIGURE.finditer(markdown), 1):
-        number = f"{word} {count}"
+        number = f"{word} {chapter}.{count}" if chapter else f"{word} {count}"
         pieces.append(markdown[position : match.start()])
         if match["name"] is None:  # the paper's Figure 2: number its caption
             caption = FIG2_CAPTION.search(markdown, match.end())
@@ -397,4 +396,5 @@ def number_figures(markdown: str, labels: dict, language: str, page: str):
 def on_page_markdown(markdown, page, config, files):
     labels = {kind: load_labels(kind) for kind in KINDS}
     language = config.theme["language"]
-    return number_figures(markdown, labels, language, page.file.src_path)
+    chapter = numbering.chapter_of(page, config)
+    return number_figures(markdown, labels, language, page.file.src_path, chapter)

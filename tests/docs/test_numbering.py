@@ -1,0 +1,133 @@
+"""The book's numbers (attention_book.numbering, stages/numbering.py), on
+small pages: chapters from the navigation, sections, equations and links.
+The built book is checked in tests/site/test_numbering.py."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from mkdocs.exceptions import PluginError
+from mkdocs.utils.yaml import yaml_load
+
+from attention_book import numbering
+from attention_book.editions import LANGUAGES
+from attention_book.stages import numbering as stage
+
+from .test_plots import PAIR, ROOT
+
+
+def test_chapters_follow_the_navigation_front_and_back_matter_unnumbered() -> None:
+    nav = [
+        "index.md",
+        {"Part": ["a.md", {"Title": "b.md"}]},
+        {"End": ["summary.md", "package.md", "glossary.md", "about.md"]},
+    ]
+    assert numbering.chapter_numbers(numbering.nav_pages(nav)) == {
+        "index.md": None,
+        "a.md": "1",
+        "b.md": "2",
+        "summary.md": "3",
+        "package.md": "A",
+        "glossary.md": None,
+        "about.md": None,
+    }
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_edition_numbers_the_same_pages(language) -> None:
+    with (ROOT / LANGUAGES[language]).open("rb") as source:
+        pages = numbering.nav_pages(yaml_load(source)["nav"])
+    numbers = numbering.chapter_numbers(pages)
+    assert numbers["scaled-dot-product.md"] == "6"
+    assert numbers["package.md"] == "A"
+    assert [p for p, n in numbers.items() if n is None] == sorted(
+        numbering.UNNUMBERED, key=pages.index
+    )
+
+
+def test_headings_are_numbered_outside_code_and_keep_their_anchors() -> None:
+    page = "\n".join(
+        [
+            "# 題 { #title }",
+            "## 定義 { #definition }",
+            "```python",
+            "# a comment",
+            "## not a heading",
+            "```",
+            "### 1. 練習 { #exercise }",
+            "## 練習問題 { #exercises }",
+        ]
+    )
+    assert numbering.number_headings(page, "6", "ja").split("\n") == [
+        "# 6 題 { #title }",
+        "## 6.1 定義 { #definition }",
+        "```python",
+        "# a comment",
+        "## not a heading",
+        "```",
+        "### 1. 練習 { #exercise }",
+        "## 6.2 練習問題 { #exercises }",
+    ]
+    assert numbering.number_headings("# 题", "A", "zh-Hans") == "# 附录 A 题"
+
+
+def build(pages: dict[str, str], language: str = "ja"):
+    """Runs the stage's steps on ``pages`` (name -> Markdown), as the plugin
+    does: the catalogue of every page first, then each page."""
+    numbering.CATALOGUE[language] = {}
+    chapters = numbering.chapter_numbers(list(pages))
+    for name, markdown in pages.items():
+        numbers, tags = numbering.page_numbers(markdown, chapters[name], language, name)
+        numbering.CATALOGUE[language][name] = {
+            "chapter": chapters[name],
+            "numbers": numbers,
+            "tags": tags,
+        }
+    config = SimpleNamespace(theme={"language": language})
+    out = {}
+    for name, markdown in pages.items():
+        page = SimpleNamespace(file=SimpleNamespace(src_uri=name))
+        markdown = stage.on_page_markdown(markdown, page, config, None)
+        out[name] = stage.anchor_equations(markdown, page, config, None)
+    del numbering.CATALOGUE[language]
+    return out
+
+
+EQUATION = "\\[\nQ K^\\top\n\\label{eq-scores}\n\\]"
+
+
+@pytest.mark.parametrize(
+    ("language", "cited"), [("ja", "式 (2.1)"), ("zh-Hant", "式（2.1）")]
+)
+def test_equations_are_tagged_and_cited_across_pages(language, cited) -> None:
+    pages = {
+        "index.md": "# Home\n\nSee [](b.md#eq-scores) and [](b.md#fig-causal-mask).",
+        "a.md": "# A",
+        "b.md": f"# B\n\n{EQUATION}\n\n{PAIR}\n\nAs [](#eq-scores) says.",
+    }
+    built = build(pages, language)
+    figure = {"ja": "図", "zh-Hant": "圖"}[language]
+    assert (
+        f"See [{cited}](b.md#eq-scores) and [{figure} 2.1](b.md#fig-causal-mask)."
+        in built["index.md"]
+    )
+    assert f"As [{cited}](#eq-scores) says." in built["b.md"]
+    assert (
+        '<div class="book-equation" id="eq-scores" markdown="block">\n'
+        "\\[\nQ K^\\top\n\\tag{2.1}\n\\]\n</div>"
+    ) in built["b.md"]
+
+
+@pytest.mark.parametrize(
+    ("pages", "message"),
+    [
+        ({"a.md": "See [](b.md#eq-nothing).", "b.md": EQUATION}, "links to nothing"),
+        ({"a.md": "See [](#eq-scores)."}, "links to nothing"),
+        ({"a.md": f"{EQUATION}\n\n{EQUATION}"}, "two equations"),
+        ({"a.md": "Text \\label{eq-x}."}, "inside"),
+    ],
+)
+def test_a_wrong_label_or_citation_fails_the_build(pages, message) -> None:
+    with pytest.raises(PluginError, match=message):
+        build(pages)

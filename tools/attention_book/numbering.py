@@ -1,0 +1,207 @@
+"""Numbers a reader can cite: chapters, sections, figures and equations.
+
+The book is numbered as a textbook is (d2l's scheme, without its trailing
+periods, as Japanese and Chinese textbooks write them): chapter 6, its
+sections 6.1, 6.2 …, its figures 図 6.1, 図 6.2 … and its displayed
+equations 式 (6.1), 式 (6.2) …, each sequence per chapter. The numbers are
+given here, once, while the book is built; the pages' Markdown carries none,
+so that moving a page or a figure renumbers the whole book.
+
+- **Chapters in the navigation's order** (``nav:`` of the edition's
+  configuration file, even when a build shows fewer pages: the PDF of one
+  chapter keeps the chapter's number). Every page of the parts is a chapter,
+  1 to 20, except the front and back matter:
+
+  - the home page is unnumbered front matter: its title is the book's, and it
+    says what the book is and how to read it (d2l's preface); its two
+    figures are 図 1 and 図 2, its sections unnumbered;
+  - the package's reference (``package.md``) is appendix A (付録 A / 附錄 A):
+    a chapter the reader consults rather than reads in turn, with sections
+    A.1 … and exercises of its own;
+  - the glossary, the references and the page about the book are unnumbered
+    back matter: lists to look things up in, which no one cites by number.
+
+- **Headings.** The title (``#``) of a numbered chapter becomes
+  "6 スケール化内積アテンション" (an appendix's "付録 A パッケージ …"), so the
+  navigation, the browser's title, the search, the notebook and the PDF's
+  contents and bookmarks all show it; each ``##`` section gets "6.1". The
+  ``###`` headings keep what the page gives them (an exercise's own "1."). An
+  anchor (``{ #id }``) never changes: links and the language switcher keep
+  working.
+- **Figures**: ``stages/plots.py`` numbers them with the chapter's number
+  (``chapter_of``); a link with no text to a figure of the page,
+  ``[](#fig-NAME)``, gets its number as its text there.
+- **Equations.** A displayed equation that the text cites carries a label,
+  ``\\label{eq-NAME}`` at the top level of its ``\\[ … \\]``. The label
+  becomes ``\\tag{6.1}`` (KaTeX sets the number at the right, the notebook's
+  MathJax too) and the equation a block with the id ``eq-NAME``; a link with
+  no text, ``[](#eq-NAME)``, reads 式 (6.1).
+- **Across pages**: ``[](page.md#fig-NAME)`` and ``[](page.md#eq-NAME)``
+  read the number that the other page shows: every page's figures and labels
+  are read first (``on_files``), so a link may point forward.
+- The paper's own figures, tables and equations are the paper's: the text
+  names them "論文の図 2", "論文の式 (1)", and nothing here touches them.
+
+A label that two equations of a page share, a link to a number that does not
+exist, or a label outside display maths fails the build, naming the page.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.utils.yaml import yaml_load
+
+from attention_book.zh_hans import edition_words
+
+#: The pages of the navigation that have no number (front and back matter).
+UNNUMBERED = frozenset({"index.md", "glossary.md", "references.md", "about.md"})
+#: The appendices, lettered A, B … in the navigation's order.
+APPENDICES = ("package.md",)
+#: The words of each hand-written edition; the Simplified one converts zh-Hant's.
+WORDS = {
+    "ja": {"appendix": "付録 {}", "figure": "図 {}", "equation": "式 ({})"},
+    # Chinese writes the parentheses of an equation's number full-width, as
+    # the edition cites the paper's (式（1）).
+    "zh-Hant": {"appendix": "附錄 {}", "figure": "圖 {}", "equation": "式（{}）"},
+}
+FENCE = re.compile(r"^(`{3,}|~{3,})")
+#: A title or a section heading of the page (at the start of a line).
+HEADING = re.compile(r"^(?P<hashes>#{1,2})[ \t]+(?P<text>\S.*)$")
+#: A figure of the page (``stages/plots.py`` draws and numbers it): a
+#: light/dark pair of images, or the paper's Figure 2.
+FIGURE = re.compile(
+    r"^!\[\]\((?P<prefix>(?:\.\./)*)assets/(?P<kind>plots|diagrams)/(?P<name>[\w-]+)"
+    r"\.svg#only-light\)[ \t]*\n"
+    r"!\[\]\((?P=prefix)assets/(?P=kind)/(?P=name)-dark\.svg#only-dark\)[ \t]*$"
+    r"|^<figure class=\"fig2\">$",
+    re.MULTILINE,
+)
+#: An equation's label, as the page writes it inside ``\[ … \]``.
+LABEL = re.compile(r"\\label\{(?P<id>eq-[a-z0-9-]+)\}")
+DISPLAY = re.compile(r"\\\[(?P<tex>.*?)\\\]", re.DOTALL)
+#: A link with no text to a numbered thing, of this page or of another one.
+REFERENCE = re.compile(r"\[\]\((?P<page>[\w-]+\.md)?#(?P<id>(?:fig|eq)-[a-z0-9-]+)\)")
+#: A displayed equation on lines of its own (indented in an admonition).
+DISPLAY_BLOCK = re.compile(
+    r"^(?P<indent>[ \t]*)\\\[\n(?:.*\n)*?(?P=indent)\\\][ \t]*$", re.MULTILINE
+)
+TAG = re.compile(r"\\tag\{(?P<number>[^{}]+)\}")
+
+#: language -> page (``nav:``'s name) -> its chapter (or None) and its numbers
+#: (an id -> the number that the page shows: "図 6.1", "式 (6.1)").
+CATALOGUE: dict[str, dict[str, dict]] = {}
+
+
+def words(language: str) -> dict[str, str]:
+    return edition_words(WORDS, language)
+
+
+def nav_pages(nav) -> list[str]:
+    """The pages of ``nav:`` (mkdocs.yml's list), in reading order."""
+    found = []
+    for entry in nav or []:
+        if isinstance(entry, str):
+            found.append(entry)
+        elif isinstance(entry, dict):
+            ((_, value),) = entry.items()
+            found += nav_pages(value) if isinstance(value, list) else [value]
+    return found
+
+
+def chapter_numbers(pages: list[str]) -> dict[str, str | None]:
+    """Each page's number ("6", "A") or None, from the navigation's pages."""
+    numbers, chapter, appendix = {}, 0, 0
+    for page in pages:
+        if page in UNNUMBERED:
+            numbers[page] = None
+        elif page in APPENDICES:
+            numbers[page] = chr(ord("A") + appendix)
+            appendix += 1
+        else:
+            chapter += 1
+            numbers[page] = str(chapter)
+    return numbers
+
+
+def full_nav(config) -> list:
+    """The edition's whole navigation: its configuration file's ``nav:``, not
+    the build's (the one-chapter PDF builds with fewer pages)."""
+    path = getattr(config, "config_file_path", None)
+    if path and Path(path).is_file():
+        with open(path, "rb") as source:
+            nav = yaml_load(source).get("nav")
+        if nav:
+            return nav
+    return config["nav"]
+
+
+def outside_code(markdown: str):
+    """(index, line, in a code fence) of each of the page's lines."""
+    fence = None
+    for index, line in enumerate(markdown.split("\n")):
+        match = FENCE.match(line)
+        if fence is None and match:
+            fence = match[1]
+            yield index, line, True
+        elif fence is not None:
+            if line.startswith(fence) and not line[len(fence) :].strip():
+                fence = None
+            yield index, line, True
+        else:
+            yield index, line, False
+
+
+def page_numbers(markdown: str, chapter: str | None, language: str, page: str):
+    """The numbers of a page's figures and labelled equations, id -> the
+    number as the text cites it ("図 6.1", "式 (6.1)"), and the equations'
+    tags, id -> "6.1"."""
+    word = words(language)
+    prefix = f"{chapter}." if chapter else ""
+    numbers: dict[str, str] = {}
+    tags: dict[str, str] = {}
+    for count, match in enumerate(FIGURE.finditer(markdown), 1):
+        if match["name"]:
+            numbers["fig-" + match["name"].replace("_", "-")] = word["figure"].format(
+                f"{prefix}{count}"
+            )
+    labels = [m["id"] for m in LABEL.finditer(markdown)]
+    in_display = [
+        m["id"] for d in DISPLAY.finditer(markdown) for m in LABEL.finditer(d["tex"])
+    ]
+    if labels != in_display:
+        outside = sorted(set(labels) - set(in_display))
+        raise PluginError(f"{page}: \\label{{{outside[0]}}} must be inside \\[ … \\]")
+    for count, label in enumerate(labels, 1):
+        if label in numbers:
+            raise PluginError(f"{page}: two equations are labelled {label}")
+        numbers[label] = word["equation"].format(f"{prefix}{count}")
+        tags[label] = f"{prefix}{count}"
+    return numbers, tags
+
+
+def chapter_of(page, config) -> str | None:
+    """The page's chapter number ("6", "A"), or None (unnumbered, or a build
+    that did not read the catalogue, as the hooks' unit tests)."""
+    language = config.theme["language"]
+    entry = CATALOGUE.get(language, {}).get(getattr(page.file, "src_uri", None))
+    return entry["chapter"] if entry else None
+
+
+def number_headings(markdown: str, chapter: str, language: str) -> str:
+    lines = markdown.split("\n")
+    section = 0
+    appendix = words(language)["appendix"]
+    title = appendix.format(chapter) if chapter.isalpha() else chapter
+    for index, line, code in outside_code(markdown):
+        match = None if code else HEADING.match(line)
+        if match is None:
+            continue
+        if match["hashes"] == "#":
+            lines[index] = f"# {title} {match['text']}"
+        else:
+            section += 1
+            lines[index] = f"## {chapter}.{section} {match['text']}"
+    return "\n".join(lines)

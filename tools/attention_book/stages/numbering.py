@@ -1,0 +1,93 @@
+"""The book's numbers given while it is built (``attention_book.numbering``
+holds the scheme and says why): every page's chapter and numbers read before
+any page is built, then each page's headings numbered, its equations tagged
+and its links to numbered things filled with their numbers."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+from attention_book.numbering import (
+    CATALOGUE,
+    DISPLAY_BLOCK,
+    LABEL,
+    REFERENCE,
+    TAG,
+    chapter_numbers,
+    full_nav,
+    nav_pages,
+    number_headings,
+    page_numbers,
+)
+
+
+def on_files(files, config):
+    """Every page's chapter and numbers, read before any page is built."""
+    language = config.theme["language"]
+    chapters = chapter_numbers(nav_pages(full_nav(config)))
+    catalogue = {}
+    docs = Path(config["docs_dir"])
+    for page, chapter in chapters.items():
+        path = docs / page
+        if not path.is_file():
+            continue
+        markdown = path.read_text(encoding="utf-8")
+        numbers, tags = page_numbers(markdown, chapter, language, page)
+        catalogue[page] = {"chapter": chapter, "numbers": numbers, "tags": tags}
+    CATALOGUE[language] = catalogue
+    return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    language = config.theme["language"]
+    catalogue = CATALOGUE.get(language, {})
+    src = page.file.src_uri
+    entry = catalogue.get(src)
+    if entry is None:
+        return markdown
+    if entry["chapter"]:
+        markdown = number_headings(markdown, entry["chapter"], language)
+    tags = entry["tags"]
+    markdown = LABEL.sub(lambda m: rf"\tag{{{tags[m['id']]}}}", markdown)
+
+    def reference(match: re.Match) -> str:
+        target, name = match["page"], match["id"]
+        if target is None and name.startswith("fig-"):
+            return match[0]  # the page's own figure: stages/plots.py numbers it
+        where = posixpath.normpath(
+            posixpath.join(posixpath.dirname(src), target or src)
+        )
+        number = catalogue.get(where, {}).get("numbers", {}).get(name)
+        if number is None:
+            raise PluginError(f"{src}: {match[0]} links to nothing numbered on {where}")
+        return f"[{number}]({target or ''}#{name})"
+
+    return REFERENCE.sub(reference, markdown)
+
+
+def anchor_equations(markdown, page, config, files):
+    """Each labelled equation in a block with its label as its id, which
+    links and MkDocs' check of anchors find (after the notebook is made from
+    the page: a notebook shows the equation's tag, and links to the page)."""
+    language = config.theme["language"]
+    entry = CATALOGUE.get(language, {}).get(page.file.src_uri)
+    if entry is None or not entry["tags"]:
+        return markdown
+    by_tag = {tag: name for name, tag in entry["tags"].items()}
+
+    def wrap(match: re.Match) -> str:
+        tag = TAG.search(match[0])
+        name = by_tag.get(tag["number"]) if tag else None
+        if name is None:
+            return match[0]
+        indent = match["indent"]
+        return (
+            f'{indent}<div class="book-equation" id="{name}" markdown="block">\n'
+            f"{match[0]}\n{indent}</div>"
+        )
+
+    return DISPLAY_BLOCK.sub(wrap, markdown)
