@@ -358,3 +358,82 @@ def test_links_lead_into_the_book_or_to_the_web(pdfs, name) -> None:
     assert uris
     assert [u for u in uris if urlsplit(u).scheme not in ("http", "https")] == []
     assert [u for u in uris if urlsplit(u).hostname in ("127.0.0.1", "localhost")] == []
+
+
+#: A link's text that cites a figure or an equation by its number, squeezed.
+CITATION = re.compile(
+    r"(?P<figure>[図圖图])(?P<n>[0-9A-Z.]+)|式[(（](?P<eq>[0-9A-Z.]+)[)）]"
+)
+
+
+def text_in(pdf: Path, page: int, box: tuple[float, float, float, float]) -> str:
+    """The text of ``page`` (from 0) inside ``box`` (x1, y1, x2, y2 in points
+    from the top left), squeezed: ``pdftotext`` cropped to it, which keeps
+    the glyphs wholly inside. A link's box is the height of its text, and a
+    glyph's the height of its line: the box is taken a line's height, and a
+    little narrower, so that a neighbour that touches its edge stays out."""
+    x1, y1, x2, y2 = box[0] + 2, box[1] - 8, box[2] - 2, box[3] + 8
+    command = ["pdftotext", "-enc", "UTF-8", "-r", "72"]
+    command += ["-f", str(page + 1), "-l", str(page + 1)]
+    command += ["-x", str(round(x1)), "-y", str(round(y1))]
+    command += ["-W", str(round(x2 - x1)), "-H", str(round(y2 - y1))]
+    result = subprocess.run(
+        [*command, str(pdf), "-"], capture_output=True, text=True, check=True
+    )
+    return squeeze(result.stdout)
+
+
+@pytest.mark.parametrize("name", PRINTS)
+def test_numbered_references_lead_to_their_targets(site: Path, pdfs, texts, name):
+    """A link that cites a figure or an equation by its number (図 6.1,
+    式 (6.1)) is a link of the PDF, and the page it leads to shows that
+    number: the figure with the caption the site gives it, or the equation's
+    tag. As many such links as the pages hold to figures and equations that
+    the PDF prints."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(pdfs[name])
+    pages = reading_order(site, name)
+    captions = {}  # the site's figures: number -> caption, squeezed
+    for path in pages:
+        for caption in tree(path).cssselect("article figure figcaption"):
+            text = squeeze(caption.text_content())
+            captions[CITATION.match(text)[0]] = text
+    # The site's links to numbered things that the PDF prints.
+    printed = {p.parent.relative_to(site / edition(name)).as_posix() for p in pages}
+    expected = 0
+    for path in pages:
+        url = path.relative_to(site / edition(name)).as_posix()
+        for a in tree(path).cssselect("article a[href]"):
+            target = urlsplit(urljoin(url, a.get("href")))
+            if re.match(r"(fig|eq)-", target.fragment) and (
+                str(Path(target.path).parent) in printed
+            ):
+                expected += 1
+    found, wrong = 0, []
+    for number, page in enumerate(reader.pages):
+        height = float(page.mediabox.height)
+        for annotation in page.get("/Annots") or []:
+            link = annotation.get_object()
+            # Only the links to a figure or an equation: any other that
+            # cited one would have lost its target, and the count tells.
+            if not re.search(r"-(fig|eq)-", str(link.get("/Dest", ""))):
+                continue
+            x1, y1, x2, y2 = (float(v) for v in link["/Rect"])
+            text = text_in(pdfs[name], number, (x1, height - y2, x2, height - y1))
+            citation = CITATION.fullmatch(text)
+            if citation is None:
+                continue
+            found += 1
+            destination = reader.named_destinations.get(str(link["/Dest"]))
+            shown = texts[name][reader.get_destination_page_number(destination)]
+            if citation["figure"]:
+                ok = captions.get(text, "\0")[:40] in squeeze(shown)
+            else:
+                ok = f"({citation['eq']})" in [
+                    line.strip() for line in shown.split("\n")
+                ]
+            if not ok:
+                wrong.append((number + 1, text, str(link["/Dest"])))
+    assert not wrong, wrong
+    assert found == expected > 0, (found, expected)

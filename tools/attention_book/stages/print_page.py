@@ -34,6 +34,11 @@ and its stylesheet never reach the site.
   while it renames their links, and Chromium spends most of its printing
   time looking for the five thousand targets that no longer exist: they are
   left out.
+- **Figures and equations keep their links.** The plugin gives each page's
+  headings ids of the print page's own (``page-anchor``) and rewrites every
+  link to them, but leaves other elements' ids alone, so a link that cites
+  図 6.1 or 式 (6.1) would lead nowhere and Chromium would drop it: the ids
+  of the numbered figures and equations are given the same prefix here.
 - **No permalinks.** A heading's permalink (the ``¶`` shown on hover) has
   no use on paper either.
 - **Links that lead out of the book** are kept, but a link to a file of the
@@ -55,6 +60,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
+from mkdocs_print_site_plugin.urls import get_page_key
 
 from attention_book import ROOT
 
@@ -66,6 +72,8 @@ PLUGIN = "print-site"
 CLOSED_DETAILS = re.compile(r"<details(?![^>]*\bopen\b)")
 #: The link a code line has to itself (pymdownx.highlight, anchor_linenums).
 LINE_ANCHOR = re.compile(r'<a id="__codelineno-[\w-]+" name="[^"]*" href="[^"]*"></a>')
+#: The id of a numbered figure or equation (attention_book.numbering).
+NUMBERED_ID = re.compile(r'(<(?:figure|div)\b[^>]*?\bid=")((?:fig|eq)-[\w-]+")')
 #: A heading's permalink (the toc extension's ``permalink: true``).
 PERMALINK = re.compile(r'<a class="headerlink" [^>]*>[^<]*</a>')
 #: A typeset formula's wrapper (stages/katex.py keeps pymdownx.arithmatex's).
@@ -152,6 +160,8 @@ def on_page_context(context, page, config, nav):
     page_html = CLOSED_DETAILS.sub("<details open", page.content or "")
     page_html = LINE_ANCHOR.sub("", page_html)
     page_html = PERMALINK.sub("", page_html)
+    key = get_page_key(page.url)  # the plugin's prefix for the page's ids
+    page_html = NUMBERED_ID.sub(lambda m: f"{m[1]}{key}-{m[2]}", page_html)
     page.html = set_formulas_aside(page_html)
     return context
 
