@@ -287,6 +287,116 @@ def slow_phone(
     return rows
 
 
+#: What the main thread's trace events are, by name (the first match wins).
+TRACE_KINDS = (
+    (
+        "style",
+        re.compile(r"recalcStyle|UpdateLayoutTree|rebuildLayoutTree|updateStyle"),
+    ),
+    ("layout", re.compile(r"Layout|^InlineNode")),
+    ("script", re.compile(r"^(EvaluateScript|FunctionCall|v8|V8|RunMicrotasks)")),
+    ("parse", re.compile(r"^ParseHTML|Decode|^HTMLDocumentParser")),
+    ("paint", re.compile(r"Paint|Composit")),
+)
+TRACE_CATEGORIES = [
+    "devtools.timeline",
+    "disabled-by-default-devtools.timeline",
+    "v8.execute",
+    "blink",
+    "loading",
+]
+
+
+def main_thread_costs(events: list[dict]) -> dict[str, float]:
+    """The page's main thread's CPU time (ms, each event's own, without its
+    children's) by kind (``TRACE_KINDS``, the rest as "other"), and the
+    number of elements it styled ("styled", summed over its style passes)."""
+    names = {
+        (e["pid"], e["tid"]): e["args"]["name"]
+        for e in events
+        if e.get("ph") == "M" and e.get("name") == "thread_name"
+    }
+    busy: dict[tuple, int] = {}
+    for e in events:
+        thread = (e.get("pid"), e.get("tid"))
+        if e.get("ph") == "X" and names.get(thread) == "CrRendererMain":
+            busy[thread] = busy.get(thread, 0) + 1
+    main = max(busy, key=busy.get)  # the page's, not the browser's own pages'
+    spans = sorted(
+        (
+            e
+            for e in events
+            if (e.get("pid"), e.get("tid")) == main
+            and e.get("ph") == "X"
+            and "tdur" in e
+        ),
+        key=lambda e: (e["ts"], -e["dur"]),
+    )
+    costs = dict.fromkeys([kind for kind, _ in TRACE_KINDS] + ["other"], 0.0)
+    costs["styled"] = 0
+    stack: list[list] = []  # [event, its own time so far]
+    own: list[list] = []
+    for e in spans:
+        while stack and stack[-1][0]["ts"] + stack[-1][0]["dur"] <= e["ts"]:
+            stack.pop()
+        if stack:
+            stack[-1][1] -= e["tdur"]
+        entry = [e, e["tdur"]]
+        stack.append(entry)
+        own.append(entry)
+        if e["name"] == "UpdateLayoutTree":
+            costs["styled"] += e.get("args", {}).get("elementCount") or 0
+    for e, time_us in own:
+        if "RunTask" in e["name"]:
+            continue
+        kind = next((k for k, name in TRACE_KINDS if name.search(e["name"])), "other")
+        costs[kind] += max(0, time_us) / 1000
+    costs["total"] = sum(costs[k] for k, _ in TRACE_KINDS) + costs["other"]
+    return costs
+
+
+def phone_trace(browser, url: str) -> dict[str, float]:
+    """Where the main thread spends a cold load of ``url`` at a phone's size
+    (``main_thread_costs``): a Chromium performance trace to 1.5 s after
+    the load, the CPU not slowed. The CPU time is the machine's (the slow
+    phone's is about 4 times as long), and depends less on other jobs
+    running beside it than wall time does."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=3,
+        is_mobile=True,
+        has_touch=True,
+    )
+    page = context.new_page()
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = Path(tmp) / "trace.json"
+        browser.start_tracing(page=page, path=trace, categories=TRACE_CATEGORIES)
+        page.goto(url, wait_until="load", timeout=120_000)
+        page.wait_for_timeout(1500)
+        browser.stop_tracing()
+        context.close()
+        events = json.loads(trace.read_bytes())
+    if isinstance(events, dict):
+        events = events["traceEvents"]
+    return main_thread_costs(events)
+
+
+def trace_table(rows: dict[str, dict[str, float]]) -> str:
+    kinds = ["total", *(k for k, _ in TRACE_KINDS), "other"]
+    lines = [
+        f"{'main thread, CPU ms (not slowed)':36} "
+        + " ".join(f"{k:>7}" for k in kinds)
+        + f" {'styled':>8}"
+    ]
+    for page, costs in rows.items():
+        lines.append(
+            f"{page:36} "
+            + " ".join(f"{costs[k]:>7.0f}" for k in kinds)
+            + f" {costs['styled']:>8.0f}"
+        )
+    return "\n".join(lines)
+
+
 def phone_table(results: dict[str, list[dict]]) -> str:
     lines = [
         f"{'slow phone (390 px, CPU/4)':36} {'elements':>8} {'FCP ms':>7} "
@@ -582,11 +692,20 @@ def slow_phone_only(languages: list[str], args) -> dict[str, list[dict]]:
         results = {}
         with serve(site, port), sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            for language in languages:
+            for language in [] if args.trace else languages:
                 results[language] = slow_phone(
                     browser, site, base_url, language, args.runs
                 )
+            traces = {}
+            for path in args.trace or []:
+                runs = [phone_trace(browser, base_url + path) for _ in range(args.runs)]
+                traces[path] = {
+                    key: statistics.median(run[key] for run in runs) for key in runs[0]
+                }
             browser.close()
+    if traces:
+        print(trace_table(traces))
+        print()
     return results
 
 
@@ -617,13 +736,23 @@ def main() -> None:
         "--runs", type=int, default=3, help="cold loads per page on the slow phone"
     )
     parser.add_argument(
+        "--trace",
+        action="append",
+        metavar="PAGE",
+        help="with --slow-phone-only: instead, trace this page (ja/softmax/) at "
+        "a phone's size and print where its main thread's time goes (median of "
+        "--runs loads; may be repeated)",
+    )
+    parser.add_argument(
         "--site",
         type=Path,
         help="with --slow-phone-only: a site already built (scripts/build_site.py)",
     )
     args = parser.parse_args()
     if args.slow_phone_only:
-        print(phone_table(slow_phone_only(args.edition or list(LANGUAGES), args)))
+        phone = slow_phone_only(args.edition or list(LANGUAGES), args)
+        if phone:
+            print(phone_table(phone))
         return
     if args.package_only:
         print(attention_table(attention_cost()))
