@@ -16,6 +16,7 @@ one.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -366,8 +367,8 @@ CITATION = re.compile(
 )
 
 
-def text_in(pdf: Path, page: int, box: tuple[float, float, float, float]) -> str:
-    """The text of ``page`` (from 0) inside ``box`` (x1, y1, x2, y2 in points
+def text_in(pdf: Path, page: int, box: tuple[float, float, float, float]) -> list:
+    """The lines of ``page`` (from 0) inside ``box`` (x1, y1, x2, y2 in points
     from the top left), squeezed: ``pdftotext`` cropped to it, which keeps
     the glyphs wholly inside. A link's box is the height of its text, and a
     glyph's the height of its line: the box is taken a line's height, and a
@@ -380,15 +381,23 @@ def text_in(pdf: Path, page: int, box: tuple[float, float, float, float]) -> str
     result = subprocess.run(
         [*command, str(pdf), "-"], capture_output=True, text=True, check=True
     )
-    return squeeze(result.stdout)
+    # A small glyph of the line above (a table's digit) may be in the box too.
+    return [squeeze(line) for line in result.stdout.splitlines() if line.strip()]
+
+
+def cited(pieces: list[list[str]]) -> re.Match | None:
+    """The citation that a link's pieces (the lines of each) spell, if any."""
+    spelt = map("".join, itertools.product(*pieces))
+    return next(filter(None, map(CITATION.fullmatch, spelt)), None)
 
 
 @pytest.mark.parametrize("name", PRINTS)
 def test_numbered_references_lead_to_their_targets(site: Path, pdfs, texts, name):
     """A link that cites a figure or an equation by its number (図 6.1,
     式 (6.1)) is a link of the PDF, and the page it leads to shows that
-    number: the figure with the caption the site gives it, or the equation's
-    tag. As many such links as the pages hold to figures and equations that
+    number: the figure with the caption the site gives it (a figure taller
+    than what is left of the page ends on the next), or the equation's tag.
+    As many such links as the pages hold to figures and equations that
     the PDF prints."""
     from pypdf import PdfReader
 
@@ -397,8 +406,8 @@ def test_numbered_references_lead_to_their_targets(site: Path, pdfs, texts, name
     captions = {}  # the site's figures: number -> caption, squeezed
     for path in pages:
         for caption in tree(path).cssselect("article figure figcaption"):
-            text = squeeze(caption.text_content())
-            captions[CITATION.match(text)[0]] = text
+            (number,) = caption.cssselect(".book-figure-number")
+            captions[squeeze(number.text_content())] = squeeze(caption.text_content())
     # The site's links to numbered things that the PDF prints.
     printed = {p.parent.relative_to(site / edition(name)).as_posix() for p in pages}
     expected = 0
@@ -410,30 +419,46 @@ def test_numbered_references_lead_to_their_targets(site: Path, pdfs, texts, name
                 str(Path(target.path).parent) in printed
             ):
                 expected += 1
-    found, wrong = 0, []
+    # Each link to a figure or an equation, as the pieces Chromium makes of
+    # a link broken across lines: (page, destination, each piece's lines).
+    # Any other link that cited one would have lost its target: the count tells.
+    links = []
     for number, page in enumerate(reader.pages):
         height = float(page.mediabox.height)
         for annotation in page.get("/Annots") or []:
             link = annotation.get_object()
-            # Only the links to a figure or an equation: any other that
-            # cited one would have lost its target, and the count tells.
-            if not re.search(r"-(fig|eq)-", str(link.get("/Dest", ""))):
+            destination = str(link.get("/Dest", ""))
+            if not re.search(r"-(fig|eq)-", destination):
                 continue
             x1, y1, x2, y2 = (float(v) for v in link["/Rect"])
-            text = text_in(pdfs[name], number, (x1, height - y2, x2, height - y1))
-            citation = CITATION.fullmatch(text)
-            if citation is None:
-                continue
-            found += 1
-            destination = reader.named_destinations.get(str(link["/Dest"]))
-            shown = texts[name][reader.get_destination_page_number(destination)]
-            if citation["figure"]:
-                ok = captions.get(text, "\0")[:40] in squeeze(shown)
+            lines = text_in(pdfs[name], number, (x1, height - y2, x2, height - y1))
+            last = links[-1] if links else None
+            if (
+                last
+                and last[1] == destination
+                and last[0] >= number - 1
+                and cited(last[2]) is None
+            ):
+                last[2].append(lines)
             else:
-                ok = f"({citation['eq']})" in [
-                    line.strip() for line in shown.split("\n")
-                ]
-            if not ok:
-                wrong.append((number + 1, text, str(link["/Dest"])))
+                links.append((number, destination, [lines]))
+    found, wrong = 0, []
+    for number, destination, pieces in links:
+        citation = cited(pieces)
+        if citation is None:
+            continue
+        text = citation[0]
+        found += 1
+        # The page where the target begins; a figure taller than what is left
+        # of it ends, with its caption, on the next.
+        at = reader.get_destination_page_number(reader.named_destinations[destination])
+        shown = squeeze("".join(texts[name][at : at + 2]))
+        if citation["figure"]:
+            ok = captions.get(text, "\0")[:40] in shown
+        else:  # the tag, not a citation of it (式 (6.1))
+            tag = re.escape(f"({citation['eq']})")
+            ok = re.search(f"(?<!式){tag}", shown) is not None
+        if not ok:
+            wrong.append((number + 1, text, destination))
     assert not wrong, wrong
     assert found == expected > 0, (found, expected)
