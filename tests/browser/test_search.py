@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -116,6 +117,8 @@ GLOSSARY_ONLY = {
 GLOSSARY_EDITIONS = BROWSER_EDITIONS
 
 
+#: The number before a chapter's title: 6, 付録 A, 附錄 A, 附录 A.
+CHAPTER_NUMBER = re.compile(r"^(?:\d+|(?:付録|附錄|附录) [A-Z]) ")
 #: Section titles a reader looks up, and where the first result must lead.
 SECTIONS = {
     "ja": {"因果マスク": "masks/#causal-mask"},
@@ -400,6 +403,9 @@ def page_titles(site: Path, language: str) -> dict[str, str]:
     for path in book_pages(site, language):
         heading = tree(site / path / "index.html").cssselect("article h1")[0]
         title = text_of(heading, leave_out=".headerlink", sep="").strip()
+        # The words of the title, which a reader types, not the chapter's
+        # number before them (6, 付録 A: attention_book.numbering).
+        title = CHAPTER_NUMBER.sub("", title)
         titles[title] = path.removeprefix(f"{language}/")
     return titles
 
