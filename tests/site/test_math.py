@@ -26,7 +26,7 @@ from .helpers import LANGUAGES, ROOT, classes, text_of, tree
 DELIMITERS = ("\\(", "\\)", "\\[", "\\]", "$$", "\\begin{")
 #: TeX commands the book uses; none may reach the search index as markup.
 TEX_COMMANDS = re.compile(
-    r"\\(?:frac|sqrt|mathbf|mathrm|top|operatorname|text|begin)\b"
+    r"\\(?:frac|sqrt|mathbf|mathrm|mathcal|top|operatorname|text|begin)\b"
 )
 
 
@@ -82,6 +82,11 @@ def test_every_formula_is_typeset_in_the_page(pages, language) -> None:
             if delimiter in text:
                 at = text.index(delimiter)
                 problems.append(f"{path}: raw {delimiter}: …{text[at - 30 : at + 30]}…")
+        # A formula that Markdown split before KaTeX saw it (a | in a table
+        # cell ends the cell, and \( loses its backslash) leaves a command.
+        for command in TEX_COMMANDS.finditer(text):
+            at = command.start()
+            problems.append(f"{path}: raw {command[0]}: …{text[at - 30 : at + 30]}…")
     assert not problems, "\n".join(problems)
     assert formulas > 250, f"{language}: only {formulas} formulas"
 
