@@ -512,16 +512,16 @@ def _train_forward(params: Params, config: ModelConfig, ids: np.ndarray):
 
 # --8<-- [start:loss]
 def _cross_entropy(logits, targets):
-    """L = -(1/N) sum_i log softmax(u_i)[y_i]; dL/du_i = (softmax(u_i) - e_y) / N."""
+    """L = -(1/N) sum_i log softmax(u_i)[y_i]; dL/du_i = (softmax(u_i) - I[y]_i) / N."""
     n = targets.size
-    u = logits.reshape(n, -1)  # (b, n, V) -> (N, V)
+    u = logits.reshape(n, -1)  # (b, n, |V|) -> (N, |V|)
     u = u - u.max(axis=1, keepdims=True)  # u_i - max(u_i)
     log_z = np.log(np.exp(u).sum(axis=1))  # log sum_v e^{u_iv}: (N,)
     rows = np.arange(n)
     y = targets.reshape(n)
     loss = float(np.mean(log_z - u[rows, y]))  # -log p_i[y_i]
-    d_logits = np.exp(u - log_z[:, None])  # softmax(u_i): (N, V)
-    d_logits[rows, y] -= 1.0  # softmax(u_i) - e_(y_i)
+    d_logits = np.exp(u - log_z[:, None])  # softmax(u_i): (N, |V|)
+    d_logits[rows, y] -= 1.0  # softmax(u_i) - I[y]_i
     d_logits /= n
     return loss, d_logits.reshape(logits.shape)
 
@@ -711,8 +711,8 @@ def _train_loop(params, config, adam, rng, train, steps, batch_size):
     for step in range(1, steps + 1):
         starts = rng.integers(0, len(train) - n, size=batch_size)  # (b,)
         batch = train[starts[:, None] + np.arange(n + 1)]  # (b, n + 1)
-        logits, cache = _train_forward(params, config, batch[:, :-1])  # (b, n, V)
-        loss, d_logits = _cross_entropy(logits, batch[:, 1:])  # y_i = x_(i+1)
+        logits, cache = _train_forward(params, config, batch[:, :-1])  # (b, n, |V|)
+        loss, d_logits = _cross_entropy(logits, batch[:, 1:])  # y_i = id_(i+1)
         grads = _backward(params, config, batch[:, :-1], cache, d_logits)
         _check_finite_step(step, loss, grads, lr)
         adam.lr = lr * min(1.0, 2 * (steps - step + 1) / steps)  # alpha_t
