@@ -125,14 +125,14 @@ def next_token_probs(
 # --8<-- [start:truncate]
 def _truncate(u, probs, top_k, top_p):
     """(probs * keep) / sum(probs * keep)."""
-    order = np.argsort(-u, axis=-1, kind="stable")  # (1), (2), ..., (V)
-    sorted_p = np.take_along_axis(probs, order, axis=-1)  # p_(1) >= p_(2) >= ...
-    keep_sorted = np.ones(sorted_p.shape, dtype=bool)
+    order = np.argsort(-u, axis=-1, kind="stable")  # (1), (2), ..., (|V|)
+    sorted_pi = np.take_along_axis(probs, order, axis=-1)  # π_(1) >= π_(2) >= ...
+    keep_sorted = np.ones(sorted_pi.shape, dtype=bool)
     if top_k is not None:
-        keep_sorted[..., top_k:] = False  # K = {(1), ..., (k)}
+        keep_sorted[..., top_k:] = False  # 𝒮 = {(1), ..., (k)}
     if top_p is not None:
-        before = np.cumsum(sorted_p, axis=-1) - sorted_p  # p_(1) + ... + p_(j-1)
-        keep_sorted &= before < top_p  # K = {(1), ..., (j)}
+        before = np.cumsum(sorted_pi, axis=-1) - sorted_pi  # π_(1) + ... + π_(j-1)
+        keep_sorted &= before < top_p  # 𝒮 = {(1), ..., (j)}
     keep = np.empty_like(keep_sorted)
     np.put_along_axis(keep, order, keep_sorted, axis=-1)  # keep[order] = keep_sorted
     kept = np.where(keep, probs, 0.0)
@@ -204,11 +204,20 @@ def sample_next(
             f"`rng` must be a numpy.random.Generator to draw tokens, got "
             f"{type(rng).__name__} (or pass greedy=True)"
         )
-    r = rng.random(size=(*probs.shape[:-1], 1))  # r in [0, 1)
-    cdf = np.cumsum(probs, axis=-1)
-    ids = (cdf <= r).sum(axis=-1)  # the first token with cdf > r
+    return _draw(probs, rng)
+
+
+# --8<-- [start:draw]
+def _draw(probs, rng):
+    """ids = #{a : π_1 + ... + π_a <= r}, r ~ U[0, 1)."""
+    r = rng.random(size=(*probs.shape[:-1], 1))  # (..., 1)
+    cdf = np.cumsum(probs, axis=-1)  # π_1, π_1 + π_2, ..., 1
+    ids = (cdf <= r).sum(axis=-1)  # #{a : cdf_a <= r}
     last = probs.shape[-1] - 1 - np.argmax(probs[..., ::-1] > 0, axis=-1)
-    return np.minimum(ids, last)  # rounding: never past the last kept token
+    return np.minimum(ids, last)
+
+
+# --8<-- [end:draw]
 
 
 def generate(
