@@ -367,20 +367,20 @@ def _masks(valid: np.ndarray, t: int) -> np.ndarray:
 
 # --8<-- [start:cached]
 def _cached_steps(model, ids, pads):
-    """u_n, u_(n+1), u_(n+2), ...: (b, V)."""
+    """u_n, u_(n+1), u_(n+2), ...: (b, |V|)."""
     config, params = model.config, model.params
     b, n = ids.shape
     caches = [
         KVCache(config.d_k, batch_shape=(b, config.n_heads), capacity=config.context)
         for _ in range(config.n_layers)
     ]
-    valid = np.arange(n)[None, :] >= pads[:, None]  # (b, n): j > pads_b
+    valid = np.arange(n)[None, :] >= pads[:, None]  # valid[s, j] = j >= pads[s]
     positions = (np.arange(n) - pads[:, None])[:, None, :]  # (b, 1, n)
     logits, _ = decoder_forward(
         params, config, ids, positions, _masks(valid, n), caches
     )
     while True:  # t = 1: q (b, h, 1, d_k), K (b, h, n_cached, d_k)
-        new = yield logits[:, -1]  # (b, V)
+        new = yield logits[:, -1]  # (b, |V|)
         positions = positions[..., -1:] + 1  # (b, 1, 1)
         valid = np.concatenate([valid, np.ones((b, 1), dtype=bool)], axis=1)
         logits, _ = decoder_forward(
