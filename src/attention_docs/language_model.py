@@ -557,7 +557,7 @@ def _backward(params, config, ids, cache, d_logits):
             dz2, p["norm_2.gamma"], ln2
         )
         d_mid = d_mid + dx  # d(x_mid) += d(x_out)
-        # x_mid = x + heads_out W_O
+        # x_mid = x + heads_out W^O
         g["w_o"] = heads_out.reshape(-1, d_model).T @ d_mid.reshape(-1, d_model)
         d_out = _heads(d_mid @ p["w_o"].T, h)  # (b, h, n, d_k)
         dv = a.swapaxes(-1, -2) @ d_out  # A^T dO
