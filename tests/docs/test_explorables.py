@@ -83,7 +83,11 @@ def test_each_explorable_is_on_one_page_the_same_in_both_editions(name: str) -> 
         # Its place: after the same example, in the same section.
         found[language] = (
             pages[0].name,
-            INCLUDE.findall(before)[-1:],
+            # an example of the edition's own folder counts as the same
+            [
+                path.replace(f"/{language}/", "/<edition>/")
+                for path in INCLUDE.findall(before)[-1:]
+            ],
             re.findall(r"\{ #([\w-]+) \}", before)[-1:],
         )
     assert found["ja"] == found["zh-Hant"]
