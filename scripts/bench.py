@@ -209,7 +209,14 @@ PHONE = """() => new Promise(resolve => {
 #: The slow phone's goal (issue 44), for the table's last column.
 PHONE_GOAL = {"dcl_ms": 3000, "tbt_ms": 600, "tap_ms": 200}
 
-#: Where the benchmark taps: the middle of a 390 x 844 screen.
+#: The phone both measurements emulate: a 390 x 844 touch screen.
+PHONE_SCREEN = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 3,
+    "is_mobile": True,
+    "has_touch": True,
+}
+#: Where the benchmark taps: the middle of that screen.
 TAP = (195, 422)
 
 
@@ -217,12 +224,7 @@ def phone_load(browser, url: str) -> dict:
     """One cold load of ``url`` on a slow phone (390 x 844, CPU slowed 4x),
     with a tap at the middle of the screen as soon as the first contentful
     paint is reported."""
-    context = browser.new_context(
-        viewport={"width": 390, "height": 844},
-        device_scale_factor=3,
-        is_mobile=True,
-        has_touch=True,
-    )
+    context = browser.new_context(**PHONE_SCREEN)
     page = context.new_page()
     cdp = context.new_cdp_session(page)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
@@ -361,12 +363,7 @@ def phone_trace(browser, url: str) -> dict[str, float]:
     the load, the CPU not slowed. The CPU time is the machine's (the slow
     phone's is about 4 times as long), and depends less on other jobs
     running beside it than wall time does."""
-    context = browser.new_context(
-        viewport={"width": 390, "height": 844},
-        device_scale_factor=3,
-        is_mobile=True,
-        has_touch=True,
-    )
+    context = browser.new_context(**PHONE_SCREEN)
     page = context.new_page()
     with tempfile.TemporaryDirectory() as tmp:
         trace = Path(tmp) / "trace.json"
