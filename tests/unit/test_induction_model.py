@@ -10,8 +10,12 @@ same model at its first values (which spreads its weight evenly).
 
 from __future__ import annotations
 
+import contextlib
+import doctest
+import io
 import json
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -104,3 +108,34 @@ def test_the_training_script_trains_the_induction_model(tmp_path) -> None:
 def test_the_files_are_small(name) -> None:
     data = resources.files("attention_docs") / "data"
     assert len((data / name).read_bytes()) < 100_000
+
+
+def test_the_page_trains_what_the_script_trains(tmp_path) -> None:
+    """attention-maps.md shows the training; its code gives the script's weights.
+
+    The page's example defines the data (``sequence``) and ``train(steps)``
+    and runs a short training; ``train(steps=3000)`` there is the run that
+    made the shipped weights. Run here for 20 steps, both must agree to the
+    last bit (float32, as the script saves them).
+    """
+    page = Path(__file__).resolve().parents[2] / "docs_src/attention_maps"
+    text = (page / "induction_training.pycon").read_text(encoding="utf-8")
+    namespace: dict = {}
+    for example in doctest.DocTestParser().get_examples(text):
+        if example.source.startswith("train("):
+            break
+        exec(compile(example.source, "induction_training.pycon", "single"), namespace)
+    else:
+        pytest.fail("the page no longer calls train(...)")
+    batch = 16
+    assert np.array_equal(
+        namespace["sequence"](np.random.default_rng(5))[None],
+        repeated_blocks(np.random.default_rng(5), 1, 33, namespace["table"], 8),
+    )
+    with contextlib.redirect_stdout(io.StringIO()):
+        namespace["train"](20, batch)
+    summary_dir = tmp_path / "script"
+    train_induction(summary_dir, steps=20, batch=batch)
+    shipped = LanguageModel.load(summary_dir / "lm-induction.npz").params
+    for key, value in namespace["params"].items():
+        assert np.array_equal(value.astype(np.float32), shipped[key]), key
