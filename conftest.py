@@ -16,12 +16,25 @@ from __future__ import annotations
 
 import doctest
 import io
+import os
 
 from sybil import Example, Sybil
 from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 from sybil.parsers.rest import DocTestParser
 
 from attention_book import snippets
+
+# One BLAS thread per test process. The suite runs a worker per core
+# (pytest-xdist) beside the browsers; OpenBLAS's default of a thread per core
+# in every worker oversubscribes the cores, and its threads spin while they
+# wait: the language model's examples took three times as long (measured:
+# docs_src/attention_maps, generation, language_model, tokens and
+# tests/unit/test_language_model.py on two workers, 57-79 s against 21-25 s).
+# Set here, before anything imports numpy (the imports above do not), so
+# that the workers and the site build they start inherit it; a value given
+# by the caller is kept.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
 
 def only_example_files(source: str) -> bool:
