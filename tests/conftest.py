@@ -189,5 +189,15 @@ def pages(site: Path) -> dict[str, list[Path]]:
 
 @pytest.fixture(scope="session")
 def base_url(site: Path) -> str:
-    """The built site, served on 127.0.0.1 at the address it was built for."""
+    """The built site, served on 127.0.0.1 at the address it was built for.
+
+    Only the run's own build is served: a ``BOOK_SITE`` was built for another
+    address, and a page loaded from here would time out, not fail.
+    """
+    if "BOOK_SITE" in os.environ:
+        pytest.fail(
+            f"the browser tests load the run's own build; BOOK_SITE="
+            f"{os.environ['BOOK_SITE']} is not served (unset it to run them)",
+            pytrace=False,
+        )
     return BASE_URL
