@@ -111,7 +111,7 @@ def test_the_simplified_words_are_the_traditional_ones_converted(site: Path) -> 
         assert len(words["zh-Hans"]) == len(words["zh-Hant"]) > 20, page
         converted = [to_simplified(word) for word in words["zh-Hant"]]
         assert words["zh-Hans"] == converted, page
-    # The glossary's headers are its own (its third column is the Japanese
+    # The glossary's headers are its own (its third column is the Taiwan
     # term): stages/glossary.py's Traditional words, converted.
     headers = [
         th.text_content()

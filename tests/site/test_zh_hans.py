@@ -7,7 +7,7 @@ tests/docs/test_zh_hans.py for the conversion itself). Here, the result:
   anchors, links, images, code (with its outputs) and maths;
 - Simplified everywhere: no Traditional-only character in any page's text,
   title, navigation or search index (text marked as another language, such as
-  the selector's 繁體中文 or the glossary's Japanese terms, excepted);
+  the selector's 繁體中文 or the glossary's Taiwan terms, excepted);
 - the table's rows and columns as a reader sees them on the built pages;
 - a search index segmented by jieba's Simplified dictionary.
 """
@@ -139,9 +139,10 @@ def test_no_traditional_character_is_left_in_the_search_index(site: Path) -> Non
     index = json.loads(path.read_text(encoding="utf-8"))
     text = "\n".join(doc["title"] + "\n" + doc["text"] for doc in index["docs"])
     text = text.replace("\u200b", "")  # jieba's word boundaries
-    # The glossary names every term in Japanese too (the index keeps no lang).
-    japanese = [entry["ja"] for entry in glossary.load_glossary()]
-    for term in sorted(japanese, key=len, reverse=True):
+    # The glossary names every term as Taiwan writes it too (the index keeps
+    # no lang).
+    taiwan = [entry[SOURCE] for entry in glossary.load_glossary()]
+    for term in sorted(taiwan, key=len, reverse=True):
         text = text.replace(term, "")
     assert traditional_characters(text) == []
 
@@ -180,7 +181,7 @@ def test_rows_and_columns_swap_their_names(site: Path) -> None:
 def test_glossary_terms_are_mainland_terms(site: Path, english, term) -> None:
     row = glossary_row(site, LANGUAGE, english)
     assert row[0] == term
-    assert row[2] == glossary_row(site, "ja", english)[0]  # the Japanese term
+    assert row[2] == glossary_row(site, SOURCE, english)[0]  # the Taiwan term
 
 
 def test_vector_is_never_a_physicists_vector(site: Path) -> None:

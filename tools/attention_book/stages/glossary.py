@@ -8,8 +8,10 @@ too (each term leads to the section that explains it).
   third term, and the section of the book that explains it. The third term is
   the one a reader of that edition meets elsewhere: the Chinese term on the
   Japanese page, the mainland (Simplified) term on the Traditional page, which
-  the Simplified conversion gives, and the Japanese term on the Simplified
-  page. The
+  the Simplified conversion gives, and the Taiwan term (the Traditional
+  page's own, in Traditional characters) on the Simplified page: mainland
+  readers meet it in Taiwanese lectures and books, where the Japanese term
+  would be of little use to them. The
   table sits in a ``<div class="book-glossary">`` (md_in_html), for the
   stylesheet's narrow-screen layout of its rows.
 - The Chinese search index keeps the glossary's terms whole: jieba learns them
@@ -43,8 +45,8 @@ HEADERS = {
 }
 #: The Simplified page's headers, written like every Simplified word of the
 #: book in Traditional characters and converted at build time (``headers``):
-#: its third column is the Japanese term, not the mainland one.
-SIMPLIFIED_HEADERS = ("簡體中文", "英文", "日文", "說明的一節")
+#: its third column is the Taiwan term, not the mainland one.
+SIMPLIFIED_HEADERS = ("簡體中文", "英文", "臺灣用語", "說明的一節")
 
 
 def headers(language: str) -> tuple[str, ...]:
@@ -77,6 +79,8 @@ def third_term(language: str, entry: dict) -> str:
     """The table's third column: the term a reader of ``language`` meets elsewhere."""
     if language == "zh-Hant":
         return f'<span lang="zh-Hans">{to_simplified_text(entry["zh-Hant"])}</span>'
+    if language in DERIVED:
+        return f'<span lang="{DERIVED[language]}">{entry[DERIVED[language]]}</span>'
     source = DERIVED.get(language, language)
     other = next(code for code in LANGUAGES if code != source)
     return f'<span lang="{other}">{entry[other]}</span>'
