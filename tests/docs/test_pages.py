@@ -92,3 +92,35 @@ def test_every_example_is_shown_in_the_book() -> None:
         if e.relative_to(ROOT).as_posix() not in included
     ]
     assert not unused, "examples no page includes:\n" + "\n".join(unused)
+
+
+#: Words the Japanese edition writes in Traditional characters on purpose:
+#: the name of the Traditional Chinese edition.
+JAPANESE_KEEPS = ("繁體中文",)
+
+
+def test_the_japanese_edition_writes_no_traditional_character() -> None:
+    """A Traditional form that Japanese writes in its own (新字体) form, such
+    as 數 for 数 or 值 for 値, is a slip from the Chinese editions: the prose
+    linters read it as an unknown word, not as a wrong one. A character is
+    such a form if OpenCC's Traditional-to-Japanese character table
+    ("t2jp") changes it; its pages and the Japanese examples are read."""
+    import opencc
+
+    t2jp = opencc.OpenCC("t2jp")
+    sources = sorted((DOCS / "ja").glob("*.md")) + [
+        path for path in EXAMPLES if "ja" in path.relative_to(ROOT).parts
+    ]
+    assert len(sources) > 20
+    found = []
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        for word in JAPANESE_KEEPS:
+            text = text.replace(word, "")
+        found += [
+            f"{path.relative_to(ROOT)}: {m[0]} ({t2jp.convert(m[0])}) in "
+            + text[max(0, m.start() - 10) : m.end() + 10].replace("\n", " ")
+            for m in re.finditer(r"[\u3400-\u9fff]", text)
+            if t2jp.convert(m[0]) != m[0]
+        ]
+    assert not found, "\n".join(found)
