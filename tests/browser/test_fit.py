@@ -142,7 +142,7 @@ NOTO = {
     ("path", "own", "other"),
     [
         ("zh-Hant/glossary/", "zh-Hant", "zh-Hans"),
-        ("zh-Hans/glossary/", "zh-Hans", "ja"),
+        ("zh-Hans/glossary/", "zh-Hans", "zh-Hant"),
         ("ja/glossary/", "ja", "zh-Hant"),
     ],
 )
@@ -150,8 +150,9 @@ def test_words_of_another_language_use_its_font(open_page, path, own, other) -> 
     page, watch = open_page(path)
     page.evaluate(SETTLED)
     # The glossary's first column is the page's language, unmarked; the
-    # third holds another language's term (Japanese, Chinese, or on the
-    # Traditional page the mainland term), marked with its lang.
+    # third holds another edition's term (on the Japanese page the Taiwan
+    # term, on the Traditional page the mainland term, on the Simplified page
+    # the Taiwan term), marked with its lang.
     assert fonts_used(page, "article tbody td:first-child") == {NOTO[own]}
     assert fonts_used(page, f'article tbody td span[lang="{other}"]') == {NOTO[other]}
     # The language menu names each edition in its own script and font.

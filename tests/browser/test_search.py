@@ -104,11 +104,11 @@ ABSENT = {
 }
 #: Terms of another language that only the glossary page names: the
 #: glossary gives each term in a second language on purpose (the Traditional
-#: page gives the mainland term).
+#: page gives the mainland term, the Simplified page the Taiwan term).
 GLOSSARY_ONLY = {
     "ja": ["權重", "權重矩陣"],
     "zh-Hant": ["掩码", "层归一化"],
-    "zh-Hans": ["ソフトマックス", "アテンション"],
+    "zh-Hans": ["權重", "權重矩陣"],
 }
 
 #: The glossary's every term, searched in the hand-written editions (the
