@@ -31,7 +31,6 @@ from mkdocs.exceptions import PluginError
 from attention_book.editions import DERIVED
 from attention_book.glossary import (
     GLOSSARY,
-    LANGUAGES,
     converters,
     load_glossary,
     variants,
@@ -81,9 +80,7 @@ def third_term(language: str, entry: dict) -> str:
         return f'<span lang="zh-Hans">{to_simplified_text(entry["zh-Hant"])}</span>'
     if language in DERIVED:
         return f'<span lang="{DERIVED[language]}">{entry[DERIVED[language]]}</span>'
-    source = DERIVED.get(language, language)
-    other = next(code for code in LANGUAGES if code != source)
-    return f'<span lang="{other}">{entry[other]}</span>'
+    return f'<span lang="zh-Hant">{entry["zh-Hant"]}</span>'  # ja: the Chinese term
 
 
 def glossary_table(language: str, docs_dir: Path) -> str:
