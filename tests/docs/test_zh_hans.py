@@ -1253,12 +1253,12 @@ SENTENCES = [
         "再看四段候选：后三段都以“（n_q ×d_v”开头，只在最后几个字上有差别。",
     ),
     (
-        "新的「，」把權重全部放在自己身上。",
-        "新的“，”把权重主要放在第 3、4 个字“缓”“存”上（0.5 与 0.41），给自己的是 0。",
+        "新的「，」把權重幾乎全部放在自己身上。",
+        "新的“，”把权重主要放在第 3、4 个字“缓”“存”上（0.5 与 0.41），给自己的几乎是 0。",
     ),
     (
-        "有幾個頭，每一列最大權重的平均在 0.85 以上，幾乎全押在一個位置上",
-        "有几个头，每一行最大权重的平均在 0.88 以上，几乎全押在一个位置上",
+        "有幾個頭，每一列最大權重的平均在 0.85 以上，大部分權重押在一個位置上",
+        "有几个头，每一行最大权重的平均在 0.88 以上，大部分权重押在一个位置上",
     ),
     (
         "它在第 1 層，平均把 0.91 的權重放在自己身上。",
@@ -1476,6 +1476,28 @@ SENTENCES = [
     ),
     ("sentencepiece 預設先對文字做正規化（", "sentencepiece 默认先对文字做规范化（"),
     ("每個詞元的分數與正規化規則", "每个词元的分数与规范化规则"),
+    # mainland wording of the seventh review (issue 38, round 11)
+    (
+        "為三個提示各續寫 32 個詞元，計算兩個指標。",
+        "为三个提示各续写 32 个词元，计算两个指标。",
+    ),
+    (
+        "從此以固定的週期重複（鴿籠原理）。",
+        "从此以固定的周期重复（抽屉原理，又称鸽巢原理）。",
+    ),
+    (
+        "（\\(p\\) 留給 top-p 的門檻）；保留「機率總和達到門檻 \\(p\\)」的最小集合",
+        "（\\(p\\) 留给 top-p 的阈值）；保留“概率总和达到阈值 \\(p\\)”的最小集合",
+    ),
+    ("## 運算量 { #cost }", "## 计算量 { #cost }"),
+    (
+        "### 受記憶體限制與受運算限制 { #memory-bound }",
+        "### 访存受限与计算受限 { #memory-bound }",
+    ),
+    (
+        "稱為受記憶體限制（memory-bound）；稱為受運算限制（compute-bound）。",
+        "称为访存受限（memory-bound）；称为计算受限（compute-bound）。",
+    ),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
@@ -1885,6 +1907,30 @@ def test_vector_stays_vector_in_glossary_and_labels() -> None:
         result = zh_hans.to_simplified_text(text)
         assert "矢量" not in result
         assert result.count("向量") == text.count("向量")
+
+
+#: Words OpenCC's Taiwan phrases turn into another word: the book never means
+#: the second (指標, a measure, became 指针, a pointer; the book has no pointers).
+WRONG_SENSE = {"指针": "指標 is a measure (指标): the table must say 指標: 指标"}
+
+
+@pytest.mark.parametrize("name", sorted(MARKDOWN))
+def test_no_word_takes_a_sense_the_book_never_means(name: str) -> None:
+    result = converted(name)
+    assert [w for w in WRONG_SENSE if w in result] == []
+
+
+def test_no_word_takes_a_sense_the_book_never_means_in_glossary_and_labels() -> None:
+    for text in TEXTS.values():
+        result = zh_hans.to_simplified_text(text)
+        assert [w for w in WRONG_SENSE if w in result] == []
+
+
+def test_the_wrong_sense_check_finds_opencc_s_pointer() -> None:
+    """Without the table, OpenCC does turn 指標 into 指针: the check is live."""
+    converter = opencc.OpenCC(zh_hans.OPENCC_CONFIG)
+    assert "指针" in converter.convert("計算兩個指標")
+    assert "指针" not in zh_hans.to_simplified_text("計算兩個指標")
 
 
 def test_the_simplified_page_includes_the_simplified_examples() -> None:
