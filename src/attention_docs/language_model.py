@@ -780,9 +780,7 @@ def window_losses(
     nll = -np.take_along_axis(log_p, windows[:, 1:, None], axis=-1)  # (batch, n, 1)
     losses = nll[..., 0].mean(axis=1)  # (batch,)
     if not np.all(np.isfinite(losses)):
-        raise ValueError(
-            "a loss is not finite: the values of `params` are too large"
-        )
+        raise ValueError("a loss is not finite: the values of `params` are too large")
     return losses
 
 

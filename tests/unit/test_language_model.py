@@ -484,12 +484,14 @@ def test_held_out_windows_are_slices_of_the_validation_text(edition) -> None:
 def test_held_out_windows_name_their_arguments() -> None:
     length = len(split_corpus(load_corpus("ja"))[1])
     assert len(held_out_windows("ja", length, 1)) == 1
-    with pytest.raises(ValueError, match="`count`=2 windows of `n`=.*`step`="):
+    with pytest.raises(ValueError, match=r"`count`=2 windows of `n`=.*`step`="):
         held_out_windows("ja", length, 2)
     with pytest.raises(ValueError, match="`edition`"):
         held_out_windows("en", 4)
-    for kwargs, name in [({"n": 0}, "`n`"), ({"n": 4, "count": 0}, "`count`"),
-                         ({"n": 4, "step": -1}, "`step`")]:
+    for kwargs, name in [
+        ({"n": 0}, "`n`"),
+        ({"n": 4, "count": 0}, "`count`"),
+        ({"n": 4, "step": -1}, "`step`"),
+    ]:
         with pytest.raises(ValueError, match=name):
             held_out_windows("ja", **kwargs)
-
