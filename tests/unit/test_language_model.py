@@ -27,6 +27,7 @@ from attention_docs.language_model import (
     ModelConfig,
     bigram_loss,
     forward,
+    held_out_windows,
     init_params,
     load_corpus,
     load_pretrained,
@@ -35,6 +36,7 @@ from attention_docs.language_model import (
     parameter_shapes,
     split_corpus,
     train_language_model,
+    window_losses,
 )
 from attention_docs.tokenizer import CharTokenizer
 
@@ -363,3 +365,133 @@ def test_the_shipped_model_is_the_one_its_log_describes(edition) -> None:
         count += targets.size
     assert count == len(ids) - 1
     assert total / count == pytest.approx(log["val_loss"][-1], abs=2e-4)
+
+
+# -- per-window losses and held-out windows (the page attention-maps.md) ------------
+
+
+def test_window_losses_are_the_written_out_losses_of_each_window() -> None:
+    params = perturbed_params(TINY)
+    windows = np.array([[3, 1, 4, 1, 5, 6, 2], [2, 6, 0, 0, 5, 3, 1]])
+    got = window_losses(params, TINY, windows)
+    assert got.shape == (2,)
+    for w, window in enumerate(windows):
+        assert got[w] == pytest.approx(literal_loss(params, TINY, [window]), abs=1e-12)
+    # their mean is the loss of loss_and_gradients (another forward pass)
+    assert got.mean() == pytest.approx(loss_and_gradients(params, TINY, windows)[0])
+
+
+def zero_head_output_rows(params, config, layer, head):
+    """A copy of ``params`` with the d_k rows of W^O that ``head`` multiplies at 0."""
+    d_k = config.d_k
+    changed = dict(params)
+    w_o = params[f"layers.{layer}.w_o"].copy()
+    w_o[head * d_k : (head + 1) * d_k] = 0
+    changed[f"layers.{layer}.w_o"] = w_o
+    return changed
+
+
+class SetValues:
+    """A layer's cache that records V, or sets one head's values to ``o``."""
+
+    def __init__(self, head=None, o=None):
+        self.head, self.o = head, o
+        self.calls = 0
+
+    def append(self, k, v):
+        self.calls += 1
+        self.keys, self.values = k, v.copy()
+        if self.head is not None:
+            self.values[:, self.head] = self.o
+
+
+def test_caches_see_every_layer_and_change_nothing_when_they_keep_the_values() -> None:
+    params = perturbed_params(TINY, seed=1)
+    windows = np.array([[3, 1, 4, 1, 5, 6, 2], [0, 1, 2, 3, 4, 5, 6]])
+    kept = [SetValues() for _ in range(TINY.n_layers)]
+    got = window_losses(params, TINY, windows, caches=kept)
+    assert np.array_equal(got, window_losses(params, TINY, windows))
+    assert [c.calls for c in kept] == [1] * TINY.n_layers
+    assert kept[0].values.shape == (2, TINY.n_heads, 6, TINY.d_k)
+
+
+@pytest.mark.parametrize("layer, head", [(0, 0), (1, 1)])
+def test_zero_values_of_a_head_are_its_w_o_rows_at_zero(layer, head) -> None:
+    """A V = 0 when V = 0: the same model as the head's rows of W^O at 0."""
+    params = perturbed_params(TINY, seed=2)
+    windows = np.array([[3, 1, 4, 1, 5, 6, 2], [6, 5, 4, 3, 2, 1, 0]])
+    caches = [None] * TINY.n_layers
+    caches[layer] = SetValues(head, 0.0)
+    by_values = window_losses(params, TINY, windows, caches=caches)
+    by_rows = window_losses(
+        zero_head_output_rows(params, TINY, layer, head), TINY, windows
+    )
+    assert np.allclose(by_values, by_rows, rtol=0, atol=1e-12)
+    assert not np.allclose(by_rows, window_losses(params, TINY, windows))
+
+
+def test_a_constant_value_makes_the_head_s_weights_irrelevant() -> None:
+    """V[head] = o in every row: A V = o whatever A (its rows sum to 1)."""
+    params = perturbed_params(TINY, seed=3)
+    windows = np.array([[3, 1, 4, 1, 5, 6, 2], [6, 5, 4, 3, 2, 1, 0]])
+    o = np.random.default_rng(4).normal(size=TINY.d_k)
+    other = dict(params)  # other queries and keys for head 2 of layer 1
+    cols = slice(TINY.d_k, 2 * TINY.d_k)
+    for name in ("layers.0.w_q", "layers.0.w_k"):
+        other[name] = params[name].copy()
+        other[name][:, cols] = np.random.default_rng(5).normal(size=(8, TINY.d_k))
+    same = [
+        window_losses(p, TINY, windows, caches=[SetValues(1, o), None])
+        for p in (params, other)
+    ]
+    assert np.allclose(same[0], same[1], rtol=0, atol=1e-12)
+    # without the replacement, those queries and keys do change the losses
+    assert not np.allclose(
+        window_losses(params, TINY, windows), window_losses(other, TINY, windows)
+    )
+
+
+def test_window_losses_refuse_what_they_cannot_read() -> None:
+    params = perturbed_params(TINY)
+    with pytest.raises(ValueError, match="`ids` must have shape"):
+        window_losses(params, TINY, [3, 1, 4])
+    with pytest.raises(ValueError, match="`ids` must have shape"):
+        window_losses(params, TINY, [[3]])
+    with pytest.raises(ValueError, match="`ids` has n=8"):
+        window_losses(params, TINY, [[1] * 8])
+    with pytest.raises(ValueError, match="`ids` holds ids"):
+        window_losses(params, TINY, [[1, 9]])
+    with pytest.raises(ValueError, match="`caches` must have one entry per layer"):
+        window_losses(params, TINY, [[1, 2]], caches=[None])
+    with pytest.raises(TypeError, match=r"`caches\[1\]`"):
+        window_losses(params, TINY, [[1, 2]], caches=[None, object()])
+    with pytest.raises(ValueError, match="`params"):
+        window_losses({}, TINY, [[1, 2]])
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_held_out_windows_are_slices_of_the_validation_text(edition) -> None:
+    held_out = split_corpus(load_corpus(edition))[1]
+    windows = held_out_windows(edition, 129, step=128)
+    assert windows == [held_out[s : s + 129] for s in range(0, 16 * 128, 128)]
+    assert held_out_windows(edition, 5, 3) == [
+        held_out[0:5],
+        held_out[5:10],
+        held_out[10:15],
+    ]
+
+
+def test_held_out_windows_name_their_arguments() -> None:
+    length = len(split_corpus(load_corpus("ja"))[1])
+    assert len(held_out_windows("ja", length, 1)) == 1
+    with pytest.raises(ValueError, match=r"`count`=2 windows of `n`=.*`step`="):
+        held_out_windows("ja", length, 2)
+    with pytest.raises(ValueError, match="`edition`"):
+        held_out_windows("en", 4)
+    for kwargs, name in [
+        ({"n": 0}, "`n`"),
+        ({"n": 4, "count": 0}, "`count`"),
+        ({"n": 4, "step": -1}, "`step`"),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            held_out_windows("ja", **kwargs)
