@@ -494,10 +494,10 @@ def _train_forward(params: Params, config: ModelConfig, ids: np.ndarray):
     saved = []
     for layer in range(config.n_layers):
         p = _layer(params, layer)
-        z, ln1 = _ln_forward(x, p["norm_1.gamma"], p["norm_1.beta"])
-        q = _rope(_heads(z @ p["w_q"], h), cos, sin)
-        k = _rope(_heads(z @ p["w_k"], h), cos, sin)
-        v = _heads(z @ p["w_v"], h)
+        x_hat1, ln1 = _ln_forward(x, p["norm_1.gamma"], p["norm_1.beta"])
+        q = _rope(_heads(x_hat1 @ p["w_q"], h), cos, sin)
+        k = _rope(_heads(x_hat1 @ p["w_k"], h), cos, sin)
+        v = _heads(x_hat1 @ p["w_v"], h)
         s = (q @ k.swapaxes(-1, -2)) * scale  # S = Q K^T / sqrt(d_k)
         s[..., future] = -np.inf
         s -= s.max(axis=-1, keepdims=True)
@@ -505,15 +505,15 @@ def _train_forward(params: Params, config: ModelConfig, ids: np.ndarray):
         a /= a.sum(axis=-1, keepdims=True)  # A = softmax(S)
         heads_out = _merge(a @ v)
         x_mid = x + heads_out @ p["w_o"]
-        z2, ln2 = _ln_forward(x_mid, p["norm_2.gamma"], p["norm_2.beta"])
-        pre = z2 @ p["w_1"] + p["b_1"]
+        x_hat2, ln2 = _ln_forward(x_mid, p["norm_2.gamma"], p["norm_2.beta"])
+        pre = x_hat2 @ p["w_1"] + p["b_1"]
         hidden = np.maximum(pre, 0.0)  # ReLU
         x_out = x_mid + hidden @ p["w_2"] + p["b_2"]
-        saved.append((z, ln1, q, k, v, a, heads_out, z2, ln2, pre, hidden))
+        saved.append((x_hat1, ln1, q, k, v, a, heads_out, x_hat2, ln2, pre, hidden))
         x = x_out
-    zf, lnf = _ln_forward(x, params["norm.gamma"], params["norm.beta"])
-    logits = zf @ params["embedding"].T
-    return logits, (saved, zf, lnf, cos, sin, scale)
+    x_hat_f, lnf = _ln_forward(x, params["norm.gamma"], params["norm.beta"])
+    logits = x_hat_f @ params["embedding"].T
+    return logits, (saved, x_hat_f, lnf, cos, sin, scale)
 
 
 # --8<-- [start:loss]
@@ -537,30 +537,32 @@ def _cross_entropy(logits, targets):
 
 # --8<-- [start:backward]
 def _backward(params, config, ids, cache, d_logits):
-    saved, zf, lnf, cos, sin, scale = cache
+    saved, x_hat_f, lnf, cos, sin, scale = cache  # x_hat_f = LN(X^(L))
     h = config.n_heads
     grads: Params = {}
     emb = params["embedding"]
     d_model = config.d_model
-    flat_d = d_logits.reshape(-1, d_logits.shape[-1])  # (N, V)
-    d_emb = flat_d.T @ zf.reshape(-1, d_model)  # dE = dU^T LN(X^(L))
-    dzf = d_logits @ emb  # (b, n, d_model)
+    flat_d = d_logits.reshape(-1, d_logits.shape[-1])  # (N, |V|)
+    d_emb = flat_d.T @ x_hat_f.reshape(-1, d_model)  # dE = dU^T LN(X^(L))
+    dx_hat_f = d_logits @ emb  # (b, n, d_model)
     dx, grads["norm.gamma"], grads["norm.beta"] = _ln_backward(
-        dzf, params["norm.gamma"], lnf
+        dx_hat_f, params["norm.gamma"], lnf
     )
     for layer in reversed(range(config.n_layers)):
         p = _layer(params, layer)
-        z, ln1, q, k, v, a, heads_out, z2, ln2, pre, hidden = saved[layer]
+        # x_hat1 = LN_1(X), heads_out = Concat(heads), x_hat2 = LN_2(X'),
+        # pre = x_hat2 W_1 + b_1, hidden = max(pre, 0)
+        x_hat1, ln1, q, k, v, a, heads_out, x_hat2, ln2, pre, hidden = saved[layer]
         g = {}
         # x_out = x_mid + hidden W_2 + b_2
         g["b_2"] = dx.reshape(-1, d_model).sum(axis=0)
         g["w_2"] = hidden.reshape(-1, hidden.shape[-1]).T @ dx.reshape(-1, d_model)
         d_pre = (dx @ p["w_2"].T) * (pre > 0)
         g["b_1"] = d_pre.reshape(-1, d_pre.shape[-1]).sum(axis=0)
-        g["w_1"] = z2.reshape(-1, d_model).T @ d_pre.reshape(-1, d_pre.shape[-1])
-        dz2 = d_pre @ p["w_1"].T
+        g["w_1"] = x_hat2.reshape(-1, d_model).T @ d_pre.reshape(-1, d_pre.shape[-1])
+        dx_hat2 = d_pre @ p["w_1"].T
         d_mid, g["norm_2.gamma"], g["norm_2.beta"] = _ln_backward(
-            dz2, p["norm_2.gamma"], ln2
+            dx_hat2, p["norm_2.gamma"], ln2
         )
         d_mid = d_mid + dx  # d(x_mid) += d(x_out)
         # x_mid = x + heads_out W^O
@@ -572,13 +574,13 @@ def _backward(params, config, ids, cache, d_logits):
         dq = _rope(ds @ k, cos, -sin) * scale  # R^T (dS K) / sqrt(d_k)
         dk = _rope(ds.swapaxes(-1, -2) @ q, cos, -sin) * scale
         dq, dk, dv = _merge(dq), _merge(dk), _merge(dv)
-        z_rows = z.reshape(-1, d_model)
-        g["w_q"] = z_rows.T @ dq.reshape(-1, d_model)
-        g["w_k"] = z_rows.T @ dk.reshape(-1, d_model)
-        g["w_v"] = z_rows.T @ dv.reshape(-1, d_model)
-        dz = dq @ p["w_q"].T + dk @ p["w_k"].T + dv @ p["w_v"].T
+        x_rows = x_hat1.reshape(-1, d_model)
+        g["w_q"] = x_rows.T @ dq.reshape(-1, d_model)
+        g["w_k"] = x_rows.T @ dk.reshape(-1, d_model)
+        g["w_v"] = x_rows.T @ dv.reshape(-1, d_model)
+        dx_hat1 = dq @ p["w_q"].T + dk @ p["w_k"].T + dv @ p["w_v"].T
         dx_ln, g["norm_1.gamma"], g["norm_1.beta"] = _ln_backward(
-            dz, p["norm_1.gamma"], ln1
+            dx_hat1, p["norm_1.gamma"], ln1
         )
         dx = dx_ln + d_mid
         for key, value in g.items():
