@@ -131,3 +131,37 @@ def test_equations_are_tagged_and_cited_across_pages(language, cited) -> None:
 def test_a_wrong_label_or_citation_fails_the_build(pages, message) -> None:
     with pytest.raises(PluginError, match=message):
         build(pages)
+
+
+def test_a_section_title_in_a_sentence_is_quoted() -> None:
+    """A link whose text is its heading's title is put between the edition's
+    quotation marks where a sentence runs on around it; other links, a link
+    that is a list item or a table cell alone, and code stay as they are."""
+    page = (
+        "## ヘッドを消す { #ablation }\n\n"
+        "[ヘッドを消す](#ablation)の表と[直前トークン](tokens.md#prev)を見ます。\n"
+        "「[ヘッドを消す](#ablation)」の節はすでに括弧の中です。\n"
+        "この[表](#ablation)は別の言葉です。\n"
+        "- [ヘッドを消す](#ablation)\n"
+        "| [ヘッドを消す](#ablation) | 表 |\n"
+        "```\n[ヘッドを消す](#ablation)の表\n```"
+    )
+    titles = {(None, "ablation"): "ヘッドを消す", ("tokens.md", "prev"): "直前トークン"}
+    quoted = numbering.quote_section_titles(
+        page, lambda target, name: titles.get((target, name)), "ja"
+    )
+    assert quoted.split("\n")[2:] == [
+        "「[ヘッドを消す](#ablation)」の表と「[直前トークン](tokens.md#prev)」を見ます。",
+        "「[ヘッドを消す](#ablation)」の節はすでに括弧の中です。",
+        "この[表](#ablation)は別の言葉です。",
+        "- [ヘッドを消す](#ablation)",
+        "| [ヘッドを消す](#ablation) | 表 |",
+        "```",
+        "[ヘッドを消す](#ablation)の表",
+        "```",
+    ]
+    simplified = numbering.quote_section_titles(
+        "见[定义](#d)一节。", lambda target, name: "定义", "zh-Hans"
+    )
+    assert simplified == "见“[定义](#d)”一节。"
+    assert numbering.section_titles(page) == {"ablation": "ヘッドを消す"}

@@ -154,6 +154,60 @@ def outside_code(markdown: str):
             yield index, line, False
 
 
+#: A heading with its id: ``## Title { #id }`` (any level).
+SECTION = re.compile(
+    r"^#{1,6}[ \t]+(?P<text>\S.*?)[ \t]*\{[ \t]*#(?P<id>[\w-]+)[^}]*\}[ \t]*$"
+)
+#: A link with text to a heading of this page or of another one (not an
+#: image, not already between quotation marks).
+SECTION_LINK = re.compile(
+    r"(?<![!\[「“『])\[(?P<text>[^\[\]]+)\]\((?P<page>[\w-]+\.md)?#(?P<id>[\w-]+)\)"
+    r"(?![」”』])"
+)
+#: The quotation marks a title is cited in, as each edition's textbooks do.
+TITLE_QUOTES = {"ja": ("「", "」"), "zh-Hant": ("「", "」"), "zh-Hans": ("“", "”")}
+
+
+def section_titles(markdown: str) -> dict[str, str]:
+    """The titles of a page's headings that have an id: id -> title."""
+    titles = {}
+    for _, line, code in outside_code(markdown):
+        match = None if code else SECTION.match(line)
+        if match:
+            titles[match["id"]] = match["text"]
+    return titles
+
+
+def quote_section_titles(markdown: str, titles, language: str) -> str:
+    """Each link whose text is the title of the heading it leads to, put
+    between the edition's quotation marks where a sentence runs on around
+    it: 「ヘッドを消す」の節の表, not ヘッドを消すの節の表. ``titles(page,
+    id)`` gives a heading's title or None. A link that is a table cell's or a
+    list item's whole text names its section without a sentence around it,
+    and stays as it is."""
+    marks = TITLE_QUOTES.get(language)
+    if marks is None:
+        return markdown
+    opening, closing = marks
+    lines = markdown.split("\n")
+    for index, line, code in outside_code(markdown):
+        if code or line.lstrip().startswith("|"):
+            continue
+
+        def quote(match: re.Match, line: str = line) -> str:
+            if titles(match["page"], match["id"]) != match["text"].strip():
+                return match[0]
+            before = line[: match.start()].rstrip()
+            after = line[match.end() :].lstrip()
+            alone = before.lstrip(" \t>").lstrip("-*+0123456789.").strip() == ""
+            if alone and (after == "" or after[0] in ",，、。:："):
+                return match[0]
+            return f"{opening}{match[0]}{closing}"
+
+        lines[index] = SECTION_LINK.sub(quote, line)
+    return "\n".join(lines)
+
+
 def page_numbers(markdown: str, chapter: str | None, language: str, page: str):
     """The numbers of a page's figures and labelled equations, id -> the
     number as the text cites it ("図 6.1", "式 (6.1)"), and the equations'

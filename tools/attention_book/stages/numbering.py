@@ -22,7 +22,10 @@ from attention_book.numbering import (
     nav_pages,
     number_headings,
     page_numbers,
+    quote_section_titles,
+    section_titles,
 )
+from attention_book.zh_hans import to_simplified_text
 
 
 def on_files(files, config):
@@ -37,7 +40,15 @@ def on_files(files, config):
             continue
         markdown = path.read_text(encoding="utf-8")
         numbers, tags = page_numbers(markdown, chapter, language, page)
-        catalogue[page] = {"chapter": chapter, "numbers": numbers, "tags": tags}
+        titles = section_titles(markdown)
+        if language == "zh-Hans":  # its pages are the Traditional ones, converted
+            titles = {name: to_simplified_text(t) for name, t in titles.items()}
+        catalogue[page] = {
+            "chapter": chapter,
+            "numbers": numbers,
+            "tags": tags,
+            "titles": titles,
+        }
     CATALOGUE[language] = catalogue
     return files
 
@@ -66,7 +77,15 @@ def on_page_markdown(markdown, page, config, files):
             raise PluginError(f"{src}: {match[0]} links to nothing numbered on {where}")
         return f"[{number}]({target or ''}#{name})"
 
-    return REFERENCE.sub(reference, markdown)
+    markdown = REFERENCE.sub(reference, markdown)
+
+    def title(target: str | None, name: str) -> str | None:
+        where = posixpath.normpath(
+            posixpath.join(posixpath.dirname(src), target or src)
+        )
+        return catalogue.get(where, {}).get("titles", {}).get(name)
+
+    return quote_section_titles(markdown, title, language)
 
 
 def anchor_equations(markdown, page, config, files):
