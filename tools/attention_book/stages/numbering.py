@@ -5,12 +5,14 @@ and its links to numbered things filled with their numbers."""
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
+from attention_book.glossary import converters, load_glossary, variants
 from attention_book.numbering import (
     CATALOGUE,
     DISPLAY_BLOCK,
@@ -26,6 +28,16 @@ from attention_book.numbering import (
     section_titles,
 )
 from attention_book.zh_hans import to_simplified_text
+
+
+@functools.cache
+def glossary_terms(language: str) -> frozenset[str]:
+    """Every word of the glossary's terms in ``language`` ('クエリ / キー')."""
+    source = "ja" if language == "ja" else "zh-Hant"
+    convert = converters(language)[0]
+    return frozenset(
+        convert(word) for entry in load_glossary() for word in variants(entry[source])
+    )
 
 
 def on_files(files, config):
@@ -83,7 +95,10 @@ def on_page_markdown(markdown, page, config, files):
         where = posixpath.normpath(
             posixpath.join(posixpath.dirname(src), target or src)
         )
-        return catalogue.get(where, {}).get("titles", {}).get(name)
+        found = catalogue.get(where, {}).get("titles", {}).get(name)
+        # A section named by a glossary term (因果マスク) is linked where the
+        # term is used as a word: it is not cited as a title.
+        return None if found in glossary_terms(language) else found
 
     return quote_section_titles(markdown, title, language)
 
