@@ -992,7 +992,6 @@ SENTENCES = [
         "兩個平均都從 0 出發，一開始會偏向 0。展開遞迴式得",
         "两个平均都从 0 出发，一开始会偏向 0。展开递推式得",
     ),
-    ("多半交給遞迴神經網路（RNN）組成的", "多半交给循环神经网络（RNN）组成的"),
     ("`tok.encode(text)` 回傳 id 的串列", "`tok.encode(text)` 返回 id 的列表"),
     ("再換成嵌入矩陣的列，組成輸入矩陣", "再换成嵌入矩阵的行，组成输入矩阵"),
     # the fifth mainland review: the language-model part
