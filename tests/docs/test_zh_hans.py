@@ -1498,6 +1498,12 @@ SENTENCES = [
     (
         "稱為受記憶體限制（memory-bound）；稱為受運算限制（compute-bound）。",
         "称为访存受限（memory-bound）；称为计算受限（compute-bound）。",
+    ),    # numbers and outputs of the Simplified edition (issue 39, round 12)
+    ("大約每九百字就有一個。", "大约每一千二百字才有一个。"),
+    ("比本書分詞器收的 1048 個字略少", "比本书分词器收的 1047 个字略少"),
+    (
+        "30 個字之內「 = n_k」就接連出現了三次；",
+        "30 个字之内“把 softmax”就出现了两次；",
     ),
 ]
 
