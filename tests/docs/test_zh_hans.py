@@ -1511,6 +1511,7 @@ SENTENCES = [
     ("## 答案事先確定的權重圖 { #exact-pattern }", "## 有标准答案的权重图 { #exact-pattern }"),
     ("集束搜尋（beam search）退一步", "集束搜索（束搜索，beam search）退一步"),
     ("給模型一段開頭（稱為提示，prompt），", "给模型一段开头（称为提示或提示词，prompt），"),
+    ("`<unk>` 從未出現在訓練文字裡，也從來不是答案；", "`<unk>` 从未出现在训练文本里，也从来不是预测目标；"),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
