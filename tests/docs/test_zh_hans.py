@@ -1498,7 +1498,20 @@ SENTENCES = [
     (
         "稱為受記憶體限制（memory-bound）；稱為受運算限制（compute-bound）。",
         "称为访存受限（memory-bound）；称为计算受限（compute-bound）。",
+    ),    # numbers and outputs of the Simplified edition (issue 39, round 12)
+    ("大約每九百字就有一個。", "大约每一千二百字才有一个。"),
+    ("比本書分詞器收的 1048 個字略少", "比本书分词器收的 1047 个字略少"),
+    (
+        "30 個字之內，同一小段「= n_k」就接連出現了三次；",
+        "30 个字之内，同一小段“把 softmax”就出现了两次；",
+    ),    (
+        "換成「。」時，第一個表中超過 0.5 的兩個頭仍把大半權重留在位置 5（第 1 層第 4 個頭略降，第 3 層第 2 個頭幾乎不變），",
+        "换成“。”时，第一个表中超过 0.5 的三个头里，第 1 层第 3 个头和第 2 层第 2 个头给位置 5 的权重几乎不变，第 3 层第 1 个头反而升高，",
     ),
+    ("## 答案事先確定的權重圖 { #exact-pattern }", "## 有标准答案的权重图 { #exact-pattern }"),
+    ("集束搜尋（beam search）退一步", "集束搜索（束搜索，beam search）退一步"),
+    ("給模型一段開頭（稱為提示，prompt），", "给模型一段开头（称为提示或提示词，prompt），"),
+    ("`<unk>` 從未出現在訓練文字裡，也從來不是答案；", "`<unk>` 从未出现在训练文本里，也从来不是预测目标；"),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
