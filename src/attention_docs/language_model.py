@@ -281,6 +281,17 @@ def decoder_forward(params, config, ids, positions, mask, caches=None):
 # --8<-- [end:forward]
 
 
+def _check_windows(ids: ArrayLike, config: ModelConfig) -> np.ndarray:
+    """``ids`` as windows of n + 1 ids (inputs and the targets shifted by
+    one), checked: shape (batch, n + 1) with 1 <= n <= the context."""
+    array = np.asarray(ids)
+    if array.ndim != 2 or array.shape[1] < 2:
+        raise ValueError(
+            f"`ids` must have shape (batch, n + 1) with n >= 1, got {array.shape}"
+        )
+    return _check_ids("ids", array, config, max_len=config.context + 1)
+
+
 def _layer(params: Params, layer: int) -> Params:
     prefix = f"layers.{layer}."
     return {
@@ -652,12 +663,7 @@ def loss_and_gradients(
     (8, 8)
     """
     params = _check_params(params, config)
-    array = np.asarray(ids)
-    if array.ndim != 2 or array.shape[1] < 2:
-        raise ValueError(
-            f"`ids` must have shape (batch, n + 1) with n >= 1, got {array.shape}"
-        )
-    windows = _check_ids("ids", array, config, max_len=config.context + 1)
+    windows = _check_windows(ids, config)
     inputs, targets = windows[:, :-1], windows[:, 1:]  # the targets shifted by one
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
         logits, cache = _train_forward(params, config, inputs)
@@ -752,12 +758,7 @@ def window_losses(
     2.3026
     """
     params = _check_params(params, config)
-    array = np.asarray(ids)
-    if array.ndim != 2 or array.shape[1] < 2:
-        raise ValueError(
-            f"`ids` must have shape (batch, n + 1) with n >= 1, got {array.shape}"
-        )
-    windows = _check_ids("ids", array, config, max_len=config.context + 1)
+    windows = _check_windows(ids, config)
     if caches is not None:
         caches = list(caches)
         if len(caches) != config.n_layers:
