@@ -22,7 +22,7 @@ import yaml
 from matplotlib.figure import Figure
 from mkdocs.exceptions import PluginError
 
-from attention_book.diagrams import MIN_PX, markup, plain, smallest_text_px
+from attention_book.diagrams import MIN_PX, plain, smallest_text_px
 from attention_book.stages import plots
 from attention_docs import (
     attention_scores,
@@ -88,11 +88,18 @@ def figure(name: str, language: str, kind: str = "plots") -> Figure:
 
 
 @functools.cache
+def drawer() -> plots.Drawer:
+    return plots.Drawer()
+
+
+@functools.cache
 def draw(kind: str, name: str, language: str, name_of_theme: str) -> str:
-    """The figure's SVG as the build writes it (kept: the tests that read
-    the same drawing share it)."""
-    with theme(name_of_theme):
-        return markup(to_svg(figure(name, language, kind), language=language))
+    """The figure's SVG as the build writes it, drawn by the build's own
+    ``Drawer``: taken from ``.cache/figures`` when a build (or an earlier run)
+    drew it from the same inputs, the script and its words among them, and
+    written there otherwise (kept: the tests that read the same drawing share it)."""
+    entry = ALL_LABELS[kind][name][language]
+    return drawer().svg(kind, name, entry, name_of_theme, language)
 
 
 def test_every_script_has_labels_in_every_language() -> None:
