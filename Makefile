@@ -89,9 +89,11 @@ test-exhaustive: setup browser
 test-all: setup browser
 	$(PYTEST) --junitxml=test-artifacts/junit-all.xml $(PYTEST_ARGS)
 
-# The loop to run while working: no site build, no browser (under a minute).
+# The loop to run while working: no site build, no browser, and not what is
+# marked slow (the prose linters, the figures' contrast, the Chinese copies of
+# per-edition examples: make test runs them); under a minute.
 quick: setup
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope -m "not site and not browser"
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope -m "not site and not browser and not slow"
 
 bench: setup browser
 	$(BIN)/python scripts/bench.py

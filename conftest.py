@@ -17,6 +17,7 @@ from __future__ import annotations
 import doctest
 import io
 import os
+from pathlib import Path
 
 from sybil import Example, Sybil
 from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
@@ -96,3 +97,18 @@ pytest_collect_file = (
     Sybil(parsers=[DocTestParser()], patterns=["*.pycon"], path="docs_src")
     + Sybil(parsers=[BookCodeBlockParser()], patterns=["*.md"], path="docs")
 ).pytest()
+
+#: The folders of the Chinese editions' copies of a chapter's per-edition
+#: examples (``docs_src/<chapter>/zh-Hant/``, ``zh-Hans/``): the code of the
+#: Japanese copy (tests/site/test_notebooks.py), with the edition's words and
+#: its own language model.
+CHINESE_COPIES = ("zh-Hant", "zh-Hans")
+
+
+def pytest_itemcollected(item) -> None:
+    """The Chinese copies are marked ``slow``: ``make quick`` runs the Japanese
+    copy of each such example and leaves those to ``make test``, which runs
+    every example of every edition."""
+    path = Path(item.path)
+    if path.suffix == ".pycon" and path.parent.name in CHINESE_COPIES:
+        item.add_marker("slow")

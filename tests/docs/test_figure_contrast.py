@@ -30,6 +30,9 @@ from attention_docs.plotting import theme
 from tests.docs.test_plots import ALL_LABELS, FIGURES, LANGUAGES, load_script
 from tests.site.helpers import sample
 
+#: Each figure drawn twice more (some 30 s): make test, not make quick.
+pytestmark = pytest.mark.slow
+
 TEXT_CONTRAST = 4.5
 #: The page behind a figure: Material's default scheme (white) and its slate
 #: scheme, hsla(232, 15%, 14%) (``--md-default-bg-color``, hue 232 for indigo).

@@ -13,6 +13,7 @@ import pytest
 from attention_book import glossary, prose_lint
 
 
+@pytest.mark.slow  # some 20 s: make lint and make test run it, make quick does not
 def test_every_page_passes_the_prose_linters() -> None:
     if problem := prose_lint.missing_tools():
         pytest.fail(problem)
