@@ -46,7 +46,7 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
 - :mod:`~attention_docs.sampling`: temperature, top-k and top-p sampling and
   the generation loop with a KV cache per layer (generation.md);
 - :mod:`~attention_docs.additive`: additive attention, Bahdanau et al.
-  (2015), the alternative the paper compares with (transformer-block.md);
+  (2015), the alternative the paper compares with (scaled-dot-product.md);
 - :mod:`~attention_docs.qkv`: Query / Key / Value objects (object-view.md);
 - :mod:`~attention_docs.example`: the book's running example, three tokens
   with :math:`d_{\text{model}} = 4`;

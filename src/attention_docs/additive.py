@@ -24,8 +24,8 @@ Bahdanau et al. take the annotations themselves as the values
 values ``v``, as scaled dot-product attention does. Vaswani et al., 2017,
 "Attention Is All You Need" (arXiv:1706.03762), Section 3.2.1, compare the
 two: similar in theoretical complexity, but dot-product attention is faster
-and more space-efficient in practice. See the book's page "Attention inside a
-Transformer layer" (transformer-block.md, section "Additive attention").
+and more space-efficient in practice. See the book's page "Scaled dot-product
+attention" (scaled-dot-product.md, section "Additive attention").
 """
 
 from __future__ import annotations
@@ -161,8 +161,8 @@ def additive_attention(
     :math:`\tanh(q_i W_q + k_j W_k)` has one row of width ``d_a`` for every
     pair ``(i, j)``: shape ``(..., n_q, n_k, d_a)``, ``d_a`` times the size
     of the scores. Vaswani et al., 2017, Section 3.2.1, on the comparison
-    with dot-product attention. See the book's page "Attention inside a
-    Transformer layer" (transformer-block.md, section "Additive attention").
+    with dot-product attention. See the book's page "Scaled dot-product
+    attention" (scaled-dot-product.md, section "Additive attention").
 
     Examples
     --------

@@ -136,7 +136,8 @@ def scroll_to(page, y: int) -> None:
 
 def search_and_follow(page, device: str) -> None:
     """From ja/softmax/ scrolled down, search as a reader on ``device`` does and
-    follow the result for the Transformer block's additive attention."""
+    follow the result for additive attention, a section near the end of
+    scaled-dot-product."""
     scroll_to(page, 3000)
     if device == "phone":
         page.locator("label.md-header__button[for='__search']").click()
@@ -146,13 +147,13 @@ def search_and_follow(page, device: str) -> None:
     box.fill("加法型アテンション")
     box.press("End")  # Material searches on keyup; fill() sends no key
     link = page.locator(
-        ".md-search-result a[href*='/transformer-block/']"
+        ".md-search-result a[href*='/scaled-dot-product/']"
         "[href$='#additive-attention']:visible"
     ).first
     link.wait_for(timeout=TIMEOUT)
     slow_network(page)
-    follow(page, link, "/ja/transformer-block/")
-    check_landed(page, "/ja/transformer-block/", "additive-attention")
+    follow(page, link, "/ja/scaled-dot-product/")
+    check_landed(page, "/ja/scaled-dot-product/", "additive-attention")
 
 
 #: make test follows each way once, where it failed most (the phone): a
@@ -188,8 +189,8 @@ def test_back_from_a_search_result_returns_to_where_the_reader_was(open_page) ->
 )
 def test_a_link_in_the_text_lands_on_its_section(open_page, device, cpu) -> None:
     """Followed right after scrolling to it, as a reader does."""
-    page, _ = open_page("ja/scaled-dot-product/", **DEVICES[device])
-    selector = "article p a[href$='/transformer-block/#additive-attention']"
+    page, _ = open_page("ja/references/", **DEVICES[device])
+    selector = "article p a[href$='/scaled-dot-product/#additive-attention']"
     y = page.evaluate(
         "s => document.querySelector(s).getBoundingClientRect().top + scrollY - 300",
         selector,
@@ -198,8 +199,8 @@ def test_a_link_in_the_text_lands_on_its_section(open_page, device, cpu) -> None
     slow_network(page)
     if cpu == "slow":
         slow_cpu(page)
-    follow(page, link, "/ja/transformer-block/")
-    check_landed(page, "/ja/transformer-block/", "additive-attention")
+    follow(page, link, "/ja/scaled-dot-product/")
+    check_landed(page, "/ja/scaled-dot-product/", "additive-attention")
 
 
 @pytest.mark.parametrize(
@@ -235,20 +236,20 @@ def test_next_and_previous_open_a_chapter_at_its_top(
 
 def test_the_table_of_contents_lands_on_its_section(open_page) -> None:
     """A section of the page itself, from the table of contents (1280 px)."""
-    page, _ = open_page("ja/transformer-block/", **DESKTOP)
+    page, _ = open_page("ja/scaled-dot-product/", **DESKTOP)
     page.locator(".md-sidebar--secondary a[href$='#additive-attention']").click()
-    check_landed(page, "/ja/transformer-block/", "additive-attention")
+    check_landed(page, "/ja/scaled-dot-product/", "additive-attention")
 
 
 @pytest.mark.parametrize("device", sample(list(DEVICES), ["phone"]))
 def test_back_and_forward_return_to_where_the_reader_was(open_page, device) -> None:
     """A page left by a link and returned to by "back" then "forward"
     opens where the reader had scrolled it, with the section in its address."""
-    page, _ = open_page("ja/scaled-dot-product/", **DEVICES[device])
-    selector = "article p a[href$='/transformer-block/#additive-attention']"
+    page, _ = open_page("ja/references/", **DEVICES[device])
+    selector = "article p a[href$='/scaled-dot-product/#additive-attention']"
     link = page.locator(selector)
     page.evaluate("s => document.querySelector(s).scrollIntoView()", selector)
-    follow(page, link, "/ja/transformer-block/")
+    follow(page, link, "/ja/scaled-dot-product/")
     page.evaluate(SETTLED_AT, "additive-attention")
     # The reader scrolls on; Material records the position (100 ms later)
     # and the section in view (500 ms later, in the address).
@@ -258,16 +259,16 @@ def test_back_and_forward_return_to_where_the_reader_was(open_page, device) -> N
     page.wait_for_function("!location.hash.endsWith('#additive-attention')")
     where = page.evaluate("[scrollY, location.hash]")
     page.go_back()
+    page.wait_for_url(lambda url: path_of(url) == "/ja/references/")
+    page.wait_for_function(
+        "document.querySelector('h1').id === 'references'", timeout=TIMEOUT
+    )
+    page.go_forward()
     page.wait_for_url(lambda url: path_of(url) == "/ja/scaled-dot-product/")
     page.wait_for_function(
         "document.querySelector('h1').id === 'scaled-dot-product'", timeout=TIMEOUT
     )
-    page.go_forward()
-    page.wait_for_url(lambda url: path_of(url) == "/ja/transformer-block/")
-    page.wait_for_function(
-        "document.querySelector('h1').id === 'transformer-block'", timeout=TIMEOUT
-    )
-    page.evaluate(SETTLED_AT, "transformer-block")
+    page.evaluate(SETTLED_AT, "scaled-dot-product")
     back = page.evaluate("[scrollY, location.hash]")
     assert abs(back[0] - where[0]) < 2 and back[1] == where[1], (
         f"left at {where}, found at {back}"
