@@ -917,8 +917,10 @@ def train_language_model(
     Memory: that of :func:`loss_and_gradients` for ``batch_size`` windows,
     plus Adam's two moving averages (twice the parameters). Time grows as
     ``steps * batch_size * context`` times the work per token, about
-    :math:`6 \times` the number of parameters in multiply-adds (Kaplan et
-    al., 2020, "Scaling Laws for Neural Language Models", Section 2.1).
+    :math:`6 \times` the number of parameters in floating-point operations
+    (3 times in multiply-adds; forward and backward, the attention scores and
+    weighted sums left out: Kaplan et al., 2020, "Scaling Laws for Neural
+    Language Models", Section 2.1).
 
     Examples
     --------
