@@ -73,7 +73,8 @@ pdf: site browser
 #   editions, the Japanese PDF); the signal on every push.
 # - make test-exhaustive: what the first leaves out (marker `exhaustive`):
 #   every page of every edition in the browser, the Simplified edition's
-#   browser checks, the other PDFs, the screenshots. .ci/run runs both.
+#   browser checks and its copies of per-edition examples, the other PDFs,
+#   the screenshots. .ci/run runs both.
 # - make test-all: both in one run.
 # Each run keeps its durations and a JUnit report in test-artifacts/.
 PYTEST_WORKERS ?= auto
