@@ -279,7 +279,7 @@ def plot_weights_bar(
     -----
     A fixed y range of 0 to 1 shows the weights as shares of a whole: they sum
     to 1 (Vaswani et al., 2017, Section 3.2.1, softmax over the keys). The
-    book's page "Attention through linear algebra and objects"
+    book's page "Attention through objects"
     (object-view.md, section "Example: three keys and one query") shows this
     chart for the weights of one query over three keys.
 

@@ -3,7 +3,7 @@ r"""Query, Key and Value as objects.
 Attention read in object-oriented terms: a :class:`Query` (what is looked for)
 compares itself with :class:`Key` objects (identifiers) and retrieves a
 weighted mix of the :class:`Value` objects (the information), as on the book's
-page "Attention through linear algebra and objects" (object-view.md, section
+page "Attention through objects" (object-view.md, section
 "Query, key and value as objects"). The classes give this reading a small
 object interface, but the computation is done by the vectorised functions of
 :mod:`attention_docs.attention`: the key vectors are stacked into a matrix
@@ -135,7 +135,7 @@ class Query(_Vector):
 
     Notes
     -----
-    The book's page "Attention through linear algebra and objects"
+    The book's page "Attention through objects"
     (object-view.md, section "Query, key and value as objects"). Both methods
     stack the vectors into matrices and call the vectorised functions
     :func:`~attention_docs.attention.attention_weights` and
@@ -267,7 +267,7 @@ class Query(_Vector):
 
         A convex combination of the values, as in Vaswani et al. (2017),
         Section 3.2 ("a weighted sum of the values") and the book's page
-        "Attention through linear algebra and objects" (object-view.md).
+        "Attention through objects" (object-view.md).
 
         Examples
         --------

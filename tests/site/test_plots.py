@@ -173,8 +173,11 @@ def test_a_page_shows_the_numbered_figure_with_caption_and_alt_text(
             words = text_of(caption, sep="")[len(number) :].strip()
             assert words == caption_text(entry["caption"]), path
             check_language(words, language, f"{path}: caption of {name}")
-            # 図 6.2 in chapter 6, 図 2 on the home page (tests/site/test_numbering.py)
-            assert re.fullmatch(rf"{FIGURE_WORD[language]} (\d+\.)?\d+", number), number
+            # 図 6.2 in chapter 6, 図 B.2 in appendix B, 図 2 on the home page
+            # (tests/site/test_numbering.py)
+            assert re.fullmatch(
+                rf"{FIGURE_WORD[language]} ((\d+|[A-Z])\.)?\d+", number
+            ), number
     assert len(showing) == 1, f"{name} shown on {showing}"
     if kind == "plots":  # a plot is followed by the code that drew it
         summaries = [
@@ -211,7 +214,7 @@ def test_the_chapter_notebook_carries_the_figure(site, kind, name, language) -> 
             source = "".join(cell["source"])
             if cell["cell_type"] == "markdown" and source.endswith(caption):
                 found.append(path)
-                assert re.search(rf"\*\*{FIGURE_WORD[language]} [\d.]+\*\* ", source)
+                assert re.search(rf"\*\*{FIGURE_WORD[language]} [\dA-Z.]+\*\* ", source)
                 if kind == "diagrams":
                     assert "](data:image/svg+xml;base64," in source
     if page in NOT_CHAPTERS:

@@ -59,7 +59,7 @@ from attention_book.zh_hans import edition_words
 #: The pages of the navigation that have no number (front and back matter).
 UNNUMBERED = frozenset({"index.md", "glossary.md", "references.md", "about.md"})
 #: The appendices, lettered A, B … in the navigation's order.
-APPENDICES = ("package.md",)
+APPENDICES = ("package.md", "object-view.md")
 #: The words of each hand-written edition; the Simplified one converts zh-Hant's.
 WORDS = {
     "ja": {"appendix": "付録 {}", "figure": "図 {}", "equation": "式 ({})"},
