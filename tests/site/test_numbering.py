@@ -3,10 +3,11 @@
 The chapters are numbered in reading order (the home page, the glossary, the
 references and the page about the book have no number; the package's page and
 the object view are appendices A and B), their sections 6.1, 6.2 …, their
-figures 図 6.1 … and their labelled equations (6.1) … (attention_book.numbering). Every link that cites
-one of them by its number must lead to it: the target exists on the page the
-link names, and the link says the number the target shows. The PDF's are
-checked in tests/site/test_pdf.py (``test_numbered_references_lead_to_their_targets``).
+figures 図 6.1 … and their labelled equations (6.1) … (attention_book.numbering).
+Every link that cites one of them by its number must lead to it: the target
+exists on the page the link names, and the link says the number the target
+shows. The PDF's are checked in tests/site/test_pdf.py
+(``test_numbered_references_lead_to_their_targets``).
 
 The numbers expected here are counted from the built pages themselves (the
 reading order, the order of the headings, figures and equations), not taken
