@@ -191,6 +191,13 @@ def arrow(
     )
 
 
+def label_gap(label: str) -> float:
+    """How far above a grid its column label sits: a subscript hangs below
+    the baseline (``markup``), so a label with one is lifted clear of the
+    grid's top border."""
+    return 9.0 if "_{" in label else 4.0
+
+
 def matrix(
     ax: Axes,
     x: float,
@@ -259,7 +266,9 @@ def matrix(
             if "col" in accent
             else {}
         )
-        text(ax, x + width / 2, y - 4, col_label, va="bottom", **style)
+        text(
+            ax, x + width / 2, y - label_gap(col_label), col_label, va="bottom", **style
+        )
     return width, height
 
 
@@ -359,7 +368,7 @@ def bool_grid(
     if row_label:
         text(ax, x - 4, y + rows * cell / 2, row_label, ha="right")
     if col_label:
-        text(ax, x + cols * cell / 2, y - 4, col_label, va="bottom")
+        text(ax, x + cols * cell / 2, y - label_gap(col_label), col_label, va="bottom")
     return cols * cell, rows * cell
 
 
