@@ -163,7 +163,16 @@ def box(
     )
     ax.add_patch(patch)
     if label:
-        text(ax, x + width / 2, y + height / 2, label, size=size)
+        text(ax, x + width / 2, y + height / 2 + script_shift(label), label, size=size)
+
+
+def script_shift(label: str) -> float:
+    """How far to move a label centred in a box so that its sub- or
+    superscripts (drawn below or above its line by ``markup``, after
+    matplotlib has centred the plain text) stay clear of the box's edges:
+    up for subscripts, down for superscripts, neither for both."""
+    sub, sup = "_{" in label, "^{" in label
+    return 2.5 * (sup - sub)
 
 
 def arrow(
