@@ -194,10 +194,13 @@ MEASURE = r"""async ({images = [], pages = [], sources = [], edge, overlap}) => 
             } else {
                 const d = shape.getAttribute("d") || "";
                 if (/[^MLZz\d\s.,eE+-]/.test(d)) {
-                    // A rounded box (matplotlib's FancyBboxPatch): its box's
-                    // edges; an arrowhead or a marker is too small to count.
+                    // A rounded box (matplotlib's FancyBboxPatch: straight
+                    // sides joined by curves): its box's edges. A circle (no
+                    // straight side), an arrowhead or a marker (too small) is
+                    // no box.
                     const b = shape.getBBox();
-                    if (!/z\s*$/i.test(d) || b.width < 12 || b.height < 12) continue;
+                    const straight = (d.match(/L/g) || []).length;
+                    if (!/z\s*$/i.test(d) || straight < 4 || b.width < 12 || b.height < 12) continue;
                     corners = [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]];
                 } else {
                 const numbers = (d.match(/-?[\d.]+(?:e[+-]?\d+)?/gi) || []).map(Number);
@@ -363,6 +366,16 @@ def tiny(*texts: str) -> str:
             ),
             ["edge"],
         ),
+        # A circle is no box: a label beside it may cross its bounding box.
+        (
+            TINY.format(
+                '<path d="M 50 10 C 61 10 70 19 70 30 C 70 41 61 50 50 50 '
+                'C 39 50 30 41 30 30 C 30 19 39 10 50 10 z" '
+                'style="fill: none; stroke: #333"/>'
+                f'<text style="{FONT}" x="64" y="14">m</text>'
+            ),
+            [],
+        ),
         # A matplotlib legend cut by the edge.
         (
             TINY.format(
@@ -384,6 +397,7 @@ def tiny(*texts: str) -> str:
         "name-in-cells",
         "subscript-on-frame",
         "rounded-box",
+        "circle",
         "legend",
     ],
 )
