@@ -34,7 +34,7 @@ def figure(labels: dict) -> Figure:
         arrow(ax, start, end)
     # backward: G -> dV, dA -> dS -> dQ, dK
     top = 184.0
-    text(ax, 4, top - 22, labels["backward"], ha="left", va="top", color=accent)
+    text(ax, 4, top - 32, labels["backward"], ha="left", va="top", color=accent)
     node(ax, 330, top + 40, "G", "z", "= dZ")
     node(ax, 250, top + 80, "dV", "v", "n_{k} × d_{v}")
     node(ax, 250, top + 20, "dA", "a", "n_{q} × n_{k}")

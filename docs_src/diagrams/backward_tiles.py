@@ -99,9 +99,9 @@ def figure(labels: dict) -> Figure:
     )
     box(ax, x0 - 22, by, B * CELL + 44, 24, "dK_{2}, dV_{2}", fill="k")
     text(ax, x0 + B * CELL + 30, by + 12, labels["kv"], ha="left")
-    text(ax, 8, 268, labels["legend"], ha="left")
+    text(ax, 8, 265, labels["legend"], ha="left")
     text(ax, 8, 286, labels["others"], ha="left")
-    text(ax, 8, 304, labels["once"], ha="left")
+    text(ax, 8, 305, labels["once"], ha="left")
     return fig
 
 

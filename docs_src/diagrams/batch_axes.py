@@ -21,7 +21,7 @@ def figure(labels: dict) -> Figure:
         for i in range(h):
             left = 130.0 + i * 110
             if b == 0:
-                text(ax, left + d_k * CELL / 2, 44, f"{labels['head']} {i + 1}")
+                text(ax, left + d_k * CELL / 2, 38, f"{labels['head']} {i + 1}")
             matrix(
                 ax,
                 left,

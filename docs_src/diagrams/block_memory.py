@@ -3,7 +3,7 @@
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from attention_book.diagrams import arrow, bool_grid, canvas, palette, text
+from attention_book.diagrams import arrow, bool_grid, canvas, label_gap, palette, text
 
 N = 8  # queries and keys
 B = 2  # keys per block
@@ -22,7 +22,7 @@ def figure(labels: dict) -> Figure:
     top = 50.0
     grid(ax, 30, top, lambda j: True)
     text(ax, 30 + N * CELL / 2, 16, labels["naive"])
-    text(ax, 30 + N * CELL / 2, top - 4, "n_{k}", va="bottom")
+    text(ax, 30 + N * CELL / 2, top - label_gap("n_{k}"), "n_{k}", va="bottom")
     text(ax, 26, top + N * CELL / 2, "n_{q}", ha="right")
     text(ax, 30 + N * CELL / 2, top + N * CELL + 16, "n_{q} × n_{k}")
     left = 220.0

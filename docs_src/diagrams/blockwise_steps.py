@@ -114,7 +114,7 @@ def outline(ax, x: float, y: float, keys: range) -> None:
 def figure(labels: dict) -> Figure:
     accent = palette()["accent"]
     table = steps()
-    fig, ax = canvas(370, 464)
+    fig, ax = canvas(370, 476)
     text(ax, 4, 8, labels["title"], ha="left", va="top")
     top = 42.0
     for step, row in enumerate(table):
@@ -160,9 +160,12 @@ def figure(labels: dict) -> Figure:
         cells(ax, COLUMNS["ell"], y, [[number(e)] for e in row["ell"]], NUM_W, fills)
         for c, j in enumerate(row["keys"]):
             text(
-                ax, COLUMNS["s"] + (c + 0.5) * S_W, y + 2 * CELL_H + 9, f"k_{{{j + 1}}}"
+                ax,
+                COLUMNS["s"] + (c + 0.5) * S_W,
+                y + 2 * CELL_H + 10,
+                f"k_{{{j + 1}}}",
             )
-        y += 2 * CELL_H + 20
+        y += 2 * CELL_H + 26  # k_j's subscript clear of O's top border
         text(ax, COLUMNS["s"] - 4, y + CELL_H, "O", ha="right")
         o_fills = ["highlight" if rise else "z" for rise in rises]
         cells(

@@ -2,7 +2,7 @@
 
 from matplotlib.figure import Figure
 
-from attention_book.diagrams import MATH, canvas, matrix, text
+from attention_book.diagrams import MATH, canvas, label_gap, matrix, text
 from attention_docs import running_example
 
 CELL = 14.0
@@ -49,7 +49,8 @@ def figure(labels: dict) -> Figure:
             f"W^{{O}}_{{{i + 1}}}",
             ha="left",
         )
-    text(ax, w_left + d_model * CELL / 2, top - 4, "d_{model}", va="bottom")
+    label = "d_{model}"
+    text(ax, w_left + d_model * CELL / 2, top - label_gap(label), label, va="bottom")
     # bottom: the same product as a sum over the heads
     top = 150.0
     text(ax, 20, top + 1.5 * CELL, "=", size=MATH)

@@ -52,7 +52,11 @@ def figure(labels: dict) -> Figure:
             f"m = {m}",
         )
     text(ax, 4, 8, labels["title"], ha="left", va="top")
-    text(ax, 4, 294, labels["relative"], ha="left", va="bottom")
+    # one line, or several (a language whose sentence is wider than the figure)
+    lines = labels["relative"]
+    lines = [lines] if isinstance(lines, str) else lines
+    for k, line in enumerate(reversed(lines)):
+        text(ax, 4, 294 - 18 * k, line, ha="left", va="bottom")
     return fig
 
 

@@ -163,7 +163,16 @@ def box(
     )
     ax.add_patch(patch)
     if label:
-        text(ax, x + width / 2, y + height / 2, label, size=size)
+        text(ax, x + width / 2, y + height / 2 + script_shift(label), label, size=size)
+
+
+def script_shift(label: str) -> float:
+    """How far to move a label centred in a box so that its sub- or
+    superscripts (drawn below or above its line by ``markup``, after
+    matplotlib has centred the plain text) stay clear of the box's edges:
+    up for subscripts, down for superscripts, neither for both."""
+    sub, sup = "_{" in label, "^{" in label
+    return 2.5 * (sup - sub)
 
 
 def arrow(
@@ -189,6 +198,13 @@ def arrow(
             shrinkB=0,
         )
     )
+
+
+def label_gap(label: str) -> float:
+    """How far above a grid its column label sits: a subscript hangs below
+    the baseline (``markup``), so a label with one is lifted clear of the
+    grid's top border."""
+    return 9.0 if "_{" in label else 4.0
 
 
 def matrix(
@@ -259,7 +275,9 @@ def matrix(
             if "col" in accent
             else {}
         )
-        text(ax, x + width / 2, y - 4, col_label, va="bottom", **style)
+        text(
+            ax, x + width / 2, y - label_gap(col_label), col_label, va="bottom", **style
+        )
     return width, height
 
 
@@ -359,7 +377,7 @@ def bool_grid(
     if row_label:
         text(ax, x - 4, y + rows * cell / 2, row_label, ha="right")
     if col_label:
-        text(ax, x + cols * cell / 2, y - 4, col_label, va="bottom")
+        text(ax, x + cols * cell / 2, y - label_gap(col_label), col_label, va="bottom")
     return cols * cell, rows * cell
 
 
