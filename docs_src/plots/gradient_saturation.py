@@ -67,8 +67,6 @@ def figure(labels: dict) -> Figure:
     for ax in axes:
         ax.set_ylabel(labels["ylabel"])
     handles, names = axes[1].get_legend_handles_labels()
-    # one entry a line: side by side, they are wider than the figure in the
-    # browser's CJK font (matplotlib measures them narrower)
     fig.legend(handles, names, loc="outside lower center", ncols=1)
     return fig
 

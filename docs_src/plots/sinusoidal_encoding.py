@@ -8,14 +8,10 @@ def figure(labels: dict) -> Figure:
     # PE[pos, 2i] = sin, PE[pos, 2i + 1] = cos
     pe = sinusoidal_positional_encoding(64, 64)
     fig = Figure(figsize=(4.8, 4.0), layout="constrained")
-    # a wider margin: matplotlib measures CJK labels a little narrower than
-    # the browser draws them (the rotated 位置 reached past the left edge)
     fig.get_layout_engine().set(w_pad=6 / 72)
     ax = fig.subplots()
     # -1 <= PE <= 1
     image = ax.imshow(pe, cmap="viridis", vmin=-1.0, vmax=1.0, interpolation="nearest")
-    # over the whole figure (plot and colour bar): the ja title is wider than
-    # the plot alone in the browser's CJK font
     fig.suptitle(labels["title"])
     ax.set_xlabel(labels["xlabel"])
     ax.set_ylabel(labels["ylabel"])
