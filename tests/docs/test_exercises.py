@@ -95,3 +95,36 @@ def test_every_chapter_is_listed() -> None:
     """The list follows the nav: a new chapter gets exercises too."""
     assert len(CHAPTERS) >= 16
     assert "backpropagation.md" in CHAPTERS and "summary.md" in CHAPTERS
+
+
+#: A link that cites an exercise by its number: ``[練習問題 5](#exercise-build)``,
+#: ``[KV キャッシュの練習問題 5](kv-cache.md#exercise-my-cache)``.
+CITED_EXERCISE = re.compile(
+    r"\[[^\]]*?(?P<number>\d+)\]\((?P<page>[a-z0-9-]+\.md)?#(?P<anchor>exercise-[a-z0-9-]+)\)"
+)
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+def test_a_link_that_cites_an_exercise_by_number_says_its_number(language) -> None:
+    """The exercises' numbers are typed in their headings, not given by the
+    build: a link that names one by its number must say the number its
+    heading has now (an exercise added or moved renumbers the others)."""
+    folder = ROOT / "docs" / language
+    numbers = {
+        (page.name, m["anchor"]): m["number"]
+        for page in folder.glob("*.md")
+        for m in re.finditer(
+            r"^### (?P<number>\d+)\. .*\{ #(?P<anchor>exercise-[a-z0-9-]+) \}$",
+            page.read_text(encoding="utf-8"),
+            re.MULTILINE,
+        )
+    }
+    wrong, cited = [], 0
+    for page in sorted(folder.glob("*.md")):
+        for m in CITED_EXERCISE.finditer(page.read_text(encoding="utf-8")):
+            target = (m["page"] or page.name, m["anchor"])
+            cited += 1
+            if numbers.get(target) != m["number"]:
+                wrong.append(f"{page.name}: {m[0]} (heading: {numbers.get(target)})")
+    assert cited > 10, "the pattern finds the links that cite exercises"
+    assert not wrong, "\n".join(wrong)
