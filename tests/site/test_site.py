@@ -235,6 +235,30 @@ def test_every_section_with_a_display_formula_shows_code(pages) -> None:
     )
 
 
+#: A list item that Markdown took as a line of the paragraph before it: a line
+#: that begins with "2. " or "- " inside a paragraph's or a list item's own
+#: text (a "2." right after an indented line of item 1, with no blank line
+#: between them, continues item 1's paragraph).
+SWALLOWED_ITEM = re.compile(r"\n[ \t]*(?:\d+\.|[-*+]) \S")
+
+
+def test_no_list_item_is_swallowed_by_the_paragraph_before_it(pages) -> None:
+    swallowed, paragraphs = [], 0
+    for paths in pages.values():
+        for path in paths:
+            for element in tree(path).iter("p", "li"):
+                if element.xpath("ancestor::pre or ancestor::code"):
+                    continue
+                paragraphs += 1
+                own = (element.text or "") + "".join(
+                    child.tail or "" for child in element
+                )
+                if match := SWALLOWED_ITEM.search(own):
+                    swallowed.append(f"{path}: {own[match.start() :][:60]!r}")
+    assert paragraphs > 1000, "the pages' paragraphs are read"
+    assert not swallowed, "\n".join(swallowed)
+
+
 def search_text(site: Path, language: str) -> str:
     index = json.loads(
         (site / language / "search" / "search_index.json").read_text(encoding="utf-8")
