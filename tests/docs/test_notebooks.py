@@ -97,6 +97,13 @@ def test_maths_links_and_dollars_in_prose():
     )
 
 
+def test_a_link_whose_text_holds_code_leads_to_the_online_book():
+    text = converter().prose("see [the note on `scaled=True`](#note), not `[x](y.md)`")
+    assert text == (
+        f"see [the note on `scaled=True`]({SITE}masks/#note), not `[x](y.md)`"
+    )
+
+
 def test_a_link_to_a_missing_page_fails():
     with pytest.raises(PluginError, match="not a page"):
         converter().prose("[gone](gone.md)")

@@ -373,9 +373,19 @@ class Converter:
             part = part.replace("$", r"\$")
             part = DISPLAY_MATH.sub(lambda m: "$$" + m[1] + "$$", part)
             part = INLINE_MATH.sub(lambda m: "$" + m[1].strip() + "$", part)
-            part = LINK.sub(lambda m: f"[{m['text']}]({self.absolute(m['url'])})", part)
             part = HTML_HREF.sub(lambda m: m[1] + self.absolute(m[2]) + m[3], part)
             return part
+
+        def link(match: re.Match) -> str:
+            # A link's text may hold code (``[`scaled=True`](#note)``), which
+            # _protect_code would cut the link at: links are made absolute on
+            # the whole text first, except those that begin inside code.
+            if any(s.start() <= match.start() < s.end() for s in spans):
+                return match[0]
+            return f"[{match['text']}]({self.absolute(match['url'])})"
+
+        spans = list(CODE_SPAN.finditer(text))
+        text = LINK.sub(link, text)
 
         lines = []
         for line in text.split("\n"):
