@@ -26,6 +26,7 @@ SKIPPED = {
     "package.md",
     "tokens.md",
     "language-model.md",
+    "lm-training.md",
     "generation.md",
     "attention-maps.md",
 }
