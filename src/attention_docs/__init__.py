@@ -42,7 +42,8 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
   assembled from the parts above (token embedding, RoPE, pre-norm blocks of
   causal multi-head attention and the feed-forward network, a tied output
   head), its hand-written gradients, its training on the book's own text,
-  and the trained models of each edition (language-model.md);
+  and the trained models of each edition (language-model.md,
+  lm-training.md);
 - :mod:`~attention_docs.sampling`: temperature, top-k and top-p sampling and
   the generation loop with a KV cache per layer (generation.md);
 - :mod:`~attention_docs.additive`: additive attention, Bahdanau et al.
