@@ -127,7 +127,9 @@ THEMES: dict[str, dict[str, str]] = {
 }
 
 # Cell colours of a boolean mask: False (may not attend), True (may attend).
-_MASK_COLOURS = ("#9e9e9e", "#21918c")  # grey, viridis' teal
+# The diagrams' colours (attention_book.diagrams.FILLS, light): a light grey
+# and viridis' teal, apart in lightness too for colour-blind readers.
+_MASK_COLOURS = ("#b4b4b4", "#21918c")  # grey, viridis' teal
 # What matplotlib warns when its measuring font lacks a glyph (see to_svg).
 _MISSING_GLYPH = r"Glyph \d+ \(.*\) missing from font\(s\)"
 _FONT_FAMILY = re.compile(r'(?P<before>style="[^"]*?)font-family:[^;"]*')
