@@ -121,7 +121,7 @@ def palette() -> dict[str, str]:
 #: The weights' colour scale (every heat map of A): the page at 0, the
 #: book's colour of A, a deep rose at 1, per theme.
 WEIGHTS_PAGE = {"light": "#ffffff", "dark": "#1e2029"}
-WEIGHTS_DEEP = {"light": "#9f1239", "dark": "#fda4af"}
+WEIGHTS_DEEP = {name: colours["bar"] for name, colours in THEMES.items()}
 
 
 def weights_cmap() -> LinearSegmentedColormap:
