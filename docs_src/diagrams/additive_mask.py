@@ -3,7 +3,7 @@
 import numpy as np
 from matplotlib.figure import Figure
 
-from attention_book.diagrams import MATH, bool_grid, canvas, matrix, text
+from attention_book.diagrams import MATH, bool_grid, canvas, legend, matrix, text
 from attention_docs import (
     attention_scores,
     attention_weights,
@@ -21,10 +21,11 @@ def figure(labels: dict) -> Figure:
     b = np.where(mask, 0.0, -np.inf)  # the additive mask
     s = attention_scores(q, k)
     a = attention_weights(q, k, mask=mask)
-    fig, ax = canvas(370, 190)
+    fig, ax = canvas(370, 200)
     top = 40.0
     bool_grid(ax, 14, top, mask, cell=CELL)
     text(ax, 14 + 1.5 * CELL, top + 3 * CELL + 16, "M")
+    legend(ax, 14, top + 3 * CELL + 44, [("keep", "True"), ("mask", "False")])
     text(ax, 14 + 3 * CELL + 14, top + 1.5 * CELL, "→", size=MATH)
     matrix(
         ax,

@@ -88,8 +88,16 @@ def figure(labels: dict) -> Figure:
             mid = (k + 0.5) * CELL
             # the rows' letters staggered in two columns: one under the other,
             # 10.8 units apart, a g's tail ran into the j below it
-            text(ax, left - 4 - 7 * (k % 2), top + mid, c, size=CHAR, ha="right")
-            text(ax, left + mid, top - 2, c, size=CHAR, va="bottom")
+            text(
+                ax,
+                left - 4 - 7 * (k % 2),
+                top + mid,
+                c,
+                size=CHAR,
+                ha="right",
+                math=False,
+            )
+            text(ax, left + mid, top - 2, c, size=CHAR, va="bottom", math=False)
     text(ax, left, 2 * map_height + 12 + 8, labels["keys"], ha="left", va="top")
     return fig
 

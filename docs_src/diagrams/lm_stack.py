@@ -95,7 +95,7 @@ def figure(labels: dict) -> Figure:
         linewidth=1.2,
         linestyle=(0, (4, 3)),
     )
-    text(ax, x + 4, head_top - 10, labels["tied"], ha="left", color=colours["accent"])
+    text(ax, x + 2, head_top - 10, labels["tied"], ha="left", color=colours["accent"])
     return fig
 
 

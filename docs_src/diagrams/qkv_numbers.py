@@ -39,9 +39,7 @@ def figure(labels: dict) -> Figure:
             col_label=col_label,
             highlight_rows=lit,
         )
-        text(
-            ax, left + width / 2, top + height + 18, name, size=MATH, fontstyle="italic"
-        )
+        text(ax, left + width / 2, top + height + 18, name, size=MATH)
         if index < 2:
             text(ax, left + width + 22, top + 30, "·="[index], size=MATH)
         left += width + 44

@@ -8,7 +8,7 @@ from attention_book.diagrams import arrow, box, canvas, text
 def panel(ax, left: float, title: str, sources: tuple[str, str], label: str) -> None:
     """Inputs at the bottom, the three projections, attention at the top."""
     text(ax, left + 80, 14, title)
-    box(ax, left + 10, 40, 140, 34, "Attention", fill="s")
+    box(ax, left + 10, 40, 140, 34, "Attention")
     xs = (left + 24, left + 80, left + 136)
     for x, (name, fill) in zip(xs, (("Q", "q"), ("K", "k"), ("V", "v")), strict=True):
         box(ax, x - 18, 110, 36, 28, name, fill=fill, size=15)
@@ -20,7 +20,7 @@ def panel(ax, left: float, title: str, sources: tuple[str, str], label: str) -> 
             arrow(ax, (left + 80, 190), (x, 138))
     else:
         box(ax, left + 4, 190, 40, 30, query_source, fill="x", size=15)
-        box(ax, left + 86, 190, 64, 30, key_source, fill="z", size=15)
+        box(ax, left + 86, 190, 64, 30, key_source, fill="y", size=15)
         arrow(ax, (left + 24, 190), (xs[0], 138))
         for x in xs[1:]:
             arrow(ax, (left + 118, 190), (x, 138))

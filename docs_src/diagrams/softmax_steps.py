@@ -17,7 +17,7 @@ def figure(labels: dict) -> Figure:
     baseline = 180.0
     panels = [
         (8.0, X, 3.0, "s", 0, labels["inputs"], "x_{j}"),
-        (132.0, exp, exp.max(), "k", 1, labels["exp"], "exp(x_{j})"),
+        (132.0, exp, exp.max(), "exp", 1, labels["exp"], "exp(x_{j})"),
         (256.0, weights, 1.0, "a", 3, labels["weights"], "softmax"),
     ]
     for left, values, top, fill, digits, title, symbol in panels:

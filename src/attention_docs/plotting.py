@@ -120,14 +120,18 @@ FONT_FAMILIES: dict[str | None, tuple[str, ...]] = {
 
 #: Colours of :func:`theme`: text and lines readable on Material's light page
 #: (white, text rgba(0, 0, 0, 0.87)) and on its dark "slate" page (background
-#: hsl(225, 15%, 14%)); bars in Material's indigo, lighter on the dark page.
+#: hsl(225, 15%, 14%)); bars and curves in the deep rose of the book's
+#: figures (the far end of their weights' colour scale, the attention
+#: weights' colour), lighter on the dark page.
 THEMES: dict[str, dict[str, str]] = {
-    "light": {"text": "#212121", "line": "#616161", "bar": "#3f51b5"},
-    "dark": {"text": "#e2e4ea", "line": "#a3a8b8", "bar": "#8c9eff"},
+    "light": {"text": "#212121", "line": "#616161", "bar": "#9f1239"},
+    "dark": {"text": "#e2e4ea", "line": "#a3a8b8", "bar": "#fda4af"},
 }
 
 # Cell colours of a boolean mask: False (may not attend), True (may attend).
-_MASK_COLOURS = ("#9e9e9e", "#21918c")  # grey, viridis' teal
+# The diagrams' colours (attention_book.diagrams.FILLS, light): a light grey
+# and viridis' teal, apart in lightness too for colour-blind readers.
+_MASK_COLOURS = ("#b4b4b4", "#21918c")  # grey, viridis' teal
 # What matplotlib warns when its measuring font lacks a glyph (see to_svg).
 _MISSING_GLYPH = r"Glyph \d+ \(.*\) missing from font\(s\)"
 _FONT_FAMILY = re.compile(r'(?P<before>style="[^"]*?)font-family:[^;"]*')

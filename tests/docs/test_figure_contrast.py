@@ -120,6 +120,135 @@ def test_every_text_reads_on_what_lies_behind_it(
     )
 
 
+#: Machado, Oliveira & Fernandes (2009), severity 1: linear RGB -> the
+#: linear RGB a protanope or a deuteranope sees.
+MACHADO = {
+    "protan": np.array(
+        [
+            [0.152286, 1.052583, -0.204868],
+            [0.114503, 0.786281, 0.099216],
+            [-0.003882, -0.048116, 1.051998],
+        ]
+    ),
+    "deutan": np.array(
+        [
+            [0.367322, 0.860646, -0.227968],
+            [0.280085, 0.672501, 0.047413],
+            [-0.011820, 0.042940, 0.968881],
+        ]
+    ),
+}
+SRGB_TO_XYZ = np.array(
+    [[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]
+)
+D65 = np.array([0.95047, 1.0, 1.08883])
+
+
+def lab(colour: str, vision: str | None = None) -> np.ndarray:
+    """CIELAB (D65) of an sRGB colour, as seen with ``vision`` (or normally)."""
+    rgb = np.array(to_rgba(colour)[:3])
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    if vision:
+        linear = np.clip(MACHADO[vision] @ linear, 0, 1)
+    xyz = SRGB_TO_XYZ @ linear / D65
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def delta_e(a: str, b: str, vision: str | None = None) -> float:
+    """CIE76 colour difference."""
+    return float(np.linalg.norm(lab(a, vision) - lab(b, vision)))
+
+
+#: Fills that share figures and must stay apart for protan and deutan
+#: readers: K and V (every Q/K/V figure), a mask's True and False, and the
+#: new fills against the matrices beside them (the exponentials between the
+#: scores and the weights; Y beside X, Q, K and V).
+CVD_PAIRS = [
+    ("k", "v"),
+    ("keep", "mask"),
+    ("exp", "s"),
+    ("exp", "a"),
+    ("y", "x"),
+    ("y", "q"),
+    ("y", "k"),
+    ("y", "v"),
+]
+#: ΔE (CIE76) under simulation: before, K and V were 4.3 / 5.2 (light),
+#: True and False 8.2 (review of 2026-12-01, A.3).
+CVD_DELTA_E = 10.0
+#: The matrices' fills, which no other kind of thing may borrow.
+MATRICES = ("x", "y", "w", "q", "k", "v", "s", "a", "z")
+
+
+@pytest.mark.parametrize("name_of_theme", ["light", "dark"])
+def test_colour_blind_readers_tell_the_pairs_apart(name_of_theme) -> None:
+    from attention_book.diagrams import FILLS
+
+    fills = FILLS[name_of_theme]
+    problems = [
+        f"{a} {fills[a]} vs {b} {fills[b]} ({vision}): ΔE {difference:.1f}"
+        for a, b in CVD_PAIRS
+        for vision in MACHADO
+        if (difference := delta_e(fills[a], fills[b], vision)) < CVD_DELTA_E
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_plots_mask_is_told_apart_as_the_diagrams_is() -> None:
+    from attention_docs.plotting import _MASK_COLOURS
+
+    false, true = _MASK_COLOURS
+    for vision in MACHADO:
+        assert delta_e(false, true, vision) >= CVD_DELTA_E, vision
+
+
+@pytest.mark.parametrize("name_of_theme", ["light", "dark"])
+def test_no_fill_borrows_a_matrix_colour(name_of_theme) -> None:
+    """Each matrix has its colour to itself: no other fill is the same or
+    close to it (ΔE < 8) in normal vision."""
+    from attention_book.diagrams import FILLS
+
+    fills = FILLS[name_of_theme]
+    close = [
+        f"{other} {fills[other]} ~ {matrix} {fills[matrix]}"
+        for matrix in MATRICES
+        for other in fills
+        if other != matrix
+        and other not in MATRICES[: MATRICES.index(matrix)]
+        and delta_e(fills[other], fills[matrix]) < 8
+        and other not in ("box", "head1", "head2", "token1", "token2", "token3")
+    ]
+    assert not close, close
+
+
+def test_figure_2_borrows_no_matrix_colour() -> None:
+    """The paper's Figure 2 (docs_src/figures/, coloured by book.css): its
+    blocks are operations, so none is drawn in a matrix's colour (Mask was
+    A's pink, SoftMax V's green, MatMul S's lavender)."""
+    import re
+
+    from attention_book.diagrams import FILLS
+    from tests.docs.test_figures import BLOCK_KINDS, CSS
+
+    css = CSS.read_text(encoding="utf-8")
+    slate = re.search(
+        r'\[data-md-color-scheme="slate"\][^{]*\.fig2\s*\{(?P<body>[^}]*)\}', css
+    )["body"]
+    light = re.search(r"\.md-typeset \.fig2 \{(?P<body>[^}]*)\}", css)["body"]
+    problems = []
+    for name_of_theme, body in (("light", light), ("dark", slate)):
+        for kind in BLOCK_KINDS:
+            colour = re.search(rf"--fig2-{kind}:\s*(#[0-9a-f]{{6}})", body)[1]
+            for matrix in MATRICES:
+                fill = FILLS[name_of_theme][matrix]
+                if delta_e(colour, fill) < 8:
+                    problems.append(
+                        f"{name_of_theme} {kind} {colour} ~ {matrix} {fill}"
+                    )
+    assert not problems, problems
+
+
 def to_hex(rgb) -> str:
     return "#" + "".join(f"{round(c * 255):02x}" for c in rgb)
 

@@ -526,3 +526,50 @@ def test_a_captions_symbols_get_their_sub_and_superscripts() -> None:
     )
     # an underscore with nothing before it is not a subscript
     assert plots.caption_html("_k と a < b") == "_k と a &lt; b"
+
+
+#: A symbol written raw in a figure's text (``W_Q``, ``dW_Q``, ``d_k``,
+#: ``d_model``): the label should have said ``W_{Q}`` (``markup`` sets it).
+RAW_SCRIPT = re.compile(r"(?<![A-Za-z])[A-Za-z]{1,2}[_^](?:[A-Za-z0-9⊤]|\{)")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_figures_set_their_symbols_as_maths(kind, name, language) -> None:
+    """No raw ``W_Q`` or ``d_model`` is left in a figure's text, and every
+    subscript is a real one (a ``tspan`` shifted below the line)."""
+    svg = draw(kind, name, language, "light")
+    raw = [t for t in svg_texts(svg) if RAW_SCRIPT.search(t)]
+    assert not raw, f"{name} ({language}): raw sub- or superscripts {raw}"
+
+
+def test_markup_sets_symbols_as_the_text_does() -> None:
+    """KaTeX's conventions: Latin letters italic, words of a subscript
+    (``model``), functions, digits and operators upright, all in a serif."""
+    from attention_book.diagrams import MATH_FAMILIES, markup
+
+    def typeset(body: str) -> str:
+        return markup(f'<text style="font-size: 15px" x="0">{body}</text>')
+
+    def italic(out: str) -> str:
+        return "".join(re.findall(r'<tspan font-style="italic">([^<]*)<', out))
+
+    for symbol in ("X", "W_{Q}", "x_{2}", "QK^{⊤}"):
+        out = typeset(symbol)
+        assert MATH_FAMILIES in out, out
+        assert italic(out) == "".join(c for c in symbol if c.isalpha()), out
+    out = typeset("d_{model}")
+    assert italic(out) == "d" and ">model</tspan>" in out, out
+    out = typeset("softmax(S + B)")
+    assert italic(out) == "SB" and ">softmax(" in out, out
+    out = typeset("スケーリングあり（1/√d_{k}）")
+    assert out.startswith(
+        '<text style="font-size: 15px" x="0">スケーリングあり（<tspan'
+    )
+    assert ">1/√" in out and italic(out) == "dk"
+    # words, code and numbers are not maths
+    for plain_text in ("Attention", "True", "q.shape = (2, 2, 3)", "0.245", "KV"):
+        assert MATH_FAMILIES not in typeset(plain_text), plain_text
+    # a label drawn with text(..., math=False): a token's letter stays a letter
+    kept = '<g id="plain-3">\n <text style="font-size: 15px" x="0">a</text>'
+    assert markup(kept) == kept

@@ -14,7 +14,13 @@ Words come from the diagram's entry of ``docs_src/diagrams/labels.yml``
 In any label, ``_{...}`` and ``^{...}`` mark a subscript and a superscript
 (``d_{k}``, ``K^{⊤}``, ``W^{Q}``): :func:`markup` turns them into SVG
 ``<tspan>`` elements after matplotlib has written the figure, so the
-browser draws them with the page's fonts like the rest of the text.
+browser draws them with the page's fonts like the rest of the text. It also
+sets each formula of a label (``Q``, ``W_{Q}``, ``d_{model}``, ``1/√d_{k}``,
+``softmax(S + B)``, a lone letter such as the ``n`` of "n 行") as KaTeX sets
+the text's maths: a serif, letters italic, words, digits and operators
+upright; ``text(..., math=False)`` keeps a letter that is data (a token) as
+it is. The plots' SVG goes through :func:`markup` too (``stages/plots.py``),
+so their labels write ``W_{Q}`` and ``d_{k}`` the same way.
 
 Colours follow :func:`attention_docs.plotting.theme`: :func:`palette`
 returns the fills of the theme the figure is drawn in, soft on the light
@@ -47,18 +53,25 @@ FONT = 12.5
 MATH = 15.0
 SUB = 0.75
 
-#: Fills per kind of matrix and per theme.
+#: Fills per kind of matrix and per theme: X and Y the inputs (Y the second
+#: sequence of cross-attention), W the weight matrices, Q K V S A Z, "exp" the
+#: exponentials of softmax (not yet weights), "mask"/"keep" a mask's False and
+#: True. A new kind of thing gets a new fill, never a matrix's. Pairs that
+#: share figures and that colour-blind readers would confuse differ in
+#: lightness too (K and V, False and True: tests/docs/test_figure_contrast.py).
 FILLS = {
     "light": {
         "x": "#e3e8f0",
         "w": "#f1e4c8",
         "q": "#cfe3f7",
-        "k": "#f7d9c4",
-        "v": "#d5ecd0",
+        "k": "#e9cbb6",
+        "v": "#ddf5d8",
         "s": "#e6dbf5",
         "a": "#f8d3da",
         "z": "#d9f0ee",
-        "mask": "#9e9e9e",
+        "y": "#bcc3cf",
+        "exp": "#e4efb0",
+        "mask": "#b4b4b4",
         "keep": "#21918c",
         "box": "#eeeeee",
         "highlight": "#ffe08a",
@@ -73,12 +86,14 @@ FILLS = {
         "x": "#3a4354",
         "w": "#5a4b2c",
         "q": "#284a6b",
-        "k": "#6b4630",
-        "v": "#30553a",
+        "k": "#613d27",
+        "v": "#395f43",
         "s": "#4b3f66",
         "a": "#653b45",
         "z": "#2c5753",
-        "mask": "#5f5f5f",
+        "y": "#262d3a",
+        "exp": "#4b5222",
+        "mask": "#4a4a4a",
         "keep": "#1c7a76",
         "box": "#33363f",
         "highlight": "#76601e",
@@ -106,7 +121,7 @@ def palette() -> dict[str, str]:
 #: The weights' colour scale (every heat map of A): the page at 0, the
 #: book's colour of A, a deep rose at 1, per theme.
 WEIGHTS_PAGE = {"light": "#ffffff", "dark": "#1e2029"}
-WEIGHTS_DEEP = {"light": "#9f1239", "dark": "#fda4af"}
+WEIGHTS_DEEP = {name: colours["bar"] for name, colours in THEMES.items()}
 
 
 def weights_cmap() -> LinearSegmentedColormap:
@@ -128,12 +143,27 @@ def canvas(width: float, height: float) -> tuple[Figure, Axes]:
     return fig, ax
 
 
-def text(ax: Axes, x: float, y: float, label: str, *, size: float = FONT, **kw):
-    """A label centred on (x, y) unless ``ha``/``va`` say otherwise."""
+def text(
+    ax: Axes,
+    x: float,
+    y: float,
+    label: str,
+    *,
+    size: float = FONT,
+    math: bool = True,
+    **kw,
+):
+    """A label centred on (x, y) unless ``ha``/``va`` say otherwise.
+
+    ``math=False`` keeps :func:`markup` from typesetting the label's letters
+    as symbols (a token's characters, a letter that is data, not maths)."""
     kw.setdefault("ha", "center")
     kw.setdefault("va", "center")
     kw.setdefault("color", palette()["text"])
-    return ax.text(x, y, label, fontsize=size, **kw)
+    artist = ax.text(x, y, label, fontsize=size, **kw)
+    if not math:
+        artist.set_gid(f"plain-{len(ax.texts)}")
+    return artist
 
 
 def box(
@@ -261,7 +291,7 @@ def matrix(
             for j, value in enumerate(row):
                 text(ax, x + (j + 0.5) * cell, y + (i + 0.5) * cell, value, size=FONT)
     elif name:
-        text(ax, x + width / 2, y + height / 2, name, size=size, fontstyle="italic")
+        text(ax, x + width / 2, y + height / 2, name, size=size)
     if row_label:
         style = (
             {"color": colours["accent"], "fontweight": "bold"}
@@ -283,13 +313,116 @@ def matrix(
 
 _MARK = re.compile(r"([_^])\{([^{}]*)\}")
 _TEXT = re.compile(
+    r'(?P<plain><g id="plain-\d+">\s*)?'
     r'(<text style="(?P<style>[^"]*)"(?P<attrs>[^>]*)>)(?P<body>[^<]*)(</text>)'
 )
 _SIZE = re.compile(r"font-size: ([\d.]+)px")
 
+#: The face of a figure's symbols: a serif close to KaTeX's (Computer Modern)
+#: where the reader has one, any serif otherwise (the SVG is an image: it
+#: cannot use the page's web fonts).
+MATH_FAMILIES = (
+    "'KaTeX_Main', 'Latin Modern Roman', 'CMU Serif', 'STIX Two Text', "
+    "'Cambria', 'Times New Roman', 'Noto Serif', 'DejaVu Serif', serif"
+)
+#: Words set upright inside a formula: functions and the words of a
+#: subscript (d_{model}, n_{vocab}), as ``\operatorname`` / ``\text`` set them.
+_WORD = r"MultiHead|[a-z]{2,}"
+#: One atom of a label: a script, a symbol (one Latin letter alone, or a few
+#: before a script: dW_{Q}, QK^{⊤}, XW_{Q}), a function or word before "(",
+#: maths that is no letter (digits, operators, Greek capitals), or other text.
+_ATOM = re.compile(
+    r"(?P<script>[_^]\{[^{}]*\})"
+    r"|(?P<symbol>(?<![A-Za-z.])(?:[A-Za-z]|[a-z]?[A-Z]{1,2}(?=[_^]\{)|[α-ωℓ])"
+    r"(?![A-Za-z.\[])|[Σ∑](?=[_^]\{))"
+    r"|(?P<function>(?<![A-Za-z.])(?:softmax|exp|concat|max|log|sin|cos|rowsum|MultiHead)(?=[(_]))"
+    r"|(?P<neutral>[0-9.,=+−\-·×/√()⊤′'⊙∞|‖ ]+|[Α-Ω])"
+    r"|(?P<other>.)",
+    re.DOTALL,
+)
+
+
+def _math_body(piece: str) -> str:
+    """A piece of a formula as SVG: Latin and Greek lowercase letters italic,
+    words, digits and operators upright (KaTeX's defaults)."""
+    out, last = [], 0
+    for word in re.finditer(_WORD, piece):
+        out.append(_italic(piece[last : word.start()]))
+        out.append(html.escape(word[0], quote=False))
+        last = word.end()
+    out.append(_italic(piece[last:]))
+    return "".join(out)
+
+
+def _italic(piece: str) -> str:
+    return re.sub(
+        r"[A-Za-zα-ωℓ]+",
+        lambda m: f'<tspan font-style="italic">{m[0]}</tspan>',
+        html.escape(piece, quote=False),
+    )
+
+
+def _math_spans(body: str) -> list[tuple[bool, str]]:
+    """``body`` cut into (is maths, text): a formula runs from its first
+    symbol to its last one, over the digits and operators between them."""
+    atoms = [(m.lastgroup, m[0]) for m in _ATOM.finditer(body)]
+    marks = [kind in ("symbol", "function") for kind, _ in atoms]
+    # scripts and neutral atoms join the formula they touch
+    inside = list(marks)
+    changed = True
+    while changed:
+        changed = False
+        for i, (kind, value) in enumerate(atoms):
+            if inside[i] or kind not in ("script", "neutral"):
+                continue
+            left = i > 0 and inside[i - 1]
+            right = i + 1 < len(atoms) and inside[i + 1]
+            if kind == "script" and left:
+                inside[i] = changed = True
+            elif kind == "neutral" and (left or right):
+                # an operator run binds; a bare space or comma ends the formula
+                # unless maths follows it too
+                bound = left and right if value.strip(" ,") == "" else True
+                if bound or _reaches_symbol(atoms, marks, i, left):
+                    inside[i] = changed = True
+    spans: list[tuple[bool, str]] = []
+    for flag, (_, value) in zip(inside, atoms, strict=True):
+        if spans and spans[-1][0] == flag:
+            spans[-1] = (flag, spans[-1][1] + value)
+        else:
+            spans.append((flag, value))
+    # spaces at a formula's ends are the sentence's
+    result: list[tuple[bool, str]] = []
+    for flag, value in spans:
+        if flag:
+            core = value.strip(" ")
+            lead = value[: len(value) - len(value.lstrip(" "))]
+            tail = value[len(value.rstrip(" ")) :]
+            for part in ((False, lead), (True, core), (False, tail)):
+                if part[1]:
+                    result.append(part)
+        else:
+            result.append((flag, value))
+    return result
+
+
+def _reaches_symbol(atoms, marks, i: int, leftward: bool) -> bool:
+    """Whether a neutral run (digits, operators) next to a formula carries on
+    to another symbol or ends the text: "1/√d_{k}", "= 3", "n_{q} = n_{k}"."""
+    step = 1 if leftward else -1
+    j = i + step
+    while 0 <= j < len(atoms) and atoms[j][0] in ("neutral", "script"):
+        j += step
+    return not (0 <= j < len(atoms)) or marks[j]
+
 
 def markup(svg: str) -> str:
-    """``svg`` with each ``_{...}`` / ``^{...}`` of its text as a ``<tspan>``.
+    """``svg`` with its text typeset as the page's maths: each ``_{...}`` /
+    ``^{...}`` as a sub- or superscript ``<tspan>``, and each formula of a
+    label (a symbol such as ``Q``, ``x_{2}``, ``d_{model}``, ``QK^{⊤}``,
+    ``1/√d_{k}``, ``softmax(S + B)``) in :data:`MATH_FAMILIES` with its
+    letters italic and its words, digits and operators upright, as KaTeX
+    sets them in the text. The text's characters are unchanged.
 
     The sub- or superscript is ``SUB`` times the text's size, but never below
     the size that :data:`MIN_PX` asks of a figure :data:`MAX_WIDTH` wide.
@@ -297,23 +430,37 @@ def markup(svg: str) -> str:
 
     def replace(match: re.Match) -> str:
         body = html.unescape(match["body"])
-        if not _MARK.search(body):
+        spans = [(False, body)] if match["plain"] else _math_spans(body)
+        if not any(flag for flag, _ in spans) and not _MARK.search(body):
             return match[0]
         size = float(_SIZE.search(match["style"])[1])
         small = max(round(SUB * size, 2), round(MIN_PX * MAX_WIDTH / PHONE_COLUMN, 2))
-        pieces, last = [], 0
-        for mark in _MARK.finditer(body):
-            pieces.append(html.escape(body[last : mark.start()], quote=False))
-            shift = "sub" if mark[1] == "_" else "super"
+        pieces = []
+        for is_math, value in spans:
+            if not is_math:
+                pieces.append(_scripts(value, small, html.escape))
+                continue
             pieces.append(
-                f'<tspan style="font-size: {small}px" baseline-shift="{shift}">'
-                f"{html.escape(mark[2], quote=False)}</tspan>"
+                f'<tspan style="font-family: {MATH_FAMILIES}">'
+                f"{_scripts(value, small, _math_body)}</tspan>"
             )
-            last = mark.end()
-        pieces.append(html.escape(body[last:], quote=False))
-        return match[1] + "".join(pieces) + match[5]
+        return (match["plain"] or "") + match[2] + "".join(pieces) + match[6]
 
     return _TEXT.sub(replace, svg)
+
+
+def _scripts(body: str, small: float, render) -> str:
+    pieces, last = [], 0
+    for mark in _MARK.finditer(body):
+        pieces.append(render(body[last : mark.start()]))
+        shift = "sub" if mark[1] == "_" else "super"
+        pieces.append(
+            f'<tspan style="font-size: {small}px" baseline-shift="{shift}">'
+            f"{render(mark[2])}</tspan>"
+        )
+        last = mark.end()
+    pieces.append(render(body[last:]))
+    return "".join(pieces)
 
 
 def smallest_text_px(svg: str) -> float:
