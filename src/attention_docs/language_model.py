@@ -39,7 +39,10 @@ layer norms have theirs.
 - :func:`train_language_model`: Adam on random windows of a corpus;
 - :func:`bigram_loss`: the baseline that counts pairs of tokens;
 - :func:`window_losses`: the mean next-token loss of each window, for
-  parameters that may have been changed (a head removed);
+  parameters that may have been changed, or with heads ablated
+  (``head_ablation``, also taken by :func:`forward`);
+- :func:`mean_head_outputs`: each head's output averaged over the
+  positions of some sequences, the replacement of a mean ablation;
 - :class:`LanguageModel`: a tokenizer and trained parameters together,
   :func:`load_pretrained` the ones trained for each edition of the book,
   :func:`load_corpus` their text and :func:`held_out_windows` windows of the
@@ -83,6 +86,7 @@ __all__ = [
     "load_induction_model",
     "load_pretrained",
     "loss_and_gradients",
+    "mean_head_outputs",
     "parameter_count",
     "parameter_shapes",
     "split_corpus",
@@ -299,12 +303,72 @@ def _layer(params: Params, layer: int) -> Params:
     }
 
 
+class _Ablated:
+    """A layer's cache that sets the values of some heads to one row each.
+
+    Every row of a causal head's weights sums to 1, so with every row of
+    ``V[head]`` equal to ``o``, the head's output ``(A V)_i`` is ``o`` at
+    every position ``i`` (up to rounding); ``o = 0`` gives exactly 0.
+    """
+
+    def __init__(self, rows: dict[int, FloatArray] | None = None) -> None:
+        self.rows = rows or {}
+
+    def append(self, k: FloatArray, v: FloatArray) -> None:
+        self.keys, self.values = k, v
+        if self.rows:
+            self.values = v.copy()
+            for head, o in self.rows.items():
+                self.values[:, head] = o  # every row of V[head] is o
+
+
+def _ablation_caches(head_ablation: Any, config: ModelConfig):
+    """``head_ablation`` checked, as one :class:`_Ablated` per layer (or None)."""
+    if head_ablation is None:
+        return None
+    if not hasattr(head_ablation, "items"):
+        raise TypeError(
+            "`head_ablation` must be a dict of (layer, head) to the head's new "
+            f"output, got {type(head_ablation).__name__}"
+        )
+    L, h, d_k = config.n_layers, config.n_heads, config.d_k
+    rows: list[dict[int, FloatArray]] = [{} for _ in range(L)]
+    for key, value in head_ablation.items():
+        if (
+            not isinstance(key, tuple)
+            or len(key) != 2
+            or not all(isinstance(i, numbers.Integral) for i in key)
+        ):
+            raise TypeError(
+                f"`head_ablation` keys must be (layer, head) pairs of integers, "
+                f"got {key!r}"
+            )
+        layer, head = (int(i) for i in key)
+        if not (0 <= layer < L and 0 <= head < h):
+            raise ValueError(
+                f"`head_ablation` key {key!r}: layer must lie in [0, {L}) and "
+                f"head in [0, {h}) (counting from 0)"
+            )
+        try:
+            o = np.broadcast_to(np.asarray(value, dtype=np.float64), (d_k,))
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"`head_ablation[{key!r}]` must be a number or an array of shape "
+                f"({d_k},) (d_k), got {np.shape(value)}"
+            ) from None
+        if not np.all(np.isfinite(o)):
+            raise ValueError(f"`head_ablation[{key!r}]` holds NaN or infinite values")
+        rows[layer][head] = o
+    return [_Ablated(r) for r in rows]
+
+
 def forward(
     params: dict[str, ArrayLike],
     config: ModelConfig,
     ids: ArrayLike,
     *,
     return_weights: bool = False,
+    head_ablation: dict[tuple[int, int], Any] | None = None,
 ) -> Any:
     r"""Logits for the next token at every position of ``ids``.
 
@@ -318,6 +382,10 @@ def forward(
         Token ids in ``[0, vocab_size)``, ``1 <= n <= context``.
     return_weights : bool, optional
         Also return every layer's attention weights.
+    head_ablation : dict of (int, int) to float or array_like, optional
+        Heads to ablate, as in :func:`window_losses`: ``{(layer, head): o}``
+        (counting from 0) replaces that head's output by ``o`` (shape
+        ``(d_k,)``, or a number for every component) at every position.
 
     Returns
     -------
@@ -336,10 +404,12 @@ def forward(
         If ``ids`` is empty, longer than ``config.context``, of more than two
         dimensions, or holds an id outside ``[0, vocab_size)``; if a
         parameter is missing, has the wrong shape or is not finite; if a
-        step overflows.
+        step overflows; if a key of ``head_ablation`` names no head of the
+        model or a value is not finite or does not broadcast to ``(d_k,)``.
     TypeError
         If ``ids`` does not hold integers or ``config`` is not a
-        :class:`ModelConfig`.
+        :class:`ModelConfig`; if ``head_ablation`` is not a dict of
+        ``(layer, head)`` pairs of integers.
 
     Notes
     -----
@@ -363,7 +433,10 @@ def forward(
     ids2 = _check_ids("ids", ids, config)
     n = ids2.shape[1]
     positions = np.arange(n, dtype=np.float64)  # 0, 1, ..., n - 1
-    logits, weights = decoder_forward(params, config, ids2, positions, causal_mask(n))
+    caches = _ablation_caches(head_ablation, config)
+    logits, weights = decoder_forward(
+        params, config, ids2, positions, causal_mask(n), caches
+    )
     if np.ndim(ids) == 1:
         logits = logits[0]
         weights = [w[0] for w in weights]
@@ -684,6 +757,7 @@ def window_losses(
     ids: ArrayLike,
     *,
     caches: Any = None,
+    head_ablation: dict[tuple[int, int], Any] | None = None,
 ) -> FloatArray:
     r"""The mean next-token loss of each window of ``ids``, in nats per token.
 
@@ -715,8 +789,17 @@ def window_losses(
         keys and values, of shape ``(batch, h, n, d_k)``, by
         ``cache.append(k, v)`` and then attends with ``cache.keys`` and
         ``cache.values``. An object that keeps what it is given records
-        them; one that changes them changes the layer's attention (the book
-        replaces one head's values this way).
+        them; one that changes them changes the layer's attention.
+    head_ablation : dict of (int, int) to float or array_like, optional
+        Heads to ablate: ``{(layer, head): o}``, both counted from 0,
+        replaces that head's output :math:`(AV)_i` by ``o`` at every
+        position :math:`i` of every window; ``o`` has shape ``(d_k,)``, or
+        is a number for every component. ``0`` is a **zero ablation**, the
+        same model as the head's ``d_k`` rows of ``W^O`` set to 0 (Michel et
+        al., 2019, "Are Sixteen Heads Really Better than One?", NeurIPS
+        2019, Section 2.3); the head's mean output
+        (:func:`mean_head_outputs`) is a **mean ablation**. Other heads,
+        and the weights of the ablated head itself, are computed as usual.
 
     Returns
     -------
@@ -728,7 +811,8 @@ def window_losses(
     ValueError
         As :func:`forward`, for ``ids`` and ``params``; if ``ids`` is not
         two-dimensional or has fewer than 2 columns; if ``caches`` does not
-        have one entry per layer; if a loss is not finite.
+        have one entry per layer; if ``caches`` and ``head_ablation`` are
+        both given; if a loss is not finite.
     TypeError
         As :func:`forward`; if an entry of ``caches`` is neither ``None``
         nor has an ``append`` method.
@@ -756,10 +840,25 @@ def window_losses(
     [2.3026, 2.3026]
     >>> round(float(np.log(10)), 4)
     2.3026
+
+    Ablating a head: zero (output 0) and mean (its mean output).
+
+    >>> params = init_params(config, np.random.default_rng(0))
+    >>> ids = [[3, 1, 4, 1, 5], [9, 2, 6, 5, 3]]
+    >>> base = window_losses(params, config, ids)
+    >>> zero = window_losses(params, config, ids, head_ablation={(0, 1): 0})
+    >>> o = mean_head_outputs(params, config, np.array(ids)[:, :-1])  # (L, h, d_k)
+    >>> mean = window_losses(params, config, ids, head_ablation={(0, 1): o[0, 1]})
+    >>> base.shape, zero.shape, bool(np.all(zero != base)), bool(np.all(mean != zero))
+    ((2,), (2,), True, True)
     """
     params = _check_params(params, config)
     windows = _check_windows(ids, config)
-    if caches is not None:
+    if head_ablation is not None:
+        if caches is not None:
+            raise ValueError("give `caches` or `head_ablation`, not both")
+        caches = _ablation_caches(head_ablation, config)
+    elif caches is not None:
         caches = list(caches)
         if len(caches) != config.n_layers:
             raise ValueError(
@@ -786,6 +885,82 @@ def window_losses(
         raise ValueError("a loss is not finite: the values of `params` are too large")
     return losses
 
+
+
+def mean_head_outputs(
+    params: dict[str, ArrayLike],
+    config: ModelConfig,
+    ids: ArrayLike,
+) -> FloatArray:
+    r"""Each head's output, averaged over every position of ``ids``.
+
+    For layer :math:`\ell` and head :math:`k`, with :math:`A` and :math:`V`
+    that head's weights and values on sequence :math:`w`,
+
+    .. math::
+
+        \bar{o}_{\ell,k} = \frac{1}{B\,n} \sum_{w=1}^{B} \sum_{i=1}^{n}
+            \bigl(A^{(w)} V^{(w)}\bigr)_i ,
+
+    the row a **mean ablation** puts in place of the head's output
+    (``head_ablation={(layer, head): o[layer, head]}`` of
+    :func:`window_losses` and :func:`forward`).
+
+    Parameters
+    ----------
+    params : dict of str to array_like
+        Every parameter of :func:`parameter_shapes`, with that shape.
+    config : ModelConfig
+        The model's sizes.
+    ids : array_like of int, shape (n,) or (batch, n)
+        The sequences the model reads, as in :func:`forward` (for the
+        windows of :func:`window_losses`, ``ids[:, :-1]``).
+
+    Returns
+    -------
+    ndarray, shape (L, h, d_k)
+        :math:`\bar{o}_{\ell,k}` at ``[layer, head]`` (counting from 0),
+        float64.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`forward`, for ``params``, ``config`` and ``ids``.
+
+    Notes
+    -----
+    Memory: one forward pass (:func:`forward` with ``return_weights``) and
+    every layer's values, ``batch * h * n * d_k`` floats per layer. The mean
+    is over positions as well as sequences, so one row stands in for the
+    head at every position; see the book's page "What the trained heads
+    attend to" (attention-maps.md, ``#ablation``).
+
+    Examples
+    --------
+    >>> config = ModelConfig(vocab_size=10, d_model=8, n_heads=2, n_layers=1,
+    ...                      d_ff=16, context=4)
+    >>> params = init_params(config, np.random.default_rng(0))
+    >>> mean_head_outputs(params, config, [[3, 1, 4], [1, 5, 9]]).shape
+    (1, 2, 4)
+
+    The first position attends to itself only: its output is its value row.
+
+    >>> o = mean_head_outputs(params, config, [3])
+    >>> x = params["embedding"][3]
+    >>> x_hat = (x - x.mean()) / np.sqrt(x.var() + 1e-5)  # LN_1, gamma 1, beta 0
+    >>> bool(np.allclose(o[0, 0], (x_hat @ params["layers.0.w_v"])[:4]))
+    True
+    """
+    params = _check_params(params, config)
+    ids2 = _check_ids("ids", ids, config)
+    n = ids2.shape[1]
+    positions = np.arange(n, dtype=np.float64)  # 0, 1, ..., n - 1
+    kept = [_Ablated() for _ in range(config.n_layers)]  # records V
+    _, weights = decoder_forward(
+        params, config, ids2, positions, causal_mask(n), kept
+    )
+    outputs = [a @ c.values for a, c in zip(weights, kept, strict=True)]  # A V
+    return np.stack([o.mean(axis=(0, 2)) for o in outputs])  # (L, h, d_k)
 
 # -- training on a corpus --------------------------------------------------------
 

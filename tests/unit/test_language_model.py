@@ -32,6 +32,7 @@ from attention_docs.language_model import (
     load_corpus,
     load_pretrained,
     loss_and_gradients,
+    mean_head_outputs,
     parameter_count,
     parameter_shapes,
     split_corpus,
@@ -73,8 +74,11 @@ def rotation(m, d):
     return r
 
 
-def literal_logits(params, config, ids):
-    """The model's logits for one sequence, position by position."""
+def literal_logits(params, config, ids, ablation=None):
+    """The model's logits for one sequence, position by position.
+
+    ``ablation``: {(layer, head): o}, that head's output set to ``o``."""
+    ablation = ablation or {}
     n, h, d_k = len(ids), config.n_heads, config.d_k
     x = [params["embedding"][t].copy() for t in ids]
     for layer in range(config.n_layers):
@@ -88,6 +92,9 @@ def literal_logits(params, config, ids):
         for i in range(n):
             heads = []
             for head in range(h):
+                if (layer, head) in ablation:
+                    heads.append(np.broadcast_to(ablation[layer, head], (d_k,)))
+                    continue
                 cols = slice(head * d_k, (head + 1) * d_k)
                 q = (z[i] @ p["w_q"][:, cols]) @ rotation(i, d_k)
                 scores = [
@@ -449,6 +456,116 @@ def test_a_constant_value_makes_the_head_s_weights_irrelevant() -> None:
     assert not np.allclose(
         window_losses(params, TINY, windows), window_losses(other, TINY, windows)
     )
+
+
+# -- head_ablation and mean_head_outputs ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "ablation",
+    [{(0, 1): 0.0}, {(1, 0): np.arange(4) / 4 - 0.5}, {(0, 0): 0.3, (1, 1): -0.2}],
+)
+def test_head_ablation_sets_the_head_s_output_as_the_literal_model(ablation) -> None:
+    params = perturbed_params(TINY, seed=6)
+    ids = [3, 1, 4, 1, 5, 6]
+    got = forward(params, TINY, ids, head_ablation=ablation)
+    assert np.allclose(got, literal_logits(params, TINY, ids, ablation), atol=1e-9)
+    assert not np.allclose(got, forward(params, TINY, ids), atol=1e-6)
+
+
+@pytest.mark.parametrize("layer", [0, 1])
+def test_zero_ablation_of_every_head_of_a_layer_skips_its_attention(layer) -> None:
+    """Every head at 0: X' = X + 0, the layer's W^O at 0 (the sublayer skipped)."""
+    params = perturbed_params(TINY, seed=7)
+    windows = np.array([[3, 1, 4, 1, 5, 6, 2], [6, 5, 4, 3, 2, 1, 0]])
+    skipped = dict(params)
+    skipped[f"layers.{layer}.w_o"] = np.zeros_like(params[f"layers.{layer}.w_o"])
+    every = {(layer, head): 0 for head in range(TINY.n_heads)}
+    got = window_losses(params, TINY, windows, head_ablation=every)
+    assert np.allclose(got, window_losses(skipped, TINY, windows), rtol=0, atol=1e-12)
+    one = window_losses(params, TINY, windows, head_ablation={(layer, 1): 0})
+    by_rows = zero_head_output_rows(params, TINY, layer, 1)
+    assert np.allclose(one, window_losses(by_rows, TINY, windows), rtol=0, atol=1e-12)
+
+
+def test_mean_head_outputs_are_the_mean_of_a_v_and_mean_ablation_uses_them() -> None:
+    params = perturbed_params(TINY, seed=8)
+    windows = np.array([[3, 1, 4, 1, 5, 6, 2], [6, 5, 4, 3, 2, 1, 0]])
+    o = mean_head_outputs(params, TINY, windows[:, :-1])
+    assert o.shape == (TINY.n_layers, TINY.n_heads, TINY.d_k)
+    # layer 1 (counting from 0: layer 0) reads the embeddings: A V written out
+    z = np.array(
+        [
+            [literal_layer_norm(params["embedding"][t], params["layers.0.norm_1.gamma"],
+                                params["layers.0.norm_1.beta"]) for t in w]
+            for w in windows[:, :-1]
+        ]
+    )  # (2, 6, d_model)
+    _, weights = forward(params, TINY, windows[:, :-1], return_weights=True)
+    for head in range(TINY.n_heads):
+        v = z @ params["layers.0.w_v"][:, head * TINY.d_k : (head + 1) * TINY.d_k]
+        want = (weights[0][:, head] @ v).mean(axis=(0, 1))
+        assert np.allclose(o[0, head], want, rtol=0, atol=1e-12)
+    # mean ablation: the head's output is the given mean at every position
+    ablation = {(1, 0): o[1, 0]}
+    got = window_losses(params, TINY, windows, head_ablation=ablation)
+    want = literal_loss_per_window(params, windows, ablation)
+    assert np.allclose(got, want, rtol=0, atol=1e-9)
+
+
+def literal_loss_per_window(params, windows, ablation):
+    losses = []
+    for w in windows:
+        logits = literal_logits(params, TINY, list(w[:-1]), ablation)
+        z = logits - logits.max(axis=-1, keepdims=True)
+        log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+        losses.append(-np.mean([log_p[i, t] for i, t in enumerate(w[1:])]))
+    return np.array(losses)
+
+
+def test_head_ablation_changes_no_argument_and_no_later_call() -> None:
+    params = perturbed_params(TINY, seed=9)
+    saved = {k: v.copy() for k, v in params.items()}
+    windows = np.array([[3, 1, 4, 1, 5, 6, 2]])
+    o = np.full(TINY.d_k, 0.5)
+    base = window_losses(params, TINY, windows)
+    window_losses(params, TINY, windows, head_ablation={(0, 1): o})
+    forward(params, TINY, windows[0, :-1], head_ablation={(1, 1): o})
+    mean_head_outputs(params, TINY, windows[:, :-1])
+    assert all(np.array_equal(params[k], saved[k]) for k in saved)
+    assert np.array_equal(o, np.full(TINY.d_k, 0.5))
+    assert np.array_equal(window_losses(params, TINY, windows), base)
+
+
+def test_head_ablation_keeps_the_weights_up_to_its_layer() -> None:
+    params = perturbed_params(TINY, seed=10)
+    ids = [3, 1, 4, 1, 5, 6]
+    _, before = forward(params, TINY, ids, return_weights=True)
+    _, after = forward(params, TINY, ids, return_weights=True,
+                       head_ablation={(0, 1): 0})
+    assert np.array_equal(after[0], before[0])  # the ablated head's own too
+    assert not np.allclose(after[1], before[1])
+
+
+def test_head_ablation_refuses_what_names_no_head() -> None:
+    params = perturbed_params(TINY)
+    windows = [[1, 2, 3]]
+    for key in [(2, 0), (0, 2), (-1, 0)]:
+        with pytest.raises(ValueError, match=r"`head_ablation` key .*layer must lie"):
+            window_losses(params, TINY, windows, head_ablation={key: 0})
+    with pytest.raises(TypeError, match="`head_ablation` keys must be"):
+        window_losses(params, TINY, windows, head_ablation={0: 0})
+    with pytest.raises(TypeError, match="`head_ablation` keys must be"):
+        forward(params, TINY, [1, 2], head_ablation={(0, 1.0): 0})
+    with pytest.raises(TypeError, match="`head_ablation` must be a dict"):
+        forward(params, TINY, [1, 2], head_ablation=[(0, 1)])
+    with pytest.raises(ValueError, match=r"`head_ablation\[\(0, 1\)\]` must be"):
+        forward(params, TINY, [1, 2], head_ablation={(0, 1): np.zeros(3)})
+    with pytest.raises(ValueError, match=r"`head_ablation\[\(0, 1\)\]` holds NaN"):
+        forward(params, TINY, [1, 2], head_ablation={(0, 1): np.nan})
+    with pytest.raises(ValueError, match="`caches` or `head_ablation`, not both"):
+        window_losses(params, TINY, windows, caches=[None, None],
+                      head_ablation={(0, 1): 0})
 
 
 def test_window_losses_refuse_what_they_cannot_read() -> None:
