@@ -42,7 +42,6 @@ def figure(labels: dict) -> Figure:
     }
     styles = {"unscaled": ("--", "s"), "scaled": ("-", "o")}
     fig = Figure(figsize=(4.8, 6.6), layout="constrained")
-    # room under each x label for its subscript (d_k, set below the line)
     fig.get_layout_engine().set(h_pad=8 / 72)
     axes = fig.subplots(2, 1)
     for ax, panel in zip(axes, ("total", "query"), strict=True):

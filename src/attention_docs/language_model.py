@@ -886,7 +886,6 @@ def window_losses(
     return losses
 
 
-
 def mean_head_outputs(
     params: dict[str, ArrayLike],
     config: ModelConfig,
@@ -956,11 +955,10 @@ def mean_head_outputs(
     n = ids2.shape[1]
     positions = np.arange(n, dtype=np.float64)  # 0, 1, ..., n - 1
     kept = [_Ablated() for _ in range(config.n_layers)]  # records V
-    _, weights = decoder_forward(
-        params, config, ids2, positions, causal_mask(n), kept
-    )
+    _, weights = decoder_forward(params, config, ids2, positions, causal_mask(n), kept)
     outputs = [a @ c.values for a, c in zip(weights, kept, strict=True)]  # A V
     return np.stack([o.mean(axis=(0, 2)) for o in outputs])  # (L, h, d_k)
+
 
 # -- training on a corpus --------------------------------------------------------
 

@@ -169,7 +169,7 @@ def test_a_figure_carries_its_colours():
         '<rect class="fig2-block fig2-matmul"/></svg>'
     )
     assert 'width="240" height="445"' in svg
-    assert "--fig2-matmul: #e6dbf5" in svg
+    assert "--fig2-matmul: #fbfbfb" in svg
     assert ".fig2-matmul { fill: var(--fig2-matmul); }" in svg
 
 

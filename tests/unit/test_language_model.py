@@ -496,8 +496,14 @@ def test_mean_head_outputs_are_the_mean_of_a_v_and_mean_ablation_uses_them() -> 
     # layer 1 (counting from 0: layer 0) reads the embeddings: A V written out
     z = np.array(
         [
-            [literal_layer_norm(params["embedding"][t], params["layers.0.norm_1.gamma"],
-                                params["layers.0.norm_1.beta"]) for t in w]
+            [
+                literal_layer_norm(
+                    params["embedding"][t],
+                    params["layers.0.norm_1.gamma"],
+                    params["layers.0.norm_1.beta"],
+                )
+                for t in w
+            ]
             for w in windows[:, :-1]
         ]
     )  # (2, 6, d_model)
@@ -541,8 +547,9 @@ def test_head_ablation_keeps_the_weights_up_to_its_layer() -> None:
     params = perturbed_params(TINY, seed=10)
     ids = [3, 1, 4, 1, 5, 6]
     _, before = forward(params, TINY, ids, return_weights=True)
-    _, after = forward(params, TINY, ids, return_weights=True,
-                       head_ablation={(0, 1): 0})
+    _, after = forward(
+        params, TINY, ids, return_weights=True, head_ablation={(0, 1): 0}
+    )
     assert np.array_equal(after[0], before[0])  # the ablated head's own too
     assert not np.allclose(after[1], before[1])
 
@@ -564,8 +571,9 @@ def test_head_ablation_refuses_what_names_no_head() -> None:
     with pytest.raises(ValueError, match=r"`head_ablation\[\(0, 1\)\]` holds NaN"):
         forward(params, TINY, [1, 2], head_ablation={(0, 1): np.nan})
     with pytest.raises(ValueError, match="`caches` or `head_ablation`, not both"):
-        window_losses(params, TINY, windows, caches=[None, None],
-                      head_ablation={(0, 1): 0})
+        window_losses(
+            params, TINY, windows, caches=[None, None], head_ablation={(0, 1): 0}
+        )
 
 
 def test_window_losses_refuse_what_they_cannot_read() -> None:
