@@ -160,7 +160,10 @@ SENTENCES = [
     ("損失與預測的正確率", "损失与预测的准确率"),
     ("只由詞元的多重集合決定", "只由词元的多重集决定"),
     ("用 `default_rng(0)` 建立亂數產生器", "用 `default_rng(0)` 创建随机数生成器"),
-    ("`_cached_steps` 是產生器（generator）：", "`_cached_steps` 是生成器（generator）："),
+    (
+        "`_cached_steps` 是產生器（generator）：",
+        "`_cached_steps` 是生成器（generator）：",
+    ),
     ("在雙對數尺度上擬合一條直線", "在双对数坐标上拟合一条直线"),
     ("## 寫出完整的前向傳播 { #forward }", "## 写出完整的前向传播 { #forward }"),
     ("三個線性方程式", "三个线性方程"),
