@@ -82,22 +82,22 @@ def test_aligned_aligns_at_the_ampersand(typeset) -> None:
         assert "text-align: -webkit-left" in right.get("style")
         # Nothing between the columns: the relation follows the left side.
         assert left.get("style").endswith(
-            "padding: 0 0 0.125em 0"
-        ) or "padding: 0.125em 0 0 0" in left.get("style")
+            "padding: 0 0 0.132em 0"
+        ) or "padding: 0.132em 0 0 0" in left.get("style")
 
 
 def test_cases_columns_are_spaced_as_katex_spaces_them(typeset) -> None:
     _, root = typeset(r"\begin{cases} 1 & x>0 \\ 0 & \text{else} \end{cases}", True)
     first = next(root.iter(M + "mtd"))
     assert "text-align: left" in first.get("style")
-    assert "padding: 0 0.5em" in first.get("style")  # half of KaTeX's 1em
+    assert "padding: 0 0.526em" in first.get("style")  # half of KaTeX's 1em
 
 
 def test_array_rows_get_katex_struts(typeset) -> None:
     _, root = typeset(r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", True)
     struts = list(root.iter(M + "mspace"))
     assert [(s.get("height"), s.get("depth")) for s in struts] == [
-        ("0.84em", "0.36em")
+        ("0.884em", "0.379em")
     ] * 2
 
 
@@ -148,3 +148,9 @@ def test_a_tag_sets_its_formula_in_display_style(typeset) -> None:
     assert cells and all("math-style: normal" in cell.get("style") for cell in cells)
     (table,) = root.iter(M + "mtable")
     assert "width: 100%" in table.get("style")
+
+
+def test_no_space_around_operators_in_scripts(typeset) -> None:
+    _, root = typeset(r"e^{m_i - c_i} + \sum_{j=1}^{n} x")
+    spaced = {mo.text: mo.get("lspace") for mo in root.iter(M + "mo")}
+    assert spaced == {"\u2212": "0em", "=": "0em", "+": None, "\u2211": None}
