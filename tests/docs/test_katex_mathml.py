@@ -154,3 +154,19 @@ def test_no_space_around_operators_in_scripts(typeset) -> None:
     _, root = typeset(r"e^{m_i - c_i} + \sum_{j=1}^{n} x")
     spaced = {mo.text: mo.get("lspace") for mo in root.iter(M + "mo")}
     assert spaced == {"\u2212": "0em", "=": "0em", "+": None, "\u2211": None}
+
+
+def test_hat_and_tilde_are_accents_not_stretched(typeset) -> None:
+    _, root = typeset(r"\hat{x} + \tilde{\pi}_a + \bar{z}")
+    accents = [mover[1] for mover in root.iter(M + "mover")]
+    assert [(a.text, a.get("stretchy")) for a in accents] == [
+        ("\u02c6", "false"),
+        ("\u02dc", "false"),
+        ("\u02c9", "false"),
+    ]
+
+
+def test_a_big_slash_is_not_spaced_as_a_binary_operator(typeset) -> None:
+    _, root = typeset(r"\pi_a \big/ \sum_b \pi_b")
+    (slash,) = [mo for mo in root.iter(M + "mo") if mo.text == "/"]
+    assert (slash.get("lspace"), slash.get("rspace")) == ("0em", "0em")

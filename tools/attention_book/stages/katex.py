@@ -633,6 +633,30 @@ def _unspace_scripts(math) -> None:
                     mo.set("rspace", "0em")
 
 
+#: ``\hat``, ``\tilde``: KaTeX writes ASCII ^ and ~, which MathML Core
+#: stretches over the base (as ``\widehat``); the accents themselves, unstretched.
+ACCENTS = {"^": "\u02c6", "~": "\u02dc"}
+
+
+def _rewrite_accent(mover) -> None:
+    if mover.get("accent") != "true" or len(mover) != 2:
+        return
+    accent = mover[1]
+    if _tag(accent) != "mo" or accent.get("stretchy") is not None:
+        return
+    if accent.text in ACCENTS or accent.text in ("\u02c9", "\u02d9", "\u00a8"):
+        accent.text = ACCENTS.get(accent.text, accent.text)
+        accent.set("stretchy", "false")
+
+
+def _rewrite_big(mo) -> None:
+    r"""``\big/``, ``\bigl(``: a delimiter of a fixed size is an ordinary
+    symbol or a delimiter for TeX, never spaced as a binary operator."""
+    if mo.get("maxsize") is not None and mo.get("lspace") is None:
+        mo.set("lspace", "0em")
+        mo.set("rspace", "0em")
+
+
 @functools.cache
 def rewrite_mathml(fragment: str, display: bool) -> str:
     """KaTeX's ``output: "mathml"`` answer made to draw as KaTeX's HTML does
@@ -650,7 +674,10 @@ def rewrite_mathml(fragment: str, display: bool) -> str:
             _rewrite_table(element)
         if tag in ("munder", "mover"):
             _rewrite_brace(element)
+        if tag == "mover":
+            _rewrite_accent(element)
         if tag == "mo":
+            _rewrite_big(element)
             _rewrite_sign(element)
             _rewrite_function(element)
     _unspace_scripts(math)
