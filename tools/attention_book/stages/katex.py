@@ -40,6 +40,11 @@ from ``node_modules``) but no KaTeX script.
   exclusion. So the page is indexed with each formula as readable text
   (``QK^⊤/√(d_k)``, by pylatexenc), and the typeset formulas replace those
   placeholders once the page is indexed.
+- **MathML only, on trial.** ``BOOK_MATH=mathml`` asks KaTeX for MathML
+  only (half the elements of a long page), rewritten for the browsers'
+  MathML Core (``rewrite_mathml``) and drawn in STIX Two Math, cut like
+  KaTeX's fonts; KaTeX's stylesheet and fonts are then not shipped. Not the
+  default: docs-dev/performance.md says what still differs.
 - **Headings.** The toc extension names a heading's entry in the table of
   contents with the heading's text, the TeX of an inline formula included
   (``\\(\\sqrt{d_{\\text{model}}}\\)``). Such an entry gets the formula
