@@ -119,6 +119,11 @@ def _language_folder(config) -> str:
 
 def on_config(config):
     base = os.environ.get("SITE_URL", DEFAULT_SITE_URL).rstrip("/") + "/"
+    if os.environ.get("BOOK_MATH", "html") == "mathml":
+        # MathML only (stages/katex.py): nothing uses KaTeX's stylesheet.
+        config.extra_css = [
+            css for css in config.extra_css if not css.startswith("assets/katex/")
+        ]
     config.site_url = base + _language_folder(config) + "/"
     # Where every edition's folder lives, for the hreflang links of each page
     # (overrides/main.html): the editions' folders are their language codes.
@@ -161,6 +166,8 @@ def on_files(files: Files, config) -> Files:
         )
     sources = [KATEX_DIST / name for name in KATEX_FILES]
     sources += sorted((KATEX_DIST / "fonts").iterdir())
+    if os.environ.get("BOOK_MATH", "html") == "mathml":
+        sources = []  # MathML only: STIX Two Math, added by stages/katex.py
     for source in sources:
         uri = "assets/katex/" + source.relative_to(KATEX_DIST).as_posix()
         files.append(File.generated(config, uri, abs_src_path=str(source)))

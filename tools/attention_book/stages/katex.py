@@ -40,6 +40,11 @@ from ``node_modules``) but no KaTeX script.
   exclusion. So the page is indexed with each formula as readable text
   (``QK^⊤/√(d_k)``, by pylatexenc), and the typeset formulas replace those
   placeholders once the page is indexed.
+- **MathML only, on trial.** ``BOOK_MATH=mathml`` asks KaTeX for MathML
+  only (half the elements of a long page), rewritten for the browsers'
+  MathML Core (``rewrite_mathml``) and drawn in STIX Two Math, cut like
+  KaTeX's fonts; KaTeX's stylesheet and fonts are then not shipped. Not the
+  default: docs-dev/performance.md says what still differs.
 - **Headings.** The toc extension names a heading's entry in the table of
   contents with the heading's text, the TeX of an inline formula included
   (``\\(\\sqrt{d_{\\text{model}}}\\)``). Such an entry gets the formula
@@ -61,8 +66,10 @@ import re
 import shutil
 import subprocess
 import time
+import unicodedata
 from pathlib import Path
 
+from lxml import etree
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
@@ -74,6 +81,11 @@ SERVER = Path(__file__).resolve().with_name("katex_server.js")
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 #: KaTeX's answers, kept between builds (``Katex.cache_file``).
 CACHE = ROOT / ".cache" / "katex"
+#: The maths font of the MathML output, and where the site serves it.
+STIX = ROOT / "node_modules" / "@fontsource" / "stix-two-math"
+STIX_FONT = STIX / "files" / "stix-two-math-latin-400-normal.woff2"
+MATH_FONT = "assets/math/stix-two-math.woff2"
+MATH_LICENCE = "assets/math/OFL.txt"
 
 #: pymdownx.arithmatex's generic output: the TeX, HTML-escaped, delimiters kept.
 ARITHMATEX = re.compile(
@@ -130,6 +142,8 @@ class Katex:
         version = json.loads((KATEX_DIST.parent / "package.json").read_bytes())
         digest = hashlib.sha256(SERVER.read_bytes())
         digest.update(version["version"].encode())
+        if math_output() != "html":  # the HTML's cache file keeps its name
+            digest.update(math_output().encode())
         return CACHE / f"{digest.hexdigest()[:32]}.json"
 
     @staticmethod
@@ -166,6 +180,13 @@ class Katex:
         partial.replace(path)
 
     def render(self, tex: str, display: bool) -> str:
+        """The formula typeset as the book's maths output asks."""
+        typeset = self._render(tex, display)
+        if math_output() == "mathml":
+            return rewrite_mathml(typeset, display)
+        return typeset
+
+    def _render(self, tex: str, display: bool) -> str:
         self.formulas += 1
         if not self._loaded:
             self._load()
@@ -173,21 +194,27 @@ class Katex:
         if key in self._cache:
             return self._cache[key]
         start = time.perf_counter()
+        answer = self._ask(tex, display, KATEX_OUTPUT[math_output()])
+        self.seconds += time.perf_counter() - start
+        self._cache[key] = answer
+        self._new = True
+        return answer
+
+    def _ask(self, tex: str, display: bool, output: str) -> str:
+        """KaTeX's answer for one formula (``output`` is KaTeX's option)."""
         if self._process is None or self._process.poll() is not None:
             self._process = self._start()
         assert self._process.stdin is not None and self._process.stdout is not None
-        self._process.stdin.write(json.dumps({"tex": tex, "display": display}) + "\n")
+        request = {"tex": tex, "display": display, "output": output}
+        self._process.stdin.write(json.dumps(request) + "\n")
         self._process.stdin.flush()
         line = self._process.stdout.readline()
         if not line:
             code = self._process.wait()
             raise PluginError(f"KaTeX ({SERVER.name}) stopped with exit code {code}")
         answer = json.loads(line)
-        self.seconds += time.perf_counter() - start
         if "error" in answer:
             raise KatexError(answer["error"])
-        self._cache[key] = answer["html"]
-        self._new = True
         return answer["html"]
 
     def close(self) -> None:
@@ -214,6 +241,470 @@ class Katex:
             if self._process.stdout is not None:
                 self._process.stdout.close()
             self._process = None
+
+
+def math_output() -> str:
+    """ "html" (KaTeX's HTML and MathML, the default) or "mathml" (MathML
+    only, drawn by the browser in STIX Two Math): ``BOOK_MATH``."""
+    output = os.environ.get("BOOK_MATH", "html")
+    if output not in MATH_OUTPUTS:
+        raise PluginError(f"BOOK_MATH={output!r}: one of {', '.join(MATH_OUTPUTS)}")
+    return output
+
+
+#: KaTeX's ``output`` option for each of the book's outputs.
+KATEX_OUTPUT = {"html": "htmlAndMathml", "mathml": "mathml"}
+
+
+# --- MathML output (``BOOK_MATH=mathml``) -----------------------------------
+#
+# KaTeX's MathML is written for MathML 3; Chromium implements MathML Core,
+# which drops most presentation attributes. ``rewrite_mathml`` turns them into
+# what MathML Core draws: Unicode mathematical alphanumerics for
+# ``mathvariant``, CSS on the cells for ``mtable``'s alignment and spacing,
+# explicit spacing for a unary minus, primes at the base's height.
+
+#: How ``BOOK_MATH`` asks the book's maths to be typeset: KaTeX's HTML (with
+#: its MathML for screen readers) or MathML only, drawn by the browser.
+MATH_OUTPUTS = ("html", "mathml")
+
+MATHML_NS = "http://www.w3.org/1998/Math/MathML"
+
+#: ``mathvariant`` -> the style's words in Unicode's character names
+#: ("MATHEMATICAL BOLD SMALL X").
+VARIANT_NAMES = {
+    "bold": "BOLD",
+    "italic": "ITALIC",
+    "bold-italic": "BOLD ITALIC",
+    "double-struck": "DOUBLE-STRUCK",
+    "script": "SCRIPT",
+    "bold-script": "BOLD SCRIPT",
+    "fraktur": "FRAKTUR",
+    "bold-fraktur": "BOLD FRAKTUR",
+    "sans-serif": "SANS-SERIF",
+    "bold-sans-serif": "SANS-SERIF BOLD",
+    "sans-serif-italic": "SANS-SERIF ITALIC",
+    "sans-serif-bold-italic": "SANS-SERIF BOLD ITALIC",
+    "monospace": "MONOSPACE",
+}
+#: The letters Unicode had encoded before the Mathematical Alphanumeric
+#: Symbols block: their places in the block are left empty (unassigned), and
+#: these are the characters to use.
+LETTERLIKE = {
+    ("ITALIC", "SMALL H"): "\u210e",  # ℎ PLANCK CONSTANT
+    ("SCRIPT", "CAPITAL B"): "\u212c",
+    ("SCRIPT", "CAPITAL E"): "\u2130",
+    ("SCRIPT", "CAPITAL F"): "\u2131",
+    ("SCRIPT", "CAPITAL H"): "\u210b",
+    ("SCRIPT", "CAPITAL I"): "\u2110",
+    ("SCRIPT", "CAPITAL L"): "\u2112",
+    ("SCRIPT", "CAPITAL M"): "\u2133",
+    ("SCRIPT", "CAPITAL R"): "\u211b",
+    ("SCRIPT", "SMALL E"): "\u212f",
+    ("SCRIPT", "SMALL G"): "\u210a",
+    ("SCRIPT", "SMALL O"): "\u2134",
+    ("FRAKTUR", "CAPITAL C"): "\u212d",
+    ("FRAKTUR", "CAPITAL H"): "\u210c",
+    ("FRAKTUR", "CAPITAL I"): "\u2111",
+    ("FRAKTUR", "CAPITAL R"): "\u211c",
+    ("FRAKTUR", "CAPITAL Z"): "\u2128",
+    ("DOUBLE-STRUCK", "CAPITAL C"): "\u2102",
+    ("DOUBLE-STRUCK", "CAPITAL H"): "\u210d",
+    ("DOUBLE-STRUCK", "CAPITAL N"): "\u2115",
+    ("DOUBLE-STRUCK", "CAPITAL P"): "\u2119",
+    ("DOUBLE-STRUCK", "CAPITAL Q"): "\u211a",
+    ("DOUBLE-STRUCK", "CAPITAL R"): "\u211d",
+    ("DOUBLE-STRUCK", "CAPITAL Z"): "\u2124",
+}
+#: Unicode's names of the Greek letters in the mathematical styles differ
+#: from those of the letters themselves in a few places.
+GREEK_NAMES = {"LAMDA": "LAMDA", "FINAL SIGMA": "FINAL SIGMA"}
+#: The variants Unicode encodes symbols of: ϵ ϑ ϰ ϕ ϱ ϖ, ∇ ∂.
+SYMBOL_NAMES = {
+    "\u03f5": "EPSILON SYMBOL",
+    "\u03d1": "THETA SYMBOL",
+    "\u03f0": "KAPPA SYMBOL",
+    "\u03d5": "PHI SYMBOL",
+    "\u03f1": "RHO SYMBOL",
+    "\u03d6": "PI SYMBOL",
+    "\u03f4": "CAPITAL THETA SYMBOL",
+    "\u2207": "NABLA",
+    "\u2202": "PARTIAL DIFFERENTIAL",
+}
+
+
+def _letter_name(char: str) -> str | None:
+    """ "CAPITAL X", "SMALL ALPHA", "DIGIT ONE", "NABLA", or None."""
+    if char in SYMBOL_NAMES:
+        return SYMBOL_NAMES[char]
+    name = unicodedata.name(char, "")
+    for prefix in ("LATIN ", "GREEK "):
+        if name.startswith(prefix) and " LETTER " in name:
+            case, _, letter = name[len(prefix) :].partition(" LETTER ")
+            if case in ("CAPITAL", "SMALL") and " " not in letter:
+                return f"{case} {letter}"
+    if name.startswith("DIGIT "):
+        return name
+    return None
+
+
+@functools.cache
+def styled(char: str, variant: str) -> str | None:
+    """``char`` in the style ``mathvariant`` names, as one Unicode character
+    ("x", "bold" -> "𝐱"; "R", "double-struck" -> "ℝ"), or None if Unicode
+    has no such character."""
+    style = VARIANT_NAMES.get(variant)
+    letter = _letter_name(char)
+    if style is None or letter is None:
+        return None
+    if (style, letter) in LETTERLIKE:
+        return LETTERLIKE[style, letter]
+    try:
+        return unicodedata.lookup(f"MATHEMATICAL {style} {letter}")
+    except KeyError:
+        return None
+
+
+#: Operators after which a minus or plus is a sign, not a binary operator
+#: (TeX's rule: a binary operator after a relation, an operator, an opening
+#: delimiter or punctuation, or first, is an ordinary symbol): every ``mo``
+#: except the closing delimiters and the function application.
+OPENING = set("([{|\u2016\u27e8\u230a\u2308")
+CLOSING = set(")]}|\u2016\u27e9\u230b\u2309\u2032")
+SIGNS = set("\u2212+\u00b1\u2213")
+PRIME = set("\u2032\u2033\u2034")
+#: KaTeX's spacing in em, and the CSS length of half of it.
+LENGTH = re.compile(r"(-?[\d.]+)(em|ex|pt)?")
+
+
+def _tag(element) -> str:
+    return etree.QName(element).localname if isinstance(element.tag, str) else ""
+
+
+#: KaTeX's em (its text at 1.21 times the page's, katex.min.css) in the em
+#: of the MathML (at 1.15 times, book.css: STIX Two Math's letters are
+#: larger than Computer Modern's at the same size): KaTeX's spacing kept.
+KATEX_EM = 1.21 / 1.15
+
+
+def _half(length: str) -> str:
+    match = LENGTH.fullmatch(length.strip())
+    if match is None:
+        return "0"
+    value = float(match[1]) / 2 * (KATEX_EM if (match[2] or "em") == "em" else 1)
+    return f"{value:.3g}{match[2] or 'em'}" if value else "0"
+
+
+def _style(element, declarations: str) -> None:
+    old = element.get("style", "").rstrip("; ")
+    element.set("style", f"{old}; {declarations}" if old else declarations)
+
+
+def _rewrite_variant(element) -> None:
+    variant = element.get("mathvariant")
+    if variant is None or variant == "normal" or not element.text:
+        return
+    # \textbf{…} is text: its font's bold (below), not maths letters.
+    chars = [styled(char, variant) for char in element.text]
+    if all(chars) and _tag(element) != "mtext":
+        element.text = "".join(chars)
+        del element.attrib["mathvariant"]
+        if _tag(element) == "mi" and len(element.text) == 1:
+            # One letter of an <mi> is set italic by default (math-auto):
+            # a styled letter is left as it is, but say so.
+            element.set("mathvariant", "normal")
+        return
+    # \textbf{…}, a bold "+" and the like: CSS instead.
+    del element.attrib["mathvariant"]
+    weight = "bold" if "bold" in variant else None
+    italic = "italic" in variant
+    if weight:
+        _style(element, "font-weight: bold")
+    if italic:
+        _style(element, "font-style: italic")
+    if _tag(element) == "mi" and not italic:
+        element.set("mathvariant", "normal")
+
+
+def _list(value: str | None, default: str) -> list[str]:
+    return (value or default).split()
+
+
+def _rewrite_table(table) -> None:
+    """``columnalign``, ``columnspacing``, ``rowspacing``, ``width`` -> CSS."""
+    aligns = _list(table.get("columnalign"), "center")
+    colspacing = _list(table.get("columnspacing"), "0.8em")
+    rowspacing = _list(table.get("rowspacing"), "1ex")
+    rows = [row for row in table if _tag(row) in ("mtr", "mlabeledtr")]
+    for r, row in enumerate(rows):
+        cells = [cell for cell in row if _tag(cell) == "mtd"]
+        above = _half(rowspacing[min(r - 1, len(rowspacing) - 1)]) if r else "0"
+        below = (
+            _half(rowspacing[min(r, len(rowspacing) - 1)]) if r < len(rows) - 1 else "0"
+        )
+        for c, cell in enumerate(cells):
+            left = _half(colspacing[min(c - 1, len(colspacing) - 1)]) if c else "0"
+            right = (
+                _half(colspacing[min(c, len(colspacing) - 1)])
+                if c < len(cells) - 1
+                else "0"
+            )
+            align = cell.get("columnalign") or aligns[min(c, len(aligns) - 1)]
+            # Chromium lays a cell's content out as a block: only its
+            # -webkit- alignments move it (the standard value for others).
+            _style(
+                cell,
+                f"text-align: {align}; text-align: -webkit-{align}; "
+                f"padding: {above} {right} {below} {left}",
+            )
+            if table.get("width"):
+                # \tag's table: its cells are KaTeX's display formula.
+                _style(cell, "math-style: normal")
+            if cell.get("width"):
+                _style(cell, f"width: {cell.attrib.pop('width')}")
+    # columnalign stays for the browsers that read it (Firefox); spacing is
+    # in the padding now.
+    for name in ("columnspacing", "rowspacing"):
+        table.attrib.pop(name, None)
+    if table.get("width"):
+        _style(table, f"width: {table.attrib.pop('width')}")
+
+
+def _is_space(element) -> bool:
+    r"""``\,``, ``\quad``, ``\ ``: an mspace, or an mtext of spaces only."""
+    tag = _tag(element)
+    return tag == "mspace" or (tag == "mtext" and not (element.text or "").strip())
+
+
+def _rewrite_function(mo) -> None:
+    r"""``\log p``: TeX's thin space between an operator's name and what it
+    applies to, unless that opens with a delimiter (``\log(x)``)."""
+    if mo.text != "\u2061" or mo.get("rspace") is not None:
+        return
+    following = mo.getnext()
+    if following is None or _is_space(following):
+        return
+    first = following
+    while _tag(first) in ("mrow", "msub", "msup", "msubsup") and len(first):
+        first = first[0]
+    if _tag(first) == "mo" and (first.text or "") in OPENING:
+        return
+    mo.set("rspace", "0.1667em")
+
+
+def _rewrite_sign(mo) -> None:
+    """A minus after a relation or an opening delimiter is a sign: no space."""
+    if (mo.text or "") not in SIGNS or mo.get("lspace") is not None:
+        return
+    previous = mo.getprevious()
+    while previous is not None and _is_space(previous):
+        previous = previous.getprevious()  # TeX's glue is no atom
+    if previous is None:
+        if mo.getprevious() is None:
+            return  # first in its row: MathML's prefix form, unspaced already
+        mo.set("lspace", "0em")
+        mo.set("rspace", "0em")
+        return
+    if _tag(previous) == "mrow" and len(previous) == 0:
+        return  # after aligned's empty "&" group: still a binary operator
+    if _tag(previous) != "mo" or (previous.text or "") in CLOSING:
+        return
+    if (previous.text or "") == "\u2061":
+        return
+    mo.set("lspace", "0em")
+    mo.set("rspace", "0em")
+
+
+def _rewrite_prime(msup) -> None:
+    """X′: the prime beside its base, at the font's height (TeX's prime is a
+    superscript; a Unicode maths font draws ′ raised already)."""
+    if len(msup) != 2:
+        return
+    base, script = msup
+    primes = []
+    if _tag(script) == "mo" and set(script.text or "") <= PRIME and script.text:
+        primes, rest = [script], []
+    elif _tag(script) == "mrow":
+        children = list(script)
+        while (
+            children
+            and _tag(children[0]) == "mo"
+            and (children[0].text or "")
+            and set(children[0].text) <= PRIME
+        ):
+            primes.append(children.pop(0))
+        rest = children
+    else:
+        return
+    if not primes:
+        return
+    row = etree.Element(f"{{{MATHML_NS}}}mrow")
+    msup.addprevious(row)
+    row.tail, msup.tail = msup.tail, None
+    row.append(base)
+    for prime in primes:
+        prime.set("lspace", "0em")
+        prime.set("rspace", "0em")
+        row.append(prime)
+    if rest:  # X'^\top: the rest stays a superscript of X′
+        new_script = etree.SubElement(msup, f"{{{MATHML_NS}}}mrow")
+        new_script.extend(rest)
+        if len(rest) == 1:
+            msup.remove(new_script)
+            msup.append(rest[0])
+        msup.insert(0, row)
+        if script in list(msup):
+            msup.remove(script)
+    else:
+        row.getparent().remove(msup)
+
+
+def _rewrite_subsup_prime(msubsup) -> None:
+    """m'_i: KaTeX's msubsup(m, i, ′) becomes msub(m′, i), the prime at the
+    font's height as in ``_rewrite_prime``."""
+    if len(msubsup) != 3:
+        return
+    base, _sub, script = msubsup
+    if not (_tag(script) == "mo" and script.text and set(script.text) <= PRIME):
+        return
+    row = etree.Element(f"{{{MATHML_NS}}}mrow")
+    msubsup.insert(0, row)
+    row.append(base)
+    script.set("lspace", "0em")
+    script.set("rspace", "0em")
+    row.append(script)  # moved out of msubsup: msubsup(row, sub)
+    msubsup.tag = f"{{{MATHML_NS}}}msub"
+
+
+def _rewrite_brace(element) -> None:
+    r"""\underbrace, \overbrace: the brace is an accent of its base (full
+    size, close to it), not a script set smaller."""
+    if len(element) != 2:
+        return
+    script = element[1]
+    if _tag(script) == "mo" and script.get("stretchy") == "true":
+        element.set("accentunder" if _tag(element) == "munder" else "accent", "true")
+
+
+#: KaTeX's struts (``\arraystretch`` times the baseline skip, 1.2 em: 70 %
+#: above the baseline, 30 % below) give each row of an array its least
+#: height; its MathML stands for them with a ``rowspacing`` of
+#: 0.16 + (stretch - 1) em, or 0.1 em for ``smallmatrix`` (stretch 0.5), and
+#: 0.25 em (the jot) for ``aligned`` and the like, which have them too.
+def _strut(rowspacing: str | None) -> tuple[float, str] | None:
+    """(stretch, the rows' spacing left) for a table of KaTeX's, or None."""
+    match = LENGTH.fullmatch((rowspacing or "").split()[0] if rowspacing else "")
+    if match is None or (match[2] or "em") != "em":
+        return None
+    gap = float(match[1])
+    if abs(gap - 0.25) < 1e-6:
+        return 1.0, "0.25em"
+    if abs(gap - 0.1) < 1e-6:
+        return 0.5, "0"
+    return gap - 0.16 + 1, "0"
+
+
+def _add_struts(table) -> None:
+    strut = _strut(table.get("rowspacing"))
+    if strut is None:
+        return
+    stretch, gap = strut
+    table.set("rowspacing", gap)
+    for row in table:
+        cells = [cell for cell in row if _tag(cell) == "mtd"]
+        if not cells:
+            continue
+        space = etree.SubElement(cells[0], f"{{{MATHML_NS}}}mspace")
+        space.set("height", f"{0.84 * stretch * KATEX_EM:.3g}em")
+        space.set("depth", f"{0.36 * stretch * KATEX_EM:.3g}em")
+        space.set("width", "0")
+
+
+#: Elements whose children after the first are scripts.
+SCRIPTED = ("msub", "msup", "msubsup", "munder", "mover", "munderover")
+
+
+def _unspace_scripts(math) -> None:
+    r"""TeX sets no space around a relation or a binary operator in a script
+    (``e^{m_i - c_i}``, ``\sum_{j=1}``, ``n_q \times n_k``); MathML Core
+    spaces them at every size."""
+    for element in math.iter(*(f"{{{MATHML_NS}}}{tag}" for tag in SCRIPTED)):
+        for script in list(element)[1:]:
+            for mo in script.iter(f"{{{MATHML_NS}}}mo"):
+                if mo.get("lspace") is None and mo.get("rspace") is None:
+                    if (mo.text or "") in ("\u2061",):
+                        continue
+                    mo.set("lspace", "0em")
+                    mo.set("rspace", "0em")
+
+
+#: ``\hat``, ``\tilde``: KaTeX writes ASCII ^ and ~, which MathML Core
+#: stretches over the base (as ``\widehat``); the accents themselves, unstretched.
+ACCENTS = {"^": "\u02c6", "~": "\u02dc"}
+
+
+def _rewrite_accent(mover) -> None:
+    if mover.get("accent") != "true" or len(mover) != 2:
+        return
+    accent = mover[1]
+    if _tag(accent) != "mo" or accent.get("stretchy") is not None:
+        return
+    if accent.text in ACCENTS or accent.text in ("\u02c9", "\u02d9", "\u00a8"):
+        accent.text = ACCENTS.get(accent.text, accent.text)
+        accent.set("stretchy", "false")
+
+
+def _rewrite_big(mo) -> None:
+    r"""``\big/``, ``\bigl(``: a delimiter of a fixed size is an ordinary
+    symbol or a delimiter for TeX, never spaced as a binary operator."""
+    if mo.get("maxsize") is not None and mo.get("lspace") is None:
+        mo.set("lspace", "0em")
+        mo.set("rspace", "0em")
+
+
+@functools.cache
+def rewrite_mathml(fragment: str, display: bool) -> str:
+    """KaTeX's ``output: "mathml"`` answer made to draw as KaTeX's HTML does
+    in a browser that implements MathML Core (see above); a display formula
+    gets a ``.katex-display`` box as KaTeX's HTML has."""
+    root = etree.fromstring(fragment)
+    math = root.find(f"{{{MATHML_NS}}}math")
+    math.set("class", "book-math")
+    for element in math.iter():
+        tag = _tag(element)
+        if tag in ("mi", "mn", "mo", "mtext", "ms"):
+            _rewrite_variant(element)
+        if tag == "mtable":
+            _add_struts(element)
+            _rewrite_table(element)
+        if tag in ("munder", "mover"):
+            _rewrite_brace(element)
+        if tag == "mover":
+            _rewrite_accent(element)
+        if tag == "mo":
+            _rewrite_big(element)
+            _rewrite_sign(element)
+            _rewrite_function(element)
+    _unspace_scripts(math)
+    for msup in list(math.iter(f"{{{MATHML_NS}}}msup")):
+        _rewrite_prime(msup)
+    for msubsup in list(math.iter(f"{{{MATHML_NS}}}msubsup")):
+        _rewrite_subsup_prime(msubsup)
+    text = etree.tostring(root, encoding="unicode")
+    # HTML has no empty-element syntax for <mrow/> outside foreign content
+    # rules' reach: write every element out.
+    text = EMPTY.sub(r"<\1\2></\1>", text)
+    if display:
+        text = f'<span class="katex-display">{text}</span>'
+    return text
+
+
+#: Characters the browser draws for MathML elements whose text does not hold
+#: them (msqrt's radical), and the stretchy delimiters and accents, kept in
+#: the cut font whatever the formulas hold.
+MATHML_GLYPHS = set("\u221a()[]{}|\u2016\u27e8\u27e9\u23df\u23de\u2190\u2192\u203e")
+
+EMPTY = re.compile(r"<([\w:-]+)((?:\s[^<>]*?)?)/>")
 
 
 KATEX = Katex()
@@ -267,6 +758,8 @@ def fonts_used(formulas: list[str]) -> list[str]:
     """The KaTeX font files that the typeset ``formulas`` are set in."""
     if not formulas:
         return []
+    if math_output() == "mathml":
+        return [MATH_FONT]
     used = {"KaTeX_Main-Regular.woff2"}  # .katex's own font
     class_sets = {
         frozenset(match[1].split())
@@ -390,7 +883,10 @@ def on_post_page(output: str, page, config) -> str:
         return output
     links = "".join(
         '<link rel="preload" href="'
-        + get_relative_url(f"assets/katex/fonts/{font}", page.url)
+        + get_relative_url(
+            font if font.startswith("assets/") else f"assets/katex/fonts/{font}",
+            page.url,
+        )
         + '" as="font" type="font/woff2" crossorigin>'
         for font in fonts
     )
@@ -415,9 +911,17 @@ def cut_font(path: Path, characters: set[str]) -> None:
 
 @_timed
 def _cut_fonts(config) -> None:
-    fonts = Path(config.site_dir) / "assets" / "katex" / "fonts"
+    site = Path(config.site_dir)
+    fonts = site / "assets" / "katex" / "fonts"
     for name in sorted(_FONTS_USED):
-        cut_font(fonts / name, _CHARACTERS | ASCII)
+        if name == MATH_FONT:
+            # STIX Two Math (OFL-1.1), shipped with its licence.
+            (site / MATH_FONT).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(STIX_FONT, site / MATH_FONT)
+            shutil.copyfile(STIX / "LICENSE", site / MATH_LICENCE)
+            cut_font(site / MATH_FONT, _CHARACTERS | ASCII | MATHML_GLYPHS)
+        else:
+            cut_font(fonts / name, _CHARACTERS | ASCII)
 
 
 def reset() -> None:

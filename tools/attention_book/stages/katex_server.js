@@ -1,6 +1,7 @@
 // Typeset TeX with KaTeX for stages/katex.py, one process for a whole build.
 //
-// Reads one JSON request per line on stdin, {"tex": "...", "display": bool},
+// Reads one JSON request per line on stdin, {"tex": "...", "display": bool,
+// "output": "htmlAndMathml" or "mathml"},
 // and answers each with one JSON line on stdout, in order: {"html": "..."} or
 // {"error": "..."}. KaTeX is the version pinned in package-lock.json, loaded
 // from node_modules next to this file. Strict: a formula KaTeX cannot parse,
@@ -20,7 +21,7 @@ input.on("line", (line) => {
     answer = {
       html: katex.renderToString(request.tex, {
         displayMode: Boolean(request.display),
-        output: "htmlAndMathml",
+        output: request.output === "mathml" ? "mathml" : "htmlAndMathml",
         throwOnError: true,
         strict: "error",
         trust: false,
