@@ -84,6 +84,7 @@ def build(pages: dict[str, str], language: str = "ja"):
             "chapter": chapters[name],
             "numbers": numbers,
             "tags": tags,
+            "titles": numbering.section_titles(markdown),
         }
     config = SimpleNamespace(theme={"language": language})
     out = {}
@@ -118,6 +119,26 @@ def test_equations_are_tagged_and_cited_across_pages(language, cited) -> None:
         '<div class="book-equation" id="eq-scores" markdown="block">\n'
         "\\[\nQ K^\\top\n\\tag{2.1}\n\\]\n</div>"
     ) in built["b.md"]
+
+
+def test_a_citation_is_not_quoted_as_a_section_title() -> None:
+    """A link to a work on the references page names the work (Kudo, 2018),
+    not a section: textbooks do not quote it. A section of another page,
+    linked the same way, is quoted."""
+    pages = {
+        "a.md": "# A\n\n## 部分 { #part }",
+        "b.md": "# B\n\nBPE（[Kudo, 2018](references.md#kudo-2018)）"
+        "と[部分](a.md#part)の話。",
+        "references.md": "# 文献\n\n### Kudo, 2018 { #kudo-2018 }\n\n"
+        "[Kudo, 2018](#kudo-2018)も。",
+    }
+    built = build(pages)
+    assert (
+        "BPE（[Kudo, 2018](references.md#kudo-2018)）と「[部分](a.md#part)」の話。"
+        in built["b.md"]
+    )
+    assert "[Kudo, 2018](#kudo-2018)も。" in built["references.md"]
+    assert "「" not in built["references.md"]
 
 
 @pytest.mark.parametrize(

@@ -95,6 +95,8 @@ def on_page_markdown(markdown, page, config, files):
         where = posixpath.normpath(
             posixpath.join(posixpath.dirname(src), target or src)
         )
+        if posixpath.basename(where) == "references.md":
+            return None  # a citation (Kudo, 2018) names a work, not a section
         found = catalogue.get(where, {}).get("titles", {}).get(name)
         # A section named by a glossary term (因果マスク) is linked where the
         # term is used as a word: it is not cited as a title.
