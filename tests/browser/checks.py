@@ -204,13 +204,13 @@ ALWAYS = ("landmark-unique",)
 # two frames drawn, so that ResizeObserver callbacks (scrollable.js) ran.
 # The promise is kept in the page, to be awaited by AXE_RESULTS.
 START_AXE = """
-(options) => {
+({ context, options }) => {
   window.__axeViolations = (async () => {
     await document.fonts.ready;
     const frame = () => new Promise((done) => requestAnimationFrame(done));
     await frame();
     await frame();
-    const results = await axe.run(document, options);
+    const results = await axe.run(context ?? document, options);
     return results.violations.map((v) => ({
       id: v.id,
       impact: v.impact,
@@ -243,8 +243,10 @@ AT_REST = """async () => {
 }"""
 
 
-def start_axe(page, options: dict | None = None) -> None:
-    """Start axe-core on the page, its math rendered and its transitions over."""
+def start_axe(page, options: dict | None = None, context: str | None = None) -> None:
+    """Start axe-core on the page, its math rendered and its transitions over:
+    on the whole page, or on the elements that the CSS selector ``context``
+    matches."""
     if not AXE.exists():
         raise AssertionError(
             f"no {AXE.relative_to(ROOT)}: run `npm ci` (make test does)"
@@ -258,7 +260,8 @@ def start_axe(page, options: dict | None = None) -> None:
     page.add_style_tag(content=LAID_OUT)
     page.evaluate(AT_REST)
     page.add_script_tag(path=str(AXE))
-    page.evaluate(START_AXE, {"resultTypes": ["violations"], **(options or {})})
+    options = {"resultTypes": ["violations"], **(options or {})}
+    page.evaluate(START_AXE, {"context": context, "options": options})
 
 
 def axe_violations(page) -> list[dict]:
