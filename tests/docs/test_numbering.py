@@ -85,6 +85,7 @@ def build(pages: dict[str, str], language: str = "ja"):
             "numbers": numbers,
             "tags": tags,
             "titles": numbering.section_titles(markdown),
+            "sections": numbering.section_numbers(markdown, chapters[name]),
         }
     config = SimpleNamespace(theme={"language": language})
     out = {}
@@ -134,7 +135,7 @@ def test_a_citation_is_not_quoted_as_a_section_title() -> None:
     }
     built = build(pages)
     assert (
-        "BPE（[Kudo, 2018](references.md#kudo-2018)）と「[部分](a.md#part)」の話。"
+        "BPE（[Kudo, 2018](references.md#kudo-2018)）と「[1.1 部分](a.md#part)」の話。"
         in built["b.md"]
     )
     assert "[Kudo, 2018](#kudo-2018)も。" in built["references.md"]
@@ -155,35 +156,53 @@ def test_a_wrong_label_or_citation_fails_the_build(pages, message) -> None:
         build(pages)
 
 
-def test_a_section_title_in_a_sentence_is_quoted() -> None:
-    """A link whose text is its heading's title is put between the edition's
-    quotation marks where a sentence runs on around it; other links, a link
-    that is a list item or a table cell alone, and code stay as they are."""
+def test_a_section_title_in_a_sentence_is_cited_with_its_number() -> None:
+    """A link whose text is its heading's title reads as the heading does,
+    with the section's number, between the edition's quotation marks where a
+    sentence runs on around it; a list item alone is numbered, not quoted.
+    A title that is a glossary term is a citation only alone in parentheses
+    or before の節/一節; used as a word in a sentence, it stays a word. Other
+    links, table cells and code stay as they are."""
     page = (
         "## ヘッドを消す { #ablation }\n\n"
         "[ヘッドを消す](#ablation)の表と[直前トークン](tokens.md#prev)を見ます。\n"
         "「[ヘッドを消す](#ablation)」の節はすでに括弧の中です。\n"
         "この[表](#ablation)は別の言葉です。\n"
+        "[練習](#ex)の答え。\n"
+        "[因果マスク](masks.md#causal)を使うと、（[因果マスク](masks.md#causal)）"
+        "と[因果マスク](masks.md#causal)の節。\n"
         "- [ヘッドを消す](#ablation)\n"
         "| [ヘッドを消す](#ablation) | 表 |\n"
         "```\n[ヘッドを消す](#ablation)の表\n```"
     )
-    titles = {(None, "ablation"): "ヘッドを消す", ("tokens.md", "prev"): "直前トークン"}
+    sections = {
+        (None, "ablation"): ("ヘッドを消す", "18.3", False),
+        ("tokens.md", "prev"): ("直前トークン", "1.2", False),
+        (None, "ex"): ("練習", None, False),
+        ("masks.md", "causal"): ("因果マスク", "7.3", True),
+    }
     quoted = numbering.quote_section_titles(
-        page, lambda target, name: titles.get((target, name)), "ja"
+        page, lambda target, name: sections.get((target, name)), "ja"
     )
     assert quoted.split("\n")[2:] == [
-        "「[ヘッドを消す](#ablation)」の表と「[直前トークン](tokens.md#prev)」を見ます。",
+        "「[18.3 ヘッドを消す](#ablation)」の表と「[1.2 直前トークン](tokens.md#prev)」"
+        "を見ます。",
         "「[ヘッドを消す](#ablation)」の節はすでに括弧の中です。",
         "この[表](#ablation)は別の言葉です。",
-        "- [ヘッドを消す](#ablation)",
+        "「[練習](#ex)」の答え。",
+        "[因果マスク](masks.md#causal)を使うと、"
+        "（「[7.3 因果マスク](masks.md#causal)」）"
+        "と「[7.3 因果マスク](masks.md#causal)」の節。",
+        "- [18.3 ヘッドを消す](#ablation)",
         "| [ヘッドを消す](#ablation) | 表 |",
         "```",
         "[ヘッドを消す](#ablation)の表",
         "```",
     ]
     simplified = numbering.quote_section_titles(
-        "见[定义](#d)一节。", lambda target, name: "定义", "zh-Hans"
+        "见[定义](#d)一节。", lambda target, name: ("定义", "6.1", True), "zh-Hans"
     )
-    assert simplified == "见“[定义](#d)”一节。"
+    assert simplified == "见“[6.1 定义](#d)”一节。"
+    assert numbering.section_numbers(page, "18") == {"ablation": "18.1"}
+    assert numbering.section_numbers(page, None) == {}
     assert numbering.section_titles(page) == {"ablation": "ヘッドを消す"}

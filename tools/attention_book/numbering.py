@@ -178,13 +178,43 @@ def section_titles(markdown: str) -> dict[str, str]:
     return titles
 
 
-def quote_section_titles(markdown: str, titles, language: str) -> str:
-    """Each link whose text is the title of the heading it leads to, put
-    between the edition's quotation marks where a sentence runs on around
-    it: 「ヘッドを消す」の節の表, not ヘッドを消すの節の表. ``titles(page,
-    id)`` gives a heading's title or None. A link that is a table cell's or a
-    list item's whole text names its section without a sentence around it,
-    and stays as it is."""
+def section_numbers(markdown: str, chapter: str | None) -> dict[str, str]:
+    """The numbers of a page's ``##`` sections that have an id, as
+    ``number_headings`` gives them: id -> "6.2". None for an unnumbered page."""
+    if not chapter:
+        return {}
+    numbers, section = {}, 0
+    for _, line, code in outside_code(markdown):
+        match = None if code else HEADING.match(line)
+        if match is None or match["hashes"] == "#":
+            continue
+        section += 1
+        heading = SECTION.match(line)
+        if heading:
+            numbers[heading["id"]] = f"{chapter}.{section}"
+    return numbers
+
+
+#: What may follow a link that cites a section (の節, 一節, 節), or enclose it
+#: alone (（[スケーリング](#scaling)）): there a title that is also a
+#: glossary term names the section, not the thing.
+CITES_AFTER = re.compile(r"^(?:の節|一[節节]|一章|[節节]|）|\))")
+CITES_BEFORE = re.compile(r"[（(]$")
+
+
+def quote_section_titles(markdown: str, sections, language: str) -> str:
+    """Each link whose text is the title of the heading it leads to, cited as
+    the heading reads: with the section's number, "6.2 内積とスコア", and
+    between the edition's quotation marks where a sentence runs on around it
+    (「18.3 ヘッドを消す」の節の表, not ヘッドを消すの節の表).
+
+    ``sections(page, id)`` gives ``(title, number, term)`` for a heading (its
+    number None for a heading without one: a chapter's title, an exercise),
+    or None. A title that is a glossary term (``term``) is a word where a
+    sentence uses it (因果マスクを使うと) and stays as it is; it is a citation
+    only alone in parentheses or before の節/一節. A link that is a list
+    item's whole text is numbered, not quoted; a table cell and code stay as
+    they are."""
     marks = TITLE_QUOTES.get(language)
     if marks is None:
         return markdown
@@ -195,14 +225,25 @@ def quote_section_titles(markdown: str, titles, language: str) -> str:
             continue
 
         def quote(match: re.Match, line: str = line) -> str:
-            if titles(match["page"], match["id"]) != match["text"].strip():
+            found = sections(match["page"], match["id"])
+            text = match["text"].strip()
+            if found is None or found[0] != text:
                 return match[0]
+            title, number, term = found
             before = line[: match.start()].rstrip()
             after = line[match.end() :].lstrip()
+            if term and not (
+                CITES_AFTER.match(after)
+                and (not after.startswith(("）", ")")) or CITES_BEFORE.search(before))
+            ):
+                return match[0]
+            link = match[0]
+            if number:
+                link = f"[{number} {title}]({match['page'] or ''}#{match['id']})"
             alone = before.lstrip(" \t>").lstrip("-*+0123456789.").strip() == ""
             if alone and (after == "" or after[0] in ",，、。:："):
-                return match[0]
-            return f"{opening}{match[0]}{closing}"
+                return link
+            return f"{opening}{link}{closing}"
 
         lines[index] = SECTION_LINK.sub(quote, line)
     return "\n".join(lines)

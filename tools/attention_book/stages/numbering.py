@@ -25,6 +25,7 @@ from attention_book.numbering import (
     number_headings,
     page_numbers,
     quote_section_titles,
+    section_numbers,
     section_titles,
 )
 from attention_book.zh_hans import to_simplified_text
@@ -60,6 +61,7 @@ def on_files(files, config):
             "numbers": numbers,
             "tags": tags,
             "titles": titles,
+            "sections": section_numbers(markdown, chapter),
         }
     CATALOGUE[language] = catalogue
     return files
@@ -91,18 +93,22 @@ def on_page_markdown(markdown, page, config, files):
 
     markdown = REFERENCE.sub(reference, markdown)
 
-    def title(target: str | None, name: str) -> str | None:
+    def section(target: str | None, name: str):
         where = posixpath.normpath(
             posixpath.join(posixpath.dirname(src), target or src)
         )
         if posixpath.basename(where) == "references.md":
             return None  # a citation (Kudo, 2018) names a work, not a section
-        found = catalogue.get(where, {}).get("titles", {}).get(name)
+        page = catalogue.get(where, {})
+        found = page.get("titles", {}).get(name)
+        if found is None:
+            return None
         # A section named by a glossary term (因果マスク) is linked where the
-        # term is used as a word: it is not cited as a title.
-        return None if found in glossary_terms(language) else found
+        # term is used as a word: there it is not cited as a title.
+        term = found in glossary_terms(language)
+        return found, page.get("sections", {}).get(name), term
 
-    return quote_section_titles(markdown, title, language)
+    return quote_section_titles(markdown, section, language)
 
 
 def anchor_equations(markdown, page, config, files):
