@@ -73,11 +73,18 @@ def test_headings_are_numbered_outside_code_and_keep_their_anchors() -> None:
     assert numbering.number_headings("# 题", "A", "zh-Hans") == "# 附录 A 题"
 
 
-def build(pages: dict[str, str], language: str = "ja"):
+def build(pages: dict[str, str], language: str = "ja", appendices=()):
     """Runs the stage's steps on ``pages`` (name -> Markdown), as the plugin
-    does: the catalogue of every page first, then each page."""
+    does: the catalogue of every page first, then each page. ``appendices``:
+    pages numbered as appendices, as package.md is in the book."""
     numbering.CATALOGUE[language] = {}
-    chapters = numbering.chapter_numbers(list(pages))
+    chapters = numbering.chapter_numbers(
+        [numbering.APPENDICES[0] if p in appendices else p for p in pages]
+    )
+    chapters = {
+        page: chapters[numbering.APPENDICES[0] if page in appendices else page]
+        for page in pages
+    }
     for name, markdown in pages.items():
         numbers, tags = numbering.page_numbers(markdown, chapters[name], language, name)
         numbering.CATALOGUE[language][name] = {
@@ -86,6 +93,7 @@ def build(pages: dict[str, str], language: str = "ja"):
             "tags": tags,
             "titles": numbering.section_titles(markdown),
             "sections": numbering.section_numbers(markdown, chapters[name]),
+            "title": numbering.page_title(markdown),
         }
     config = SimpleNamespace(theme={"language": language})
     out = {}
@@ -206,3 +214,37 @@ def test_a_section_title_in_a_sentence_is_cited_with_its_number() -> None:
     assert numbering.section_numbers(page, "18") == {"ablation": "18.1"}
     assert numbering.section_numbers(page, None) == {}
     assert numbering.section_titles(page) == {"ablation": "ヘッドを消す"}
+    assert numbering.page_title("# 6 題 { #title }\n## 節") == "6 題"
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "cited"),
+    [
+        (
+            "ja",
+            "[B 章](b.md)のページで見た[B 章](b.md)は[B 章](b.md)と同じ。",
+            "[第 2 章「B 章」](b.md)で見た[B 章](b.md)は[B 章](b.md)と同じ。",
+        ),
+        ("zh-Hant", "見 [B 章](b.md)一章的例子。", "見[第 2 章「B 章」](b.md)的例子。"),
+        ("zh-Hans", "见[B 章](b.md)一页的例子。", "见[第 2 章“B 章”](b.md)的例子。"),
+        ("ja", "- **[B 章](b.md)**：説明。", "- **[2 B 章](b.md)**：説明。"),
+        (
+            "ja",
+            "[付録](c.md)のページと[前書き](index.md)のページ。",
+            "[付録 A「付録」](c.md)と[前書き](index.md)のページ。",
+        ),
+    ],
+)
+def test_a_chapter_is_cited_by_its_number(language, text, cited) -> None:
+    """A link to a whole page whose text is the page's title cites the
+    chapter by number where the sentence says it is a chapter or a page (and
+    that word goes), and a list of chapters numbers each as the contents do;
+    an unnumbered page, and a title used as a word, stay as they are."""
+    pages = {
+        "index.md": "# 前書き",
+        "a.md": f"# A\n\n{text}",
+        "b.md": "# B 章",
+        "c.md": "# 付録",
+    }
+    built = build(pages, language, appendices=("c.md",))
+    assert built["a.md"].split("\n")[-1] == cited

@@ -10,7 +10,7 @@ so that moving a page or a figure renumbers the whole book.
 - **Chapters in the navigation's order** (``nav:`` of the edition's
   configuration file, even when a build shows fewer pages: the PDF of one
   chapter keeps the chapter's number). Every page of the parts is a chapter,
-  1 to 20, except the front and back matter:
+  numbered from 1, except the front and back matter:
 
   - the home page is unnumbered front matter: its title is the book's, and it
     says what the book is and how to read it (d2l's preface); its two
@@ -39,6 +39,13 @@ so that moving a page or a figure renumbers the whole book.
 - **Across pages**: ``[](page.md#fig-NAME)`` and ``[](page.md#eq-NAME)``
   read the number that the other page shows: every page's figures and labels
   are read first (``on_files``), so a link may point forward.
+- **Sections and chapters cited by title** read as their headings do: a
+  link whose text is a section's title becomes 「6.2 内積とスコア」
+  (``quote_section_titles``); a link to a whole page whose text is the
+  chapter's title becomes 第 6 章「スケール化内積アテンション」 where the sentence
+  calls it a chapter or a page (の章, のページ, 一章, 一頁: the word goes),
+  and "6 スケール化内積アテンション" in a list of chapters. The Markdown
+  keeps the bare title, so that moving a section renumbers every citation.
 - The paper's own figures, tables and equations are the paper's: the text
   names them "論文の図 2", "論文の式 (1)", and nothing here touches them.
 
@@ -62,10 +69,20 @@ UNNUMBERED = frozenset({"index.md", "glossary.md", "references.md", "about.md"})
 APPENDICES = ("package.md", "object-view.md")
 #: The words of each hand-written edition; the Simplified one converts zh-Hant's.
 WORDS = {
-    "ja": {"appendix": "付録 {}", "figure": "図 {}", "equation": "式 ({})"},
+    "ja": {
+        "appendix": "付録 {}",
+        "figure": "図 {}",
+        "equation": "式 ({})",
+        "chapter": "第 {} 章",
+    },
     # Chinese writes the parentheses of an equation's number full-width, as
     # the edition cites the paper's (式（1）).
-    "zh-Hant": {"appendix": "附錄 {}", "figure": "圖 {}", "equation": "式（{}）"},
+    "zh-Hant": {
+        "appendix": "附錄 {}",
+        "figure": "圖 {}",
+        "equation": "式（{}）",
+        "chapter": "第 {} 章",
+    },
 }
 FENCE = re.compile(r"^(`{3,}|~{3,})")
 #: A title or a section heading of the page (at the start of a line).
@@ -164,6 +181,17 @@ SECTION_LINK = re.compile(
     r"(?<![!\[「“『])\[(?P<text>[^\[\]]+)\]\((?P<page>[\w-]+\.md)?#(?P<id>[\w-]+)\)"
     r"(?![」”』])"
 )
+#: A link with text to another page as a whole (a chapter).
+PAGE_LINK = re.compile(
+    r"(?<![!\[「“『])\[(?P<text>[^\[\]]+)\]\((?P<page>[\w-]+\.md)\)(?![」”』])"
+)
+#: What a sentence says after a chapter it cites, which the chapter's number
+#: makes redundant: [ソフトマックス](softmax.md)の章で -> 第 4 章「ソフトマックス」で.
+CHAPTER_AFTER = re.compile(r"^(?:の章|のページ|一章|一頁|一页)")
+MARKER, OPENS = "\x00", "\x01"
+#: What comes before a link that is a list item's text: the item's marker,
+#: and bold or not.
+LIST_ITEM = re.compile(r"^[ \t>]*(?:[-*+]|\d+\.)[ \t]+(?:\*\*)?$")
 #: The quotation marks a title is cited in, as each edition's textbooks do.
 TITLE_QUOTES = {"ja": ("「", "」"), "zh-Hant": ("「", "」"), "zh-Hans": ("“", "”")}
 
@@ -176,6 +204,15 @@ def section_titles(markdown: str) -> dict[str, str]:
         if match:
             titles[match["id"]] = match["text"]
     return titles
+
+
+def page_title(markdown: str) -> str | None:
+    """The title of a page (its ``#`` heading), without its id."""
+    for _, line, code in outside_code(markdown):
+        match = None if code else HEADING.match(line)
+        if match and match["hashes"] == "#":
+            return re.sub(r"[ \t]*\{[^}]*\}[ \t]*$", "", match["text"])
+    return None
 
 
 def section_numbers(markdown: str, chapter: str | None) -> dict[str, str]:
@@ -245,7 +282,32 @@ def quote_section_titles(markdown: str, sections, language: str) -> str:
                 return link
             return f"{opening}{link}{closing}"
 
-        lines[index] = SECTION_LINK.sub(quote, line)
+        line = SECTION_LINK.sub(quote, line)
+
+        def chapter(match: re.Match, line: str = line) -> str:
+            found = sections(match["page"], None)
+            text = match["text"].strip()
+            if found is None or found[0] != text or not found[1]:
+                return match[0]
+            title, number, _ = found
+            before = line[: match.start()].rstrip()
+            after = line[match.end() :]
+            if LIST_ITEM.match(before):  # a list of chapters, as the contents list them
+                return f"[{number} {title}]({match['page']})"
+            cited = CHAPTER_AFTER.match(after)
+            if cited is None:
+                return match[0]
+            name = words(language)["chapter"].format(number)
+            if not number.isdigit():
+                name = words(language)["appendix"].format(number)
+            return f"{OPENS}[{name}{opening}{title}{closing}]({match['page']})" + MARKER
+
+        line = PAGE_LINK.sub(chapter, line)
+        line = re.sub(re.escape(MARKER) + CHAPTER_AFTER.pattern.lstrip("^"), "", line)
+        # 論文と [Transformer の層](…) had a space before its Latin title;
+        # 第 13 章 begins with a Han character, which takes none.
+        line = re.sub(r"(?<=[^\x00-\x7f]) " + re.escape(OPENS), "", line)
+        lines[index] = line.replace(MARKER, "").replace(OPENS, "")
     return "\n".join(lines)
 
 

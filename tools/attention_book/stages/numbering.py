@@ -24,6 +24,7 @@ from attention_book.numbering import (
     nav_pages,
     number_headings,
     page_numbers,
+    page_title,
     quote_section_titles,
     section_numbers,
     section_titles,
@@ -54,14 +55,17 @@ def on_files(files, config):
         markdown = path.read_text(encoding="utf-8")
         numbers, tags = page_numbers(markdown, chapter, language, page)
         titles = section_titles(markdown)
+        title = page_title(markdown)
         if language == "zh-Hans":  # its pages are the Traditional ones, converted
             titles = {name: to_simplified_text(t) for name, t in titles.items()}
+            title = title and to_simplified_text(title)
         catalogue[page] = {
             "chapter": chapter,
             "numbers": numbers,
             "tags": tags,
             "titles": titles,
             "sections": section_numbers(markdown, chapter),
+            "title": title,
         }
     CATALOGUE[language] = catalogue
     return files
@@ -100,6 +104,9 @@ def on_page_markdown(markdown, page, config, files):
         if posixpath.basename(where) == "references.md":
             return None  # a citation (Kudo, 2018) names a work, not a section
         page = catalogue.get(where, {})
+        if name is None:  # the page as a whole: its chapter
+            found = page.get("title")
+            return None if found is None else (found, page.get("chapter"), False)
         found = page.get("titles", {}).get(name)
         if found is None:
             return None
