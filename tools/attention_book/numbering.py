@@ -189,9 +189,9 @@ PAGE_LINK = re.compile(
 #: makes redundant: [ソフトマックス](softmax.md)の章で -> 第 4 章「ソフトマックス」で.
 CHAPTER_AFTER = re.compile(r"^(?:の章|のページ|一章|一頁|一页)")
 MARKER, OPENS = "\x00", "\x01"
-#: What comes before a link that is a list item's text: the item's marker,
-#: and bold or not.
-LIST_ITEM = re.compile(r"^[ \t>]*(?:[-*+]|\d+\.)[ \t]+(?:\*\*)?$")
+#: What comes before a link that is a bulleted list item's text: the item's
+#: marker, and bold or not (an ordered list numbers its items itself).
+LIST_ITEM = re.compile(r"^[ \t>]*[-*+][ \t]+(?:\*\*)?$")
 #: The quotation marks a title is cited in, as each edition's textbooks do.
 TITLE_QUOTES = {"ja": ("「", "」"), "zh-Hant": ("「", "」"), "zh-Hans": ("“", "”")}
 
