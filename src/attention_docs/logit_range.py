@@ -183,7 +183,7 @@ def qk_norm(
         ``rms_norm(k, gain_k, eps=eps)``. Pass both to
         :func:`~attention_docs.attention.scaled_dot_product_attention`: every
         scaled score then satisfies
-        :math:`|\hat q \cdot \hat k| / \sqrt{d_k} < \sqrt{d_k}\,
+        :math:`|\hat q \cdot \hat k| / \sqrt{d_k} \le \sqrt{d_k}\,
         \max_p |g^Q_p| \max_p |g^K_p|`, whatever the size of ``q`` and ``k``.
         dtypes as :func:`rms_norm`; ``n_q = 0``, ``n_k = 0`` or an empty batch
         give empty results.
@@ -203,14 +203,14 @@ def qk_norm(
     -----
     With :math:`\hat q = g^Q \odot q / \sqrt{\operatorname{mean}(q^2) +
     \varepsilon}`, :math:`\|q / \sqrt{\operatorname{mean}(q^2) + \varepsilon}\|
-    < \sqrt{d_k}`, so :math:`\|\hat q\| < \sqrt{d_k} \max_p |g^Q_p|`, and by
+    < \sqrt{d_k}`, so :math:`\|\hat q\| \le \sqrt{d_k} \max_p |g^Q_p|`, and by
     the Cauchy-Schwarz inequality
 
     .. math::
 
         \frac{|\hat q \cdot \hat k|}{\sqrt{d_k}}
             \le \frac{\|\hat q\| \, \|\hat k\|}{\sqrt{d_k}}
-            < \sqrt{d_k}\, \max_p |g^Q_p| \max_p |g^K_p| ,
+            \le \sqrt{d_k}\, \max_p |g^Q_p| \max_p |g^K_p| ,
 
     which is :math:`\sqrt{d_k}\, g^2` for equal scalar gains :math:`g`,
     approached when :math:`q` and :math:`k` are parallel and
