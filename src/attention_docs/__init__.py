@@ -27,6 +27,9 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
   with the online softmax, never holding all n_q x n_k scores, and its
   backward pass, which recomputes the weights from the log-sum-exp (Rabe and
   Staats, 2021; Dao et al., 2022, FlashAttention) (efficient-attention.md);
+- :mod:`~attention_docs.logit_range`: RMS normalisation, QK-norm and
+  logit soft-capping :math:`c \tanh(x / c)`, which keep the scores in range
+  when the queries and keys grow (logit-range.md);
 - :mod:`~attention_docs.kvcache`: a cache of keys and values for decoding one
   token at a time, and the bytes such caches take (kv-cache.md);
 - :mod:`~attention_docs.self_attention`: :math:`Q = X W_Q`, :math:`K = X W_K`,
@@ -77,6 +80,7 @@ from .example import RunningExample, running_example
 from .kvcache import KVCache, kv_cache_bytes
 from .language_model import LanguageModel, ModelConfig, load_pretrained
 from .linalg import row_times_matrix, weighted_sum_of_rows
+from .logit_range import qk_norm, rms_norm, soft_cap
 from .masks import causal_mask, combine_masks, padding_mask
 from .multihead import (
     MultiHeadAttention,
@@ -126,6 +130,8 @@ __all__ = [
     "next_token_probs",
     "padding_mask",
     "project_qkv",
+    "qk_norm",
+    "rms_norm",
     "row_times_matrix",
     "running_example",
     "sample_next",
@@ -133,6 +139,7 @@ __all__ = [
     "scaled_dot_product_attention_backward",
     "self_attention",
     "sinusoidal_positional_encoding",
+    "soft_cap",
     "softmax",
     "split_heads",
     "weighted_sum_of_rows",

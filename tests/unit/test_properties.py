@@ -928,6 +928,13 @@ def _arguments() -> list[tuple[str, Callable[..., Any], dict[str, Any]]]:
             },
         ),
         ("layer_norm", ad.layer_norm, {"x": r(2, 3), "gamma": r(3), "beta": r(3)}),
+        ("rms_norm", ad.rms_norm, {"x": r(2, 3), "gain": r(3)}),
+        (
+            "qk_norm",
+            ad.qk_norm,
+            {"q": r(2, 3), "k": r(4, 3), "gain_q": r(3), "gain_k": r(3)},
+        ),
+        ("soft_cap", ad.soft_cap, {"x": r(2, 3), "cap": 5.0}),
         (
             "feed_forward",
             ad.feed_forward,
@@ -990,6 +997,9 @@ def test_every_array_argument_is_named_in_its_errors(label, function, kwargs) ->
         (lambda x: ad.KVCache(2).attend(np.ones((1, 2)), scale=x), None),
         (lambda x: ad.apply_rope(np.ones((1, 2)), base=x), "base"),
         (lambda x: ad.layer_norm(np.ones(2), eps=x), "eps"),
+        (lambda x: ad.rms_norm(np.ones(2), eps=x), "eps"),
+        (lambda x: ad.qk_norm(np.ones((1, 2)), np.ones((1, 2)), eps=x), "eps"),
+        (lambda x: ad.soft_cap(np.ones(2), x), "cap"),
         (
             lambda x: ad.EncoderLayer(2, 1, 2, rng=np.random.default_rng(0), eps=x),
             "eps",
