@@ -227,7 +227,7 @@ def absorb_latent_params(
     be multiplied into the query and output projections once, and the
     scores and the weighted sum read the cached latents :math:`\vec{c}_j`
     directly (DeepSeek-AI, 2024, arXiv:2405.04434, Section 2.1.2, after
-    Equation 11, and Appendix B).
+    Equation 11).
 
     Examples
     --------
