@@ -90,7 +90,23 @@ def example_state(x) -> dict:
 
 
 def kv_state(kind: str, sizes: dict, bytes_per_value: int) -> dict:
-    """Heads of keys and values: h (MHA), g (GQA), 1 (MQA); bytes by the package."""
+    """Heads of keys and values: h (MHA), g (GQA), 1 (MQA); bytes by the package.
+
+    MLA caches a latent of d_c and a RoPE key of d_h^R numbers per token and
+    layer instead (kv_cache_bytes' latent_dim and rope_dim); no h_kv.
+    """
+    if kind == "mla":
+        latent = {"latent_dim": sizes["latent"], "rope_dim": sizes["rope"]}
+        args = (sizes["layers"], sizes["heads"], sizes["d_k"])
+        total = kv_cache_bytes(
+            *args,
+            sizes["tokens"],
+            bytes_per_value=bytes_per_value,
+            batch=sizes["batch"],
+            **latent,
+        )
+        per_token = kv_cache_bytes(*args, 1, bytes_per_value=bytes_per_value, **latent)
+        return {"h_kv": None, "total": total, "per_token": per_token}
     h_kv = {"mha": sizes["heads"], "gqa": sizes["groups"], "mqa": 1}[kind]
     total = kv_cache_bytes(
         sizes["layers"],

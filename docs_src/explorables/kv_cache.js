@@ -1,25 +1,34 @@
 // The KV cache's size: bytes = 2 · L · h_kv · d_k · n · s · b, with h_kv = h
 // (multi-head), g (grouped-query) or 1 (multi-query); exact integers (BigInt),
-// as kv_cache_bytes computes them.
+// as kv_cache_bytes computes them. Multi-head latent attention caches
+// L · (d_c + d_h^R) · n · s · b bytes (kv_cache_bytes' latent_dim, rope_dim).
 import { announce, field, fmt, frame, message, optionList, register, status, templates, words } from "./core.js";
 
 // data: the page's model (sizes), the widths in bytes and the kinds to offer.
 export function render(w, data) {
   const number = (key) => field(w[key],
-    `<input type="number" min="1" step="1" value="${data.sizes[key]}" data-size="${key}" ` +
-    'disabled inputmode="numeric">');
+    `<input type="number" min="${key === "rope" ? 0 : 1}" step="1" value="${data.sizes[key]}" ` +
+    `data-size="${key}" disabled inputmode="numeric">`);
+  // A real model's sizes, set by one button each (data.presets).
+  const preset = ([name, sizes]) =>
+    `<button type="button" data-preset="${name}" ` +
+    Object.entries(sizes).map(([k, v]) => `data-set-${k}="${v}"`).join(" ") +
+    ` disabled>${w[`preset_${name}`]}</button>`;
   const controls =
     '<div class="explorable-controls explorable-form">' +
     field(w.kind, `<select data-kind disabled>${optionList(data.kinds, data.kinds[0], w)}</select>`) +
     ["layers", "heads", "groups", "d_k", "tokens"].map(number).join("") +
+    ["latent", "rope"].filter((k) => k in data.sizes).map(number).join("") +
     field(w.bytes, `<select data-bytes disabled>${optionList(data.bytes, data.bytes[0])}</select>`) +
     number("batch") +
-    `<button type="button" data-step disabled>${w.step}</button></div>`;
+    `<button type="button" data-step disabled>${w.step}</button>` +
+    Object.entries(data.presets || {}).map(preset).join("") + "</div>";
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const results =
     '<dl class="explorable-results">' +
     ["h_kv", "per_token", "total", "total_units"].map(result).join("") + "</dl>";
-  return frame("kv_cache", w, controls + results + status() + templates(w, "status", "invalid"));
+  return frame("kv_cache", w,
+    controls + results + status() + templates(w, "status", "status_mla", "invalid"));
 }
 
 const UNITS = [["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]];
@@ -36,6 +45,7 @@ export function mount(root) {
   const bytes = root.querySelector("select[data-bytes]");
   const inputs = [...root.querySelectorAll("input[data-size]")];
   const groups = root.querySelector('input[data-size="groups"]');
+  const latent = [...root.querySelectorAll('input[data-size="latent"], input[data-size="rope"]')];
   const result = (key) => root.querySelector(`[data-result="${key}"]`);
 
   const set = (key, n, text) => {
@@ -45,27 +55,54 @@ export function mount(root) {
 
   const update = () => {
     groups.disabled = kind.value !== "gqa";
+    for (const input of latent) input.disabled = kind.value !== "mla";
     const size = {};
     for (const input of inputs) size[input.dataset.size] = Number(input.value);
-    const wrong = inputs.filter((i) => !i.disabled && !(Number.isInteger(size[i.dataset.size]) && size[i.dataset.size] >= 1));
+    const least = (key) => (key === "rope" ? 0 : 1); // d_h^R may be 0
+    const wrong = inputs.filter((i) => !i.disabled &&
+      !(Number.isInteger(size[i.dataset.size]) && size[i.dataset.size] >= least(i.dataset.size)));
     const divides = kind.value !== "gqa" || size.heads % size.groups === 0;
     for (const input of inputs) input.setAttribute("aria-invalid", String(wrong.includes(input)));
     if (wrong.length || !divides) {
       for (const key of ["h_kv", "per_token", "total", "total_units"]) set(key, "", "—");
       return announce(root, words(root, "invalid"));
     }
-    const hKv = { mha: size.heads, gqa: size.groups, mqa: 1 }[kind.value];
     const b = BigInt(bytes.value);
+    const total = (perToken) => perToken * BigInt(size.tokens) * BigInt(size.batch);
+    if (kind.value === "mla") {
+      // L · (d_c + d_h^R) · s bytes per token of one sequence: no key or value heads
+      const width = size.latent + size.rope;
+      const perToken = BigInt(size.layers) * BigInt(width) * b;
+      set("h_kv", "", "—");
+      set("per_token", perToken, inUnits(perToken));
+      set("total", total(perToken), grouped(total(perToken)));
+      set("total_units", total(perToken), inUnits(total(perToken)));
+      return announce(root, message(words(root, "status_mla"), { total: inUnits(total(perToken)), width }));
+    }
+    const hKv = { mha: size.heads, gqa: size.groups, mqa: 1 }[kind.value];
     // 2 (keys and values) · L · h_kv · d_k · b bytes per token of one sequence
     const perToken = 2n * BigInt(size.layers) * BigInt(hKv) * BigInt(size.d_k) * b;
-    const total = perToken * BigInt(size.tokens) * BigInt(size.batch);
     set("h_kv", hKv, String(hKv));
     set("per_token", perToken, inUnits(perToken));
-    set("total", total, grouped(total));
-    set("total_units", total, inUnits(total));
-    announce(root, message(words(root, "status"), { total: inUnits(total), h_kv: hKv }));
+    set("total", total(perToken), grouped(total(perToken)));
+    set("total_units", total(perToken), inUnits(total(perToken)));
+    announce(root, message(words(root, "status"), { total: inUnits(total(perToken)), h_kv: hKv }));
   };
   for (const control of [kind, bytes, ...inputs]) control.addEventListener("input", update);
+  // A preset: its kind and sizes into the controls (the other sizes stay).
+  for (const button of root.querySelectorAll("button[data-preset]")) {
+    button.addEventListener("click", () => {
+      for (const [key, value] of Object.entries(button.dataset)) {
+        if (key === "setKind") kind.value = value;
+        else if (key.startsWith("set")) {
+          const name = key.slice(3).replace(/^./, (c) => c.toLowerCase());
+          const input = root.querySelector(`input[data-size="${name}"]`);
+          if (input) input.value = value;
+        }
+      }
+      update();
+    });
+  }
   // One more token decoded: its key and value rows join the cache.
   root.querySelector("button[data-step]").addEventListener("click", () => {
     const tokens = root.querySelector('input[data-size="tokens"]');

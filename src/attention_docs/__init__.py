@@ -32,6 +32,10 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
   when the queries and keys grow (logit-range.md);
 - :mod:`~attention_docs.kvcache`: a cache of keys and values for decoding one
   token at a time, and the bytes such caches take (kv-cache.md);
+- :mod:`~attention_docs.latent`: multi-head latent attention, keys and
+  values up-projected from one cached latent per token, computed explicitly
+  or with the up-projections absorbed (DeepSeek-AI, 2024, DeepSeek-V2,
+  Section 2.1) (latent-attention.md);
 - :mod:`~attention_docs.self_attention`: :math:`Q = X W_Q`, :math:`K = X W_K`,
   :math:`V = X W_V` (query-key-value.md, self-attention.md);
 - :mod:`~attention_docs.multihead`: ``h`` heads, concatenated, projected,
@@ -79,6 +83,7 @@ from .blockwise import blockwise_attention, blockwise_attention_backward
 from .example import RunningExample, running_example
 from .kvcache import KVCache, kv_cache_bytes
 from .language_model import LanguageModel, ModelConfig, load_pretrained
+from .latent import absorb_latent_params, latent_attention, latent_attention_params
 from .linalg import row_times_matrix, weighted_sum_of_rows
 from .logit_range import qk_norm, rms_norm, soft_cap
 from .masks import causal_mask, combine_masks, padding_mask
@@ -111,6 +116,7 @@ __all__ = [
     "RunningExample",
     "Value",
     "__version__",
+    "absorb_latent_params",
     "additive_attention",
     "apply_rope",
     "attention_scores",
@@ -122,6 +128,8 @@ __all__ = [
     "feed_forward",
     "generate",
     "kv_cache_bytes",
+    "latent_attention",
+    "latent_attention_params",
     "layer_norm",
     "load_pretrained",
     "masked_softmax",

@@ -444,6 +444,8 @@ def kv_cache_bytes(
     *,
     bytes_per_value: int = 2,
     batch: int = 1,
+    latent_dim: int | None = None,
+    rope_dim: int = 0,
 ) -> int:
     r"""Bytes of the key-value caches of a whole decoder.
 
@@ -464,17 +466,28 @@ def kv_cache_bytes(
         float32, 8 for float64.
     batch : int, optional
         Number of sequences decoded together (default 1).
+    latent_dim : int, optional
+        Multi-head latent attention: the width :math:`d_c` of the latent
+        cached per token and layer instead of keys and values. When given,
+        ``n_kv_heads`` and ``d_k`` are still checked but do not enter the
+        count. Default None (keys and values are cached).
+    rope_dim : int, optional
+        Multi-head latent attention: the width :math:`d^R_h` of the RoPE key
+        cached beside the latent (default 0); only with ``latent_dim``.
 
     Returns
     -------
     int
-        :math:`2 \cdot N \cdot h_{kv} \cdot d_k \cdot n \cdot s \cdot B`, an
-        exact Python integer (no overflow).
+        :math:`2 \cdot N \cdot h_{kv} \cdot d_k \cdot n \cdot s \cdot B`,
+        or :math:`N \cdot (d_c + d^R_h) \cdot n \cdot s \cdot B` with
+        ``latent_dim``, an exact Python integer (no overflow).
 
     Raises
     ------
     ValueError
-        If an argument is not a positive integer (the message names it).
+        If an argument is not a positive integer (``rope_dim``: a
+        non-negative one), or ``rope_dim`` is given without ``latent_dim``
+        (the message names it).
 
     Notes
     -----
@@ -492,6 +505,12 @@ def kv_cache_bytes(
     :math:`g`. See the book's page "KV cache" (kv-cache.md, sections "The
     size of the cache" and "Multi-query and grouped-query attention").
 
+    Multi-head latent attention (DeepSeek-AI, 2024, "DeepSeek-V2",
+    arXiv:2405.04434, Section 2.1.4 and Table 1) caches per token and layer
+    one latent of width :math:`d_c` and one RoPE key of width :math:`d^R_h`
+    shared by the heads, :math:`d_c + d^R_h` numbers instead of
+    :math:`2 h_{kv} d_k` (see latent-attention.md).
+
     Examples
     --------
     The sizes of GPT-3 175B (Brown et al., 2020, "Language Models are
@@ -502,6 +521,12 @@ def kv_cache_bytes(
     >>> size = kv_cache_bytes(96, 96, 128, 2048)
     >>> size, size / 2**30
     (9663676416, 9.0)
+
+    DeepSeek-V3 (arXiv:2412.19437, Section 4.2: 61 layers, 128 heads of
+    width 128, :math:`d_c = 512`, :math:`d^R_h = 64`), one token:
+
+    >>> kv_cache_bytes(61, 128, 128, 1, latent_dim=512, rope_dim=64)
+    70272
     """
     n_layers = check_positive_int("n_layers", n_layers)
     n_kv_heads = check_positive_int("n_kv_heads", n_kv_heads)
@@ -509,5 +534,15 @@ def kv_cache_bytes(
     n_tokens = check_positive_int("n_tokens", n_tokens)
     bytes_per_value = check_positive_int("bytes_per_value", bytes_per_value)
     batch = check_positive_int("batch", batch)
+    if latent_dim is not None:
+        latent_dim = check_positive_int("latent_dim", latent_dim)
+        if rope_dim != 0:
+            rope_dim = check_positive_int("rope_dim", rope_dim)
+        # L * (d_c + d_h^R) * n * b, for each of the B sequences
+        return n_layers * (latent_dim + rope_dim) * n_tokens * bytes_per_value * batch
+    if isinstance(rope_dim, bool) or rope_dim != 0:
+        raise ValueError(
+            f"`rope_dim` is only used with `latent_dim`, got rope_dim={rope_dim!r}"
+        )
     # 2 (K and V) * L * h_kv * d_k * n * b, for each of the B sequences
     return 2 * n_layers * n_kv_heads * d_k * n_tokens * bytes_per_value * batch

@@ -343,6 +343,47 @@ def test_kv_cache(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+def test_kv_cache_mla(load) -> None:
+    """The DeepSeek-V3 preset: L (d_c + d_h^R) n s bytes, no key or value heads."""
+    page, watch, root = load("kv-cache", "kv_cache")
+    sizes = dict(explorables.KV_DEFAULT)
+    preset = dict(explorables.KV_PRESETS["deepseek_v3"])
+    assert root.locator('input[data-size="latent"]').is_disabled()
+    root.locator('button[data-preset="deepseek_v3"]').click()
+    assert root.locator("select[data-kind]").input_value() == preset.pop("kind")
+    sizes.update(preset)
+
+    def agrees(b: int) -> int:
+        state = oracle.kv_state("mla", sizes, b)
+        assert result(page, "kv_cache", "h_kv")[0] == "\u2014"
+        text, full = result(page, "kv_cache", "per_token")
+        assert int(full) == state["per_token"]
+        text, full = result(page, "kv_cache", "total")
+        assert int(full) == state["total"]
+        assert text == oracle.grouped(state["total"])
+        text, full = result(page, "kv_cache", "total_units")
+        assert text == oracle.in_units(state["total"])
+        return state["per_token"]
+
+    assert agrees(2) == 61 * (512 + 64) * 2  # the page's 70,272 bytes a token
+    assert not root.locator('input[data-size="rope"]').is_disabled()
+    assert root.locator('input[data-size="groups"]').is_disabled()
+    root.locator('input[data-size="rope"]').fill("0")  # no RoPE key: allowed
+    sizes["rope"] = 0
+    agrees(2)
+    root.locator('input[data-size="latent"]').fill("0")
+    assert result(page, "kv_cache", "total")[0] == "\u2014"
+    root.locator('input[data-size="latent"]').fill("1024")
+    sizes["latent"] = 1024
+    root.locator("select[data-bytes]").select_option("4")
+    agrees(4)
+    root.locator("select[data-kind]").select_option("mha")  # back to MHA
+    assert root.locator('input[data-size="latent"]').is_disabled()
+    state = oracle.kv_state("mha", sizes, 4)
+    assert int(result(page, "kv_cache", "total")[1]) == state["total"]
+    assert not watch.problems(), watch.problems()
+
+
 def test_rope(load) -> None:
     page, watch, root = load("positional-encoding", "rope")
 

@@ -208,7 +208,13 @@ def test_the_kv_calculator_agrees_with_the_page() -> None:
     totals = {
         kind: oracle.kv_state(kind, sizes, 2)["total"] for kind in explorables.KV_KINDS
     }
-    assert totals == {"mha": 9 * 2**30, "gqa": 768 * 2**20, "mqa": 96 * 2**20}
+    # MLA with d_c = 512, d_h^R = 64 on GPT-3's 96 layers: 96 * 576 * 2 * 2048
+    assert totals == {
+        "mha": 9 * 2**30,
+        "gqa": 768 * 2**20,
+        "mqa": 96 * 2**20,
+        "mla": 96 * 576 * 2 * 2048,
+    }
     figure = explorables.render("kv_cache", "ja")
     assert f'data-result="total" data-value="{9 * 2**30}">9,663,676,416<' in figure
     assert ">9.00 GiB<" in figure
@@ -256,3 +262,16 @@ def test_the_attention_maps_are_the_trained_model_s(language: str) -> None:
         : len(sentence), : len(sentence)
     ]
     np.testing.assert_allclose(shown, a, atol=0.5e-4 + 1e-7)
+
+
+def test_the_kv_calculator_offers_deepseek_v3() -> None:
+    """The preset button carries DeepSeek-V3's sizes; the MLA inputs start off."""
+    figure = explorables.render("kv_cache", "ja")
+    preset = re.search(r"<button[^>]*data-preset=\"deepseek_v3\"[^>]*>", figure)
+    assert preset, "no DeepSeek-V3 preset"
+    for key, value in explorables.KV_PRESETS["deepseek_v3"].items():
+        assert f'data-set-{key}="{value}"' in preset.group(0), key
+    for key in ("latent", "rope"):
+        field = re.search(rf"<input[^>]*data-size=\"{key}\"[^>]*>", figure).group(0)
+        assert "disabled" in field, key  # MHA by default
+    assert '<option value="mla">' in figure

@@ -98,9 +98,23 @@ KV_DEFAULT = {
     "d_k": 128,
     "tokens": 2048,
     "batch": 1,
+    "latent": 512,
+    "rope": 64,
 }
 KV_BYTES = (2, 4, 8)
-KV_KINDS = ("mha", "gqa", "mqa")
+KV_KINDS = ("mha", "gqa", "mqa", "mla")
+#: DeepSeek-V3 (DeepSeek-AI, 2024, arXiv:2412.19437, Section 4.2): multi-head
+#: latent attention with d_c = 512 and d_h^R = 64 (latent-attention.md).
+KV_PRESETS = {
+    "deepseek_v3": {
+        "kind": "mla",
+        "layers": 61,
+        "heads": 128,
+        "d_k": 128,
+        "latent": 512,
+        "rope": 64,
+    },
+}
 
 #: The RoPE page's query and key, and the positions of its first pair (m - r = 3).
 ROPE_Q, ROPE_K = [1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0]
@@ -164,7 +178,12 @@ def data_heads(language: str) -> dict:
 
 
 def data_kv_cache(language: str) -> dict:
-    return {"sizes": KV_DEFAULT, "bytes": list(KV_BYTES), "kinds": list(KV_KINDS)}
+    return {
+        "sizes": KV_DEFAULT,
+        "bytes": list(KV_BYTES),
+        "kinds": list(KV_KINDS),
+        "presets": KV_PRESETS,
+    }
 
 
 def data_rope(language: str) -> dict:
