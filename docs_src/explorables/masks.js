@@ -29,7 +29,7 @@ export function render(w, data) {
     matrix("mask", w.mask, rows, cols, { cell: checkbox }) +
     matrix("scores", w.scores, rows, cols) +
     matrix("weights", w.weights, rows, cols) +
-    matrix("output", w.output, rows, dims) + "</div>";
+    matrix("output", w.output, sizes.map((i) => sub("z", i)), dims) + "</div>";
   return frame("masks", w, dataNode(data) + controls + tables + status() +
     templates(w, "status_ok", "status_empty"));
 }

@@ -25,10 +25,10 @@ export function render(w, data) {
     `<span data-value="0" data-s="${i}">0</span></td>`;
   const labels = data.x.map((_, j) => sub("x", j + 1));
   const weights = matrix("weights", w.weights, labels,
-    [sub("x", "j"), `${sub("u", "j")} = t${sub("x", "j")}`, sub("s", "j")],
+    [sub("x", "j"), `${sub("u", "j")} = t${sub("x", "j")}`, sub("w", "j")],
     { cell: (i, j, attrs) => (j === 2 ? bar(i, j, attrs) : numberCell(attrs)) });
   const jacobian = matrix("jacobian", w.jacobian,
-    labels.map((_, j) => sub("s", j + 1)), labels.map((_, j) => sub("u", j + 1)));
+    labels.map((_, j) => sub("w", j + 1)), labels.map((_, j) => sub("u", j + 1)));
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const results = `<dl class="explorable-results">${result("largest")}${result("rest")}${result("jmax")}</dl>`;
   return frame("softmax", w,

@@ -12,13 +12,16 @@ def figure(labels: dict) -> Figure:
     w_q, w_k = rng.standard_normal((2, 8, 8)) / np.sqrt(8)
     mask = causal_mask(5)  # (5, 5)
     weights = attention_weights(x @ w_q, x @ w_k, mask=mask)  # (5, 5)
-    fig, _ = plot_causal_mask(
+    fig, axes = plot_causal_mask(
         mask,
         weights,
         titles=(labels["mask_title"], labels["weights_title"]),
         xlabel=labels["xlabel"],
         ylabel=labels["ylabel"],
     )
+    for ax in axes:  # i, j = 1, ..., 5
+        ax.set_xticks(range(5), [str(j + 1) for j in range(5)])
+        ax.set_yticks(range(5), [str(i + 1) for i in range(5)])
     return fig
 
 

@@ -556,6 +556,10 @@ SENTENCES = [
         "這是臺灣的用法。一個詞元",
         "矩阵乘在右边。一个词元",
     ),
+    (
+        "本書的「列」指橫的一排（row），「行」指直的一排（column）。向量一律寫成列向量",
+        "向量一律写成行向量",
+    ),
     # the glossary's third column: the mainland term on the zh-Hant page, the
     # Taiwan one on the zh-Hans page, and how to read its rows and columns
     (
