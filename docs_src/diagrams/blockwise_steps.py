@@ -33,7 +33,7 @@ def steps() -> list[dict]:
         s = attention_scores(q, k[keys.start : keys.stop])
         m_new = np.maximum(m, s.max(axis=1))
         p = np.exp(s - m_new[:, None])  # P_b
-        rescale = np.exp(m - m_new)  # diagonal of D
+        rescale = np.exp(m - m_new)  # diagonal of R
         ell = rescale * ell + p.sum(axis=1)
         o = rescale[:, None] * o + p @ v[keys.start : keys.stop]
         result.append(
