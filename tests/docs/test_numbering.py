@@ -211,6 +211,15 @@ def test_a_section_title_in_a_sentence_is_cited_with_its_number() -> None:
         "见[定义](#d)一节。", lambda target, name: ("定义", "6.1", True), "zh-Hans"
     )
     assert simplified == "见“[6.1 定义](#d)”一节。"
+    nested = numbering.quote_section_titles(
+        "見 [權重是「解釋」嗎](#e) 一節，[權重是「解釋」嗎](#e)。",
+        lambda target, name: ("權重是「解釋」嗎", "20.3", False),
+        "zh-Hant",
+    )
+    assert (
+        nested
+        == "見「[20.3 權重是『解釋』嗎](#e)」一節，「[20.3 權重是『解釋』嗎](#e)」。"
+    )
     assert numbering.section_numbers(page, "18") == {"ablation": "18.1"}
     assert numbering.section_numbers(page, None) == {}
     assert numbering.section_titles(page) == {"ablation": "ヘッドを消す"}

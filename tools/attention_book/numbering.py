@@ -194,6 +194,8 @@ MARKER, OPENS = "\x00", "\x01"
 LIST_ITEM = re.compile(r"^[ \t>]*[-*+][ \t]+(?:\*\*)?$")
 #: The quotation marks a title is cited in, as each edition's textbooks do.
 TITLE_QUOTES = {"ja": ("「", "」"), "zh-Hant": ("「", "」"), "zh-Hans": ("“", "”")}
+#: The marks of a quotation inside a quoted title, by the outer opening mark.
+INNER_QUOTES = {"「": ("『", "』"), "“": ("‘", "’")}
 
 
 def section_titles(markdown: str) -> dict[str, str]:
@@ -280,9 +282,20 @@ def quote_section_titles(markdown: str, sections, language: str) -> str:
             alone = before.lstrip(" \t>").lstrip("-*+0123456789.").strip() == ""
             if alone and (after == "" or after[0] in ",，、。:："):
                 return link
-            return f"{opening}{link}{closing}"
+            # Quotation marks inside the title become the inner ones:
+            # 「アテンション重みは『説明』か」, not 「…「説明」か」.
+            inner = INNER_QUOTES[opening]
+            text = link[1 : link.index("](")]
+            text = text.replace(opening, inner[0]).replace(closing, inner[1])
+            link = f"[{text}{link[link.index('](') :]}"
+            return f"{OPENS}{opening}{link}{closing}{MARKER}"
 
         line = SECTION_LINK.sub(quote, line)
+        # 見 [Transformer 的層](…) had spaces for its Latin title; between Han
+        # characters and the quotation marks there are none.
+        line = re.sub(r"(?<=[^\x00-\x7f]) " + re.escape(OPENS), "", line)
+        line = re.sub(re.escape(MARKER) + r" (?=[^\x00-\x7f])", "", line)
+        line = line.replace(OPENS, "").replace(MARKER, "")
 
         def chapter(match: re.Match, line: str = line) -> str:
             found = sections(match["page"], None)
