@@ -29,6 +29,10 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
   Staats, 2021; Dao et al., 2022, FlashAttention) (efficient-attention.md);
 - :mod:`~attention_docs.kvcache`: a cache of keys and values for decoding one
   token at a time, and the bytes such caches take (kv-cache.md);
+- :mod:`~attention_docs.linear_attention`: a positive feature map in place of
+  the softmax, :math:`\phi(Q)(\phi(K)^\top V)` normalised, and its causal
+  form as an RNN with a :math:`d_k \times d_v` state (Katharopoulos et al.,
+  2020) (linear-attention.md);
 - :mod:`~attention_docs.self_attention`: :math:`Q = X W_Q`, :math:`K = X W_K`,
   :math:`V = X W_V` (query-key-value.md, self-attention.md);
 - :mod:`~attention_docs.multihead`: ``h`` heads, concatenated, projected,
@@ -77,6 +81,12 @@ from .example import RunningExample, running_example
 from .kvcache import KVCache, kv_cache_bytes
 from .language_model import LanguageModel, ModelConfig, load_pretrained
 from .linalg import row_times_matrix, weighted_sum_of_rows
+from .linear_attention import (
+    LinearAttentionState,
+    elu_feature_map,
+    linear_attention,
+    linear_attention_step,
+)
 from .masks import causal_mask, combine_masks, padding_mask
 from .multihead import (
     MultiHeadAttention,
@@ -101,6 +111,7 @@ __all__ = [
     "KVCache",
     "Key",
     "LanguageModel",
+    "LinearAttentionState",
     "ModelConfig",
     "MultiHeadAttention",
     "Query",
@@ -115,10 +126,13 @@ __all__ = [
     "blockwise_attention_backward",
     "causal_mask",
     "combine_masks",
+    "elu_feature_map",
     "feed_forward",
     "generate",
     "kv_cache_bytes",
     "layer_norm",
+    "linear_attention",
+    "linear_attention_step",
     "load_pretrained",
     "masked_softmax",
     "merge_heads",
