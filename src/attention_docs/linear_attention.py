@@ -375,15 +375,18 @@ def linear_attention_step(
         for every reason of :func:`linear_attention` about the feature map,
         non-finite input, overflow or underflow.
     TypeError
-        If an input is not real numbers.
+        If an input is not real numbers, or ``state`` is neither None nor a
+        :class:`LinearAttentionState`.
 
     Notes
     -----
     Katharopoulos et al. (2020), Section 3.3, Equations 10 and 11, and
     Section 3.4 (the transformer as an RNN). Time per step:
-    :math:`2 r d_v + 2 r` products, whatever :math:`t`; memory: the state,
+    :math:`2 r d_v + r` multiply-adds (:math:`\phi(\vec{k}_t)^\top \vec{v}_t`,
+    :math:`\phi(\vec{q}_t) S_t` and :math:`\phi(\vec{q}_t) \cdot \vec{z}_t`;
+    :math:`\vec{z}_t` only adds), whatever :math:`t`; memory: the state,
     :math:`r d_v + r` numbers per batch entry. Softmax attention with a KV
-    cache does :math:`t (d_k + d_v)` products at step :math:`t` and keeps
+    cache does :math:`t (d_k + d_v)` multiply-adds at step :math:`t` and keeps
     :math:`t (d_k + d_v)` numbers (the book's page "KV cache", kv-cache.md,
     sections "Cost" and "Cache size").
 
@@ -433,7 +436,7 @@ def linear_attention_step(
         z_prev = np.zeros(r, dtype)
     else:
         if not isinstance(state, LinearAttentionState):
-            raise ValueError(
+            raise TypeError(
                 "`state` must be a LinearAttentionState or None, got "
                 f"{type(state).__name__}"
             )

@@ -276,7 +276,7 @@ def test_state_errors_change_nothing() -> None:
     before = state.s.copy(), state.z.copy()
     with pytest.raises(ValueError, match=r"\(\.\.\., 2, 4\)"):
         linear_attention_step(state, np.ones(2), np.ones(2), np.ones(4))
-    with pytest.raises(ValueError, match="LinearAttentionState or None"):
+    with pytest.raises(TypeError, match="LinearAttentionState or None"):
         linear_attention_step((state.s, state.z), np.ones(2), np.ones(2), np.ones(3))
     assert np.array_equal(state.s, before[0]) and np.array_equal(state.z, before[1])
     assert isinstance(state, LinearAttentionState)
