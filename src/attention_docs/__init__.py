@@ -36,6 +36,10 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
   values up-projected from one cached latent per token, computed explicitly
   or with the up-projections absorbed (DeepSeek-AI, 2024, DeepSeek-V2,
   Section 2.1) (latent-attention.md);
+- :mod:`~attention_docs.linear_attention`: a positive feature map in place of
+  the softmax, :math:`\phi(Q)(\phi(K)^\top V)` normalised, and its causal
+  form as an RNN with a :math:`d_k \times d_v` state (Katharopoulos et al.,
+  2020) (linear-attention.md);
 - :mod:`~attention_docs.self_attention`: :math:`Q = X W_Q`, :math:`K = X W_K`,
   :math:`V = X W_V` (query-key-value.md, self-attention.md);
 - :mod:`~attention_docs.multihead`: ``h`` heads, concatenated, projected,
@@ -85,6 +89,12 @@ from .kvcache import KVCache, kv_cache_bytes
 from .language_model import LanguageModel, ModelConfig, load_pretrained
 from .latent import absorb_latent_params, latent_attention, latent_attention_params
 from .linalg import row_times_matrix, weighted_sum_of_rows
+from .linear_attention import (
+    LinearAttentionState,
+    elu_feature_map,
+    linear_attention,
+    linear_attention_step,
+)
 from .logit_range import qk_norm, rms_norm, soft_cap
 from .masks import causal_mask, combine_masks, padding_mask
 from .multihead import (
@@ -110,6 +120,7 @@ __all__ = [
     "KVCache",
     "Key",
     "LanguageModel",
+    "LinearAttentionState",
     "ModelConfig",
     "MultiHeadAttention",
     "Query",
@@ -125,12 +136,15 @@ __all__ = [
     "blockwise_attention_backward",
     "causal_mask",
     "combine_masks",
+    "elu_feature_map",
     "feed_forward",
     "generate",
     "kv_cache_bytes",
     "latent_attention",
     "latent_attention_params",
     "layer_norm",
+    "linear_attention",
+    "linear_attention_step",
     "load_pretrained",
     "masked_softmax",
     "merge_heads",

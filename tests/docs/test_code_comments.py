@@ -63,7 +63,9 @@ FORMULA_WORDS = frozenset(
     # the boxes of the paper's Figure 2
     "Attention Concat Linear Scale Mask "
     # Greek letters, spelled as the formulas' letters
-    "alpha beta gamma delta eps epsilon theta lambda mu pi sigma tau omega "
+    "alpha beta gamma delta eps epsilon theta lambda mu pi sigma tau omega phi "
+    # the feature map elu(x) + 1 of linear attention
+    "elu "
     # the index of a position in PE(pos, 2i)
     "pos".split()
 )
