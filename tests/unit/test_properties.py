@@ -936,6 +936,22 @@ def _arguments() -> list[tuple[str, Callable[..., Any], dict[str, Any]]]:
         ),
         ("soft_cap", ad.soft_cap, {"x": r(2, 3), "cap": 5.0}),
         (
+            "linear_attention",
+            ad.linear_attention,
+            {"q": r(2, 3), "k": r(4, 3), "v": r(4, 2)},
+        ),
+        (
+            "latent_attention",
+            ad.latent_attention,
+            {
+                "x": r(3, 8),
+                "params": ad.latent_attention_params(
+                    8, 2, 4, 4, 4, 2, rng=np.random.default_rng(1)
+                ),
+                "n_heads": 2,
+            },
+        ),
+        (
             "feed_forward",
             ad.feed_forward,
             {"x": r(2, 3), "w_1": r(3, 4), "b_1": r(4), "w_2": r(4, 3), "b_2": r(3)},
