@@ -28,7 +28,8 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
   backward pass, which recomputes the weights from the log-sum-exp (Rabe and
   Staats, 2021; Dao et al., 2022, FlashAttention) (efficient-attention.md);
 - :mod:`~attention_docs.kvcache`: a cache of keys and values for decoding one
-  token at a time, and the bytes such caches take (kv-cache.md);
+  token at a time, a rolling cache for a sliding window with attention
+  sinks, and the bytes such caches take (kv-cache.md, sliding-window.md);
 - :mod:`~attention_docs.self_attention`: :math:`Q = X W_Q`, :math:`K = X W_K`,
   :math:`V = X W_V` (query-key-value.md, self-attention.md);
 - :mod:`~attention_docs.multihead`: ``h`` heads, concatenated, projected,
@@ -72,12 +73,16 @@ errors it raises are described in its section "Errors".
 from .additive import additive_attention
 from .attention import attention_scores, attention_weights, scaled_dot_product_attention
 from .backward import scaled_dot_product_attention_backward
-from .blockwise import blockwise_attention, blockwise_attention_backward
+from .blockwise import (
+    blockwise_attention,
+    blockwise_attention_backward,
+    blockwise_tile_counts,
+)
 from .example import RunningExample, running_example
-from .kvcache import KVCache, kv_cache_bytes
+from .kvcache import KVCache, RollingKVCache, kv_cache_bytes
 from .language_model import LanguageModel, ModelConfig, load_pretrained
 from .linalg import row_times_matrix, weighted_sum_of_rows
-from .masks import causal_mask, combine_masks, padding_mask
+from .masks import causal_mask, combine_masks, padding_mask, sliding_window_mask
 from .multihead import (
     MultiHeadAttention,
     merge_heads,
@@ -104,6 +109,7 @@ __all__ = [
     "ModelConfig",
     "MultiHeadAttention",
     "Query",
+    "RollingKVCache",
     "RunningExample",
     "Value",
     "__version__",
@@ -113,6 +119,7 @@ __all__ = [
     "attention_weights",
     "blockwise_attention",
     "blockwise_attention_backward",
+    "blockwise_tile_counts",
     "causal_mask",
     "combine_masks",
     "feed_forward",
@@ -133,6 +140,7 @@ __all__ = [
     "scaled_dot_product_attention_backward",
     "self_attention",
     "sinusoidal_positional_encoding",
+    "sliding_window_mask",
     "softmax",
     "split_heads",
     "weighted_sum_of_rows",
