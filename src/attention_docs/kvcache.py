@@ -477,6 +477,8 @@ class RollingKVCache(KVCache):
         The kept values, in the same order.
     positions : ndarray of int, shape (r,)
         The positions (from 0) of the kept rows, in increasing order.
+    slots : ndarray of int, shape (r,)
+        The buffer row that holds each of them.
     n_seen : int
         Tokens appended so far, :math:`n`; ``len(cache)`` is :math:`r`.
     capacity : int
@@ -517,8 +519,10 @@ class RollingKVCache(KVCache):
     >>> cache = RollingKVCache(2, window=3, n_sink=1)
     >>> for p in range(6):
     ...     cache.append([[p, 1.0]], [[p, 1.0]])  # key = value = (p, 1)
-    >>> cache.positions.tolist(), cache.n_seen, len(cache), cache.capacity
-    ([0, 3, 4, 5], 6, 4, 4)
+    >>> cache.positions.tolist(), cache.slots.tolist()
+    ([0, 3, 4, 5], [0, 3, 1, 2])
+    >>> cache.n_seen, len(cache), cache.capacity
+    (6, 4, 4)
     >>> cache.keys[:, 0].tolist()
     [0.0, 3.0, 4.0, 5.0]
 
@@ -599,6 +603,11 @@ class RollingKVCache(KVCache):
         sinks = np.arange(min(n, s))
         recent = np.arange(max(s, n - self._window), n)  # the last W (not sinks)
         return np.concatenate([sinks, recent]).astype(np.intp)
+
+    @property
+    def slots(self) -> Any:
+        """Buffer row of each kept token, in the order of :attr:`positions`."""
+        return self._slot(self.positions).astype(np.intp)
 
     def _ordered(self, buffer: Any) -> FloatArray:
         rows = buffer[..., self._slot(self.positions), :]  # a copy, by position
