@@ -13,6 +13,7 @@ import numpy as np
 
 from attention_book.stages.explorables import ONLINE_V, ROPE_K, ROPE_Q, W_O
 from attention_docs import (
+    RollingKVCache,
     apply_rope,
     attention_scores,
     blockwise_attention,
@@ -21,6 +22,7 @@ from attention_docs import (
     project_qkv,
     running_example,
     scaled_dot_product_attention,
+    sliding_window_mask,
     softmax,
 )
 
@@ -104,6 +106,23 @@ def kv_state(kind: str, sizes: dict, bytes_per_value: int) -> dict:
         sizes["layers"], h_kv, sizes["d_k"], 1, bytes_per_value=bytes_per_value
     )
     return {"h_kv": h_kv, "total": total, "per_token": per_token}
+
+
+def window_state(n: int, window: int, n_sink: int) -> dict:
+    """The mask, and the positions a rolling cache keeps after n tokens."""
+    mask = sliding_window_mask(n, window=window, n_sink=n_sink)
+    cache = RollingKVCache(1, window=window, n_sink=n_sink)
+    for p in range(n):
+        cache.append([[float(p)]], [[float(p)]])
+    kept = cache.positions.tolist()
+    return {
+        "mask": mask.astype(int),
+        "kept": kept,
+        "cache": np.isin(np.arange(n), kept).astype(int)[None, :],
+        "rows": len(cache),
+        "capacity": cache.capacity,
+        "full": n,
+    }
 
 
 def rope_state(m: float, n: float) -> dict:

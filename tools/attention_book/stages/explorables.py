@@ -167,6 +167,14 @@ def data_kv_cache(language: str) -> dict:
     return {"sizes": KV_DEFAULT, "bytes": list(KV_BYTES), "kinds": list(KV_KINDS)}
 
 
+#: The window-and-sinks figure's first state (the page's figure) and its largest n.
+WINDOW_DEFAULT = {"n": 10, "window": 4, "n_sink": 2, "max": 16}
+
+
+def data_window_sinks(language: str) -> dict:
+    return dict(WINDOW_DEFAULT)
+
+
 def data_rope(language: str) -> dict:
     return {"q": ROPE_Q, "k": ROPE_K, "m": ROPE_M, "r": ROPE_N, "radius": ROPE_R}
 
@@ -224,6 +232,7 @@ DATA = {
     "kv_cache": data_kv_cache,
     "rope": data_rope,
     "online": data_online,
+    "window_sinks": data_window_sinks,
 }
 
 
