@@ -91,7 +91,7 @@ def example_state(x) -> dict:
     }
 
 
-def kv_state(kind: str, sizes: dict, bytes_per_value: int) -> dict:
+def kv_state(kind: str, sizes: dict, bytes_per_value: int, window: int = 0) -> dict:
     """Heads of keys and values: h (MHA), g (GQA), 1 (MQA); bytes by the package."""
     h_kv = {"mha": sizes["heads"], "gqa": sizes["groups"], "mqa": 1}[kind]
     total = kv_cache_bytes(
@@ -101,6 +101,7 @@ def kv_state(kind: str, sizes: dict, bytes_per_value: int) -> dict:
         sizes["tokens"],
         bytes_per_value=bytes_per_value,
         batch=sizes["batch"],
+        window=window or None,  # 0 on the page: no window
     )
     per_token = kv_cache_bytes(
         sizes["layers"], h_kv, sizes["d_k"], 1, bytes_per_value=bytes_per_value

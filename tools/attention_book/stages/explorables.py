@@ -164,7 +164,12 @@ def data_heads(language: str) -> dict:
 
 
 def data_kv_cache(language: str) -> dict:
-    return {"sizes": KV_DEFAULT, "bytes": list(KV_BYTES), "kinds": list(KV_KINDS)}
+    return {
+        "sizes": KV_DEFAULT,
+        "bytes": list(KV_BYTES),
+        "kinds": list(KV_KINDS),
+        "window": 0,  # no window: every token cached
+    }
 
 
 #: The window-and-sinks figure's first state (the page's figure) and its largest n.
