@@ -327,19 +327,6 @@ def test_kv_cache(load) -> None:
     root.locator("select[data-bytes]").select_option("4")
     root.locator("select[data-kind]").select_option("gqa")
     assert agrees("gqa", 4) > 2**53  # exact beyond a double's integers
-    # Mistral 7B: 32 layers, 8 KV heads of 128, window 4096, n = 32768: 0.5 GiB
-    for key, n in (("layers", 32), ("groups", 8), ("d_k", 128), ("tokens", 32768)):
-        root.locator(f'input[data-size="{key}"]').fill(str(n))
-        sizes[key] = n
-    root.locator('input[data-size="batch"]').fill("1")
-    sizes["batch"] = 1
-    root.locator("select[data-bytes]").select_option("2")
-    root.locator("input[data-window]").fill("4096")
-    state = oracle.kv_state("gqa", sizes, 2, window=4096)
-    assert state["total"] == 2**29
-    text, full = result(page, "kv_cache", "total")
-    assert int(full) == state["total"] and text == oracle.grouped(state["total"])
-    root.locator("input[data-window]").fill("0")
     root.locator('input[data-size="groups"]').fill("7")  # 7 does not divide 64
     assert result(page, "kv_cache", "total")[0] == "—"
     assert (
@@ -353,6 +340,18 @@ def test_kv_cache(load) -> None:
     sizes["tokens"] += 1
     agrees("gqa", 4)
     assert root.locator('input[data-size="tokens"]').input_value() == str(10**6 + 1)
+    # Mistral 7B: 32 layers, 8 KV heads of 128, window 4096, n = 32768: 0.5 GiB
+    for key, n in (("layers", 32), ("groups", 8), ("d_k", 128), ("tokens", 32768)):
+        root.locator(f'input[data-size="{key}"]').fill(str(n))
+        sizes[key] = n
+    root.locator('input[data-size="batch"]').fill("1")
+    sizes["batch"] = 1
+    root.locator("select[data-bytes]").select_option("2")
+    root.locator("input[data-window]").fill("4096")
+    state = oracle.kv_state("gqa", sizes, 2, window=4096)
+    assert state["total"] == 2**29
+    text, full = result(page, "kv_cache", "total")
+    assert int(full) == state["total"] and text == oracle.grouped(state["total"])
     assert not watch.problems(), watch.problems()
 
 
