@@ -179,8 +179,8 @@ def blockwise_attention(
     -----
     With a mask, the queries too are taken ``block_size`` at a time, and a
     tile (a block of queries by a block of keys) whose every entry the mask
-    hides is skipped: its scores are never computed. For a causal or a
-    sliding-window mask most tiles are such;
+    hides is skipped: its scores are never computed. For a causal mask
+    nearly half the tiles are such, for a sliding window most of them;
     :func:`blockwise_tile_counts` gives how many tiles are computed. Without
     a mask, all queries form one block. See the module's docstring for the
     recurrence and its sources. In numpy
