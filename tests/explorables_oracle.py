@@ -13,6 +13,7 @@ import numpy as np
 
 from attention_book.stages.explorables import ONLINE_V, ROPE_K, ROPE_Q, W_O
 from attention_docs import (
+    RollingKVCache,
     apply_rope,
     attention_scores,
     blockwise_attention,
@@ -21,6 +22,7 @@ from attention_docs import (
     project_qkv,
     running_example,
     scaled_dot_product_attention,
+    sliding_window_mask,
     softmax,
 )
 
@@ -89,11 +91,12 @@ def example_state(x) -> dict:
     }
 
 
-def kv_state(kind: str, sizes: dict, bytes_per_value: int) -> dict:
+def kv_state(kind: str, sizes: dict, bytes_per_value: int, window: int = 0) -> dict:
     """Heads of keys and values: h (MHA), g (GQA), 1 (MQA); bytes by the package.
 
     MLA caches a latent of d_c and a RoPE key of d_h^R numbers per token and
-    layer instead (kv_cache_bytes' latent_dim and rope_dim); no h_kv.
+    layer instead (kv_cache_bytes' latent_dim and rope_dim); no h_kv. A
+    window W > 0 caches min(n, W) tokens a layer (0 on the page: no window).
     """
     if kind == "mla":
         latent = {"latent_dim": sizes["latent"], "rope_dim": sizes["rope"]}
@@ -103,6 +106,7 @@ def kv_state(kind: str, sizes: dict, bytes_per_value: int) -> dict:
             sizes["tokens"],
             bytes_per_value=bytes_per_value,
             batch=sizes["batch"],
+            window=window or None,
             **latent,
         )
         per_token = kv_cache_bytes(*args, 1, bytes_per_value=bytes_per_value, **latent)
@@ -115,11 +119,29 @@ def kv_state(kind: str, sizes: dict, bytes_per_value: int) -> dict:
         sizes["tokens"],
         bytes_per_value=bytes_per_value,
         batch=sizes["batch"],
+        window=window or None,  # 0 on the page: no window
     )
     per_token = kv_cache_bytes(
         sizes["layers"], h_kv, sizes["d_k"], 1, bytes_per_value=bytes_per_value
     )
     return {"h_kv": h_kv, "total": total, "per_token": per_token}
+
+
+def window_state(n: int, window: int, n_sink: int) -> dict:
+    """The mask, and the positions a rolling cache keeps after n tokens."""
+    mask = sliding_window_mask(n, window=window, n_sink=n_sink)
+    cache = RollingKVCache(1, window=window, n_sink=n_sink)
+    for p in range(n):
+        cache.append([[float(p)]], [[float(p)]])
+    kept = cache.positions.tolist()
+    return {
+        "mask": mask.astype(int),
+        "kept": kept,
+        "cache": np.isin(np.arange(n), kept).astype(int)[None, :],
+        "rows": len(cache),
+        "capacity": cache.capacity,
+        "full": n,
+    }
 
 
 def rope_state(m: float, n: float) -> dict:

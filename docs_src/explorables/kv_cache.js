@@ -2,6 +2,8 @@
 // (multi-head), g (grouped-query) or 1 (multi-query); exact integers (BigInt),
 // as kv_cache_bytes computes them. Multi-head latent attention caches
 // L · (d_c + d_h^R) · n · s · b bytes (kv_cache_bytes' latent_dim, rope_dim).
+// A window W > 0 caches min(n, W) tokens a layer instead of n
+// (kv_cache_bytes(..., window=W)).
 import { announce, field, fmt, frame, message, optionList, register, status, templates, words } from "./core.js";
 
 // data: the page's model (sizes), the widths in bytes and the kinds to offer.
@@ -21,6 +23,8 @@ export function render(w, data) {
     ["latent", "rope"].filter((k) => k in data.sizes).map(number).join("") +
     field(w.bytes, `<select data-bytes disabled>${optionList(data.bytes, data.bytes[0])}</select>`) +
     number("batch") +
+    field(w.window, `<input type="number" min="0" step="1" value="${data.window}" data-window ` +
+      'disabled inputmode="numeric">') +
     `<button type="button" data-step disabled>${w.step}</button>` +
     Object.entries(data.presets || {}).map(preset).join("") + "</div>";
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
@@ -46,6 +50,7 @@ export function mount(root) {
   const inputs = [...root.querySelectorAll("input[data-size]")];
   const groups = root.querySelector('input[data-size="groups"]');
   const latent = [...root.querySelectorAll('input[data-size="latent"], input[data-size="rope"]')];
+  const window_ = root.querySelector("input[data-window]");
   const result = (key) => root.querySelector(`[data-result="${key}"]`);
 
   const set = (key, n, text) => {
@@ -63,12 +68,16 @@ export function mount(root) {
       !(Number.isInteger(size[i.dataset.size]) && size[i.dataset.size] >= least(i.dataset.size)));
     const divides = kind.value !== "gqa" || size.heads % size.groups === 0;
     for (const input of inputs) input.setAttribute("aria-invalid", String(wrong.includes(input)));
-    if (wrong.length || !divides) {
+    const w = Number(window_.value);
+    const windowOk = Number.isInteger(w) && w >= 0; // 0: no window
+    window_.setAttribute("aria-invalid", String(!windowOk));
+    if (wrong.length || !divides || !windowOk) {
       for (const key of ["h_kv", "per_token", "total", "total_units"]) set(key, "", "—");
       return announce(root, words(root, "invalid"));
     }
     const b = BigInt(bytes.value);
-    const total = (perToken) => perToken * BigInt(size.tokens) * BigInt(size.batch);
+    const cached = w > 0 ? Math.min(size.tokens, w) : size.tokens; // min(n, W)
+    const total = (perToken) => perToken * BigInt(cached) * BigInt(size.batch);
     if (kind.value === "mla") {
       // L · (d_c + d_h^R) · s bytes per token of one sequence: no key or value heads
       const width = size.latent + size.rope;
@@ -88,7 +97,7 @@ export function mount(root) {
     set("total_units", total(perToken), inUnits(total(perToken)));
     announce(root, message(words(root, "status"), { total: inUnits(total(perToken)), h_kv: hKv }));
   };
-  for (const control of [kind, bytes, ...inputs]) control.addEventListener("input", update);
+  for (const control of [kind, bytes, window_, ...inputs]) control.addEventListener("input", update);
   // A preset: its kind and sizes into the controls (the other sizes stay).
   for (const button of root.querySelectorAll("button[data-preset]")) {
     button.addEventListener("click", () => {

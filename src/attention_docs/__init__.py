@@ -40,6 +40,8 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
   the softmax, :math:`\phi(Q)(\phi(K)^\top V)` normalised, and its causal
   form as an RNN with a :math:`d_k \times d_v` state (Katharopoulos et al.,
   2020) (linear-attention.md);
+  token at a time, a rolling cache for a sliding window with attention
+  sinks, and the bytes such caches take (kv-cache.md, sliding-window.md);
 - :mod:`~attention_docs.self_attention`: :math:`Q = X W_Q`, :math:`K = X W_K`,
   :math:`V = X W_V` (query-key-value.md, self-attention.md);
 - :mod:`~attention_docs.multihead`: ``h`` heads, concatenated, projected,
@@ -83,9 +85,13 @@ errors it raises are described in its section "Errors".
 from .additive import additive_attention
 from .attention import attention_scores, attention_weights, scaled_dot_product_attention
 from .backward import scaled_dot_product_attention_backward
-from .blockwise import blockwise_attention, blockwise_attention_backward
+from .blockwise import (
+    blockwise_attention,
+    blockwise_attention_backward,
+    blockwise_tile_counts,
+)
 from .example import RunningExample, running_example
-from .kvcache import KVCache, kv_cache_bytes
+from .kvcache import KVCache, RollingKVCache, kv_cache_bytes
 from .language_model import LanguageModel, ModelConfig, load_pretrained
 from .latent import absorb_latent_params, latent_attention, latent_attention_params
 from .linalg import row_times_matrix, weighted_sum_of_rows
@@ -96,7 +102,7 @@ from .linear_attention import (
     linear_attention_step,
 )
 from .logit_range import qk_norm, rms_norm, soft_cap
-from .masks import causal_mask, combine_masks, padding_mask
+from .masks import causal_mask, combine_masks, padding_mask, sliding_window_mask
 from .multihead import (
     MultiHeadAttention,
     merge_heads,
@@ -124,6 +130,7 @@ __all__ = [
     "ModelConfig",
     "MultiHeadAttention",
     "Query",
+    "RollingKVCache",
     "RunningExample",
     "Value",
     "__version__",
@@ -134,6 +141,7 @@ __all__ = [
     "attention_weights",
     "blockwise_attention",
     "blockwise_attention_backward",
+    "blockwise_tile_counts",
     "causal_mask",
     "combine_masks",
     "elu_feature_map",
@@ -161,6 +169,7 @@ __all__ = [
     "scaled_dot_product_attention_backward",
     "self_attention",
     "sinusoidal_positional_encoding",
+    "sliding_window_mask",
     "soft_cap",
     "softmax",
     "split_heads",

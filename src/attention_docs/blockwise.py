@@ -67,6 +67,7 @@ from ._validation import (
     FloatArray,
     as_array,
     as_float_array,
+    check_bool,
     check_mask,
     check_positive_int,
     resolve_scale,
@@ -74,7 +75,11 @@ from ._validation import (
     validated_qkv,
 )
 
-__all__ = ["blockwise_attention", "blockwise_attention_backward"]
+__all__ = [
+    "blockwise_attention",
+    "blockwise_attention_backward",
+    "blockwise_tile_counts",
+]
 
 
 @overload
@@ -172,7 +177,13 @@ def blockwise_attention(
 
     Notes
     -----
-    See the module's docstring for the recurrence and its sources. In numpy
+    With a mask, the queries too are taken ``block_size`` at a time, and a
+    tile (a block of queries by a block of keys) whose every entry the mask
+    hides is skipped: its scores are never computed. For a causal mask
+    nearly half the tiles are such, for a sliding window most of them;
+    :func:`blockwise_tile_counts` gives how many tiles are computed. Without
+    a mask, all queries form one block. See the module's docstring for the
+    recurrence and its sources. In numpy
     the loop over blocks is slower than one matrix product; what it saves is
     memory. On a GPU the same recurrence (FlashAttention) is faster, because
     keeping a block in fast on-chip memory saves traffic to the slow one.
@@ -221,34 +232,52 @@ def blockwise_attention(
     ell = np.zeros((*batch, n_q, 1), dtype=dtype)  # running sum of exponentials
     o = np.zeros((*batch, n_q, d_v), dtype=dtype)  # running output, normalised
     v_scaled, factor = safe_values(v)
+    # Without a mask, all queries form one block; with one, blocks of
+    # block_size queries, so that a tile the mask empties can be skipped.
+    q_step = block_size if mask is not None else max(n_q, 1)
     with np.errstate(over="ignore", under="ignore"):  # shifts and exp: no warnings
-        for start in range(0, n_k, block_size):
-            k_block = k[..., start : start + block_size, :]
-            v_block = v_scaled[..., start : start + block_size, :]
-            try:
-                s = scaled_products(q, k_block, scale)  # (..., n_q, B)
-            except ScoresOverflow as overflow:
-                message = overflow.describe("`q`", "`k`", q.shape, k.shape)
-                raise ValueError(message) from None
-            keep = True if mask is None else mask[..., start : start + block_size]
-            if mask is not None:  # the mask may have batch dimensions only v has
-                s = np.broadcast_to(s, keep.shape)
-            block_max = np.max(s, axis=-1, keepdims=True, where=keep, initial=-np.inf)
-            m_new = np.maximum(m, block_max)  # over the visible keys only
-            # A query with no visible key so far keeps m = -inf; shift by 0
-            # there, so that exp(-inf - 0) = 0 and nothing becomes NaN.
-            shift = np.where(np.isfinite(m_new), m_new, 0.0)
-            p = s - shift  # s_j - m'
-            np.exp(p, out=p, where=keep)  # e^{s_j - m'} where visible
-            if mask is not None:  # and 0 where masked (not via exp(-inf): slow)
-                np.copyto(p, 0.0, where=~keep)
-            correction = np.exp(m - shift)  # e^{m - m'}, 0 before the first key
-            ell_new = correction * ell + p.sum(axis=-1, keepdims=True)
-            # o' = (e^{m - m'} l o + sum_j e^{s_j - m'} v_j) / l': the weights of
-            # o' sum to 1, so o' stays within the range of the values.
-            safe = np.where(ell_new > 0, ell_new, 1.0)  # l' = 0: nothing seen yet
-            o = (correction * ell / safe) * o + (p / safe) @ v_block
-            m, ell = m_new, ell_new
+        for q_start in range(0, n_q, q_step):
+            qa = slice(q_start, q_start + q_step)
+            q_a, m_a, ell_a, o_a = (
+                q[..., qa, :],
+                m[..., qa, :],
+                ell[..., qa, :],
+                o[..., qa, :],
+            )
+            for start in range(0, n_k, block_size):
+                keep = (
+                    True if mask is None else mask[..., qa, start : start + block_size]
+                )
+                if mask is not None and not keep.any():
+                    continue  # the tile is fully masked: nothing to add
+                k_block = k[..., start : start + block_size, :]
+                v_block = v_scaled[..., start : start + block_size, :]
+                try:
+                    s = scaled_products(q_a, k_block, scale)  # (..., B_q, B)
+                except ScoresOverflow as overflow:
+                    message = overflow.describe("`q`", "`k`", q.shape, k.shape)
+                    raise ValueError(message) from None
+                if mask is not None:  # the mask may have batch dimensions only v has
+                    s = np.broadcast_to(s, keep.shape)
+                block_max = np.max(
+                    s, axis=-1, keepdims=True, where=keep, initial=-np.inf
+                )
+                m_new = np.maximum(m_a, block_max)  # over the visible keys only
+                # A query with no visible key so far keeps m = -inf; shift by 0
+                # there, so that exp(-inf - 0) = 0 and nothing becomes NaN.
+                shift = np.where(np.isfinite(m_new), m_new, 0.0)
+                p = s - shift  # s_j - m'
+                np.exp(p, out=p, where=keep)  # e^{s_j - m'} where visible
+                if mask is not None:  # and 0 where masked (not via exp(-inf): slow)
+                    np.copyto(p, 0.0, where=~keep)
+                correction = np.exp(m_a - shift)  # e^{m - m'}, 0 before the first key
+                ell_new = correction * ell_a + p.sum(axis=-1, keepdims=True)
+                # o' = (e^{m - m'} l o + sum_j e^{s_j - m'} v_j) / l': the weights of
+                # o' sum to 1, so o' stays within the range of the values.
+                safe = np.where(ell_new > 0, ell_new, 1.0)  # l' = 0: nothing seen yet
+                o_a = (correction * ell_a / safe) * o_a + (p / safe) @ v_block
+                m_a, ell_a = m_new, ell_new
+            m[..., qa, :], ell[..., qa, :], o[..., qa, :] = m_a, ell_a, o_a
     output = clipped_output(o, v_scaled, factor, ell > 0)
     if not return_lse:
         return output
@@ -490,3 +519,70 @@ def blockwise_attention_backward(
         sum_to_shape(dk, k.shape, "k", shapes),
         sum_to_shape(dv, v.shape, "v", shapes),
     )
+
+
+def blockwise_tile_counts(mask: ArrayLike, *, block_size: int = 128) -> tuple[int, int]:
+    r"""Tiles of scores that the blockwise passes compute under ``mask``, and all tiles.
+
+    Parameters
+    ----------
+    mask : array_like of bool, shape (..., n_q, n_k)
+        True where query ``i`` may attend to key ``j``.
+    block_size : int, optional
+        Queries and keys per tile, as given to :func:`blockwise_attention`
+        and :func:`blockwise_attention_backward` (default 128).
+
+    Returns
+    -------
+    computed : int
+        Tiles (``block_size`` queries by ``block_size`` keys) in which the
+        mask allows at least one entry, for some batch entry: the tiles whose
+        scores :func:`blockwise_attention` (given this mask) and
+        :func:`blockwise_attention_backward` compute.
+    total : int
+        :math:`\lceil n_q / B \rceil \cdot \lceil n_k / B \rceil`, every tile.
+
+    Raises
+    ------
+    TypeError
+        If ``mask`` is not boolean.
+    ValueError
+        If ``mask`` has fewer than 2 dimensions or ``block_size`` is not a
+        positive integer.
+
+    Notes
+    -----
+    The other tiles are fully masked; they add nothing to the output nor to
+    a gradient, and both passes skip them, as FlashAttention-2 skips the
+    blocks above the diagonal of a causal mask (Dao, 2023,
+    arXiv:2307.08691, Section 3.1.1). With :math:`n = T B` and a causal mask
+    :math:`T(T+1)/2` of the :math:`T^2` tiles are computed; with a sliding
+    window of :math:`W` keys each block of queries meets about
+    :math:`W / B + 1` blocks of keys, so the work grows as :math:`n W`,
+    not :math:`n^2`. See the book's pages "Blockwise attention"
+    (efficient-attention.md, section "Masks") and "Sliding windows and
+    attention sinks" (sliding-window.md, section "skipping-tiles").
+
+    Examples
+    --------
+    >>> from attention_docs import causal_mask, sliding_window_mask
+    >>> blockwise_tile_counts(causal_mask(8), block_size=2)
+    (10, 16)
+    >>> blockwise_tile_counts(sliding_window_mask(8, window=2), block_size=2)
+    (7, 16)
+    """
+    mask = check_bool("mask", mask)
+    block_size = check_positive_int("block_size", block_size)
+    if mask.ndim < 2:
+        raise ValueError(
+            f"`mask` must have shape (..., n_q, n_k), got shape {mask.shape}"
+        )
+    n_q, n_k = mask.shape[-2:]
+    flat = mask.reshape(-1, n_q, n_k).any(axis=0)  # any batch entry
+    computed = sum(
+        bool(flat[a : a + block_size, b : b + block_size].any())
+        for a in range(0, n_q, block_size)
+        for b in range(0, n_k, block_size)
+    )
+    total = -(-n_q // block_size) * -(-n_k // block_size)  # ceil * ceil
+    return computed, total

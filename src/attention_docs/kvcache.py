@@ -49,7 +49,7 @@ from ._validation import (
 from .attention import attention_kernel
 from .masks import causal_mask
 
-__all__ = ["KVCache", "kv_cache_bytes"]
+__all__ = ["KVCache", "RollingKVCache", "kv_cache_bytes"]
 
 
 def _check_batch_shape(batch_shape: object) -> tuple[int, ...]:
@@ -436,6 +436,296 @@ class KVCache:
         return output  # (..., t, n) @ (..., n, d_v) -> (..., t, d_v)
 
 
+class RollingKVCache(KVCache):
+    r"""A key-value cache for sliding-window attention: a fixed buffer that evicts.
+
+    The cache keeps the rows of the first ``n_sink`` tokens (the attention
+    sinks) and of the last ``window`` tokens, and nothing else: its buffers
+    hold ``n_sink + window`` rows from the start and never grow. Token
+    position :math:`p` (counted from 0) is stored in row :math:`p` when
+    :math:`p < n_{\text{sink}}`, else in row
+
+    .. math::
+
+        n_{\text{sink}} + (p - n_{\text{sink}}) \bmod W ,
+
+    which overwrites the token :math:`W` positions earlier, the one that has
+    just left the window.
+
+    Parameters
+    ----------
+    d_k : int
+        Width of a key (and of a query), at least 1.
+    d_v : int, optional
+        Width of a value, at least 1; defaults to ``d_k``.
+    window : int, keyword-only
+        Keys a query sees, its own included (as in
+        :func:`~attention_docs.masks.sliding_window_mask`), at least 1.
+    n_sink : int, keyword-only, optional
+        First tokens kept for ever (default 0).
+    batch_shape : tuple of int, optional
+        Leading dimensions of every key and value array (default ``()``).
+    dtype : {numpy.float64, numpy.float32}, optional
+        Floating-point type of the stored rows (default float64).
+
+    Attributes
+    ----------
+    keys : ndarray, shape (*batch_shape, r, d_k)
+        The kept keys in order of position, a read-only copy;
+        :math:`r = \min(n, n_{\text{sink}} + W)` after :math:`n` tokens.
+    values : ndarray, shape (*batch_shape, r, d_v)
+        The kept values, in the same order.
+    positions : ndarray of int, shape (r,)
+        The positions (from 0) of the kept rows, in increasing order.
+    slots : ndarray of int, shape (r,)
+        The buffer row that holds each of them.
+    n_seen : int
+        Tokens appended so far, :math:`n`; ``len(cache)`` is :math:`r`.
+    capacity : int
+        ``n_sink + window``, the rows of each buffer, fixed.
+
+    Raises
+    ------
+    ValueError
+        If ``d_k``, ``d_v`` or ``window`` is not a positive integer,
+        ``n_sink`` is not an integer ``>= 0``, or ``batch_shape`` is not a
+        tuple of positive integers.
+    TypeError
+        If ``dtype`` is not float32 or float64.
+
+    Notes
+    -----
+    Memory: :math:`(n_{\text{sink}} + W)(d_k + d_v)` numbers per batch
+    entry, whatever the number of tokens. The newest token's output
+    (:meth:`attend`) equals the last row of
+    ``scaled_dot_product_attention(q, k, v, mask=sliding_window_mask(n, n,
+    window=W, n_sink=n_sink))`` over all :math:`n` tokens: its visible keys
+    are exactly the kept ones. Earlier rows would need keys that have been
+    evicted, so :meth:`attend` takes one query, the newest token's. Sources:
+    the rolling buffer of Jiang et al., 2023, "Mistral 7B"
+    (arXiv:2310.06825), Section 2, "Rolling Buffer Cache" and Figure 2 (with
+    ``n_sink = 0``); the sinks of Xiao et al., 2024, "Efficient Streaming
+    Language Models with Attention Sinks" (arXiv:2309.17453), Section 3.2
+    and Figure 4. Positions are those of the tokens in the text; a model
+    with RoPE rotates a key by its position before it is appended. See the
+    book's page "Sliding windows and attention sinks" (sliding-window.md,
+    section "rolling-cache").
+
+    Examples
+    --------
+    A window of 3 and one sink; after 6 tokens the cache keeps positions
+    0, 3, 4, 5:
+
+    >>> cache = RollingKVCache(2, window=3, n_sink=1)
+    >>> for p in range(6):
+    ...     cache.append([[p, 1.0]], [[p, 1.0]])  # key = value = (p, 1)
+    >>> cache.positions.tolist(), cache.slots.tolist()
+    ([0, 3, 4, 5], [0, 3, 1, 2])
+    >>> cache.n_seen, len(cache), cache.capacity
+    (6, 4, 4)
+    >>> cache.keys[:, 0].tolist()
+    [0.0, 3.0, 4.0, 5.0]
+
+    The newest query attends to those four rows, as the sliding-window mask
+    with a sink would let it:
+
+    >>> import numpy as np
+    >>> from attention_docs import scaled_dot_product_attention, sliding_window_mask
+    >>> k = v = np.array([[p, 1.0] for p in range(6)])
+    >>> q = np.array([[0.5, 0.2]])
+    >>> full = scaled_dot_product_attention(
+    ...     q, k, v, mask=sliding_window_mask(1, 6, window=3, n_sink=1))
+    >>> bool(np.allclose(cache.attend(q), full))
+    True
+    """
+
+    def __init__(
+        self,
+        d_k: int,
+        d_v: int | None = None,
+        *,
+        window: int,
+        n_sink: int = 0,
+        batch_shape: tuple[int, ...] = (),
+        dtype: DTypeLike = np.float64,
+    ) -> None:
+        window = check_positive_int("window", window)
+        if isinstance(n_sink, bool) or not isinstance(n_sink, numbers.Integral):
+            raise ValueError(f"`n_sink` must be an integer >= 0, got {n_sink!r}")
+        if n_sink < 0:
+            raise ValueError(f"`n_sink` must be an integer >= 0, got {n_sink!r}")
+        super().__init__(
+            d_k,
+            d_v,
+            batch_shape=batch_shape,
+            dtype=dtype,
+            capacity=check_positive_int("n_sink + window", int(n_sink) + window),
+        )
+        self._window = window
+        self._n_sink = int(n_sink)
+
+    @property
+    def window(self) -> int:
+        """Keys a query sees, its own included."""
+        return self._window
+
+    @property
+    def n_sink(self) -> int:
+        """First tokens kept for ever."""
+        return self._n_sink
+
+    @property
+    def n_seen(self) -> int:
+        """Tokens appended so far (kept or evicted)."""
+        return self._n
+
+    def __len__(self) -> int:
+        """Number of kept tokens, at most ``n_sink + window``."""
+        return min(self._n, self.capacity)
+
+    def __repr__(self) -> str:
+        return (
+            f"RollingKVCache(d_k={self._d_k}, d_v={self._d_v}, "
+            f"window={self._window}, n_sink={self._n_sink}, "
+            f"batch_shape={self._batch_shape}, dtype={self._dtype.name}, "
+            f"n_seen={self._n}, kept={len(self)})"
+        )
+
+    def _slot(self, position: Any) -> Any:
+        """Row of the buffer that holds token ``position`` (from 0)."""
+        s, w = self._n_sink, self._window
+        return np.where(position < s, position, s + (position - s) % w)
+
+    @property
+    def positions(self) -> Any:
+        """Positions (from 0) of the kept tokens, increasing: shape (r,)."""
+        n, s = self._n, self._n_sink
+        sinks = np.arange(min(n, s))
+        recent = np.arange(max(s, n - self._window), n)  # the last W (not sinks)
+        return np.concatenate([sinks, recent]).astype(np.intp)
+
+    @property
+    def slots(self) -> Any:
+        """Buffer row of each kept token, in the order of :attr:`positions`."""
+        return self._slot(self.positions).astype(np.intp)
+
+    def _ordered(self, buffer: Any) -> FloatArray:
+        rows = buffer[..., self._slot(self.positions), :]  # a copy, by position
+        rows.flags.writeable = False
+        return rows
+
+    @property
+    def keys(self) -> FloatArray:
+        """The kept keys by position, shape (*batch_shape, r, d_k): a copy."""
+        return self._ordered(self._k)
+
+    @property
+    def values(self) -> FloatArray:
+        """The kept values by position, shape (*batch_shape, r, d_v): a copy."""
+        return self._ordered(self._v)
+
+    def append(self, k: ArrayLike, v: ArrayLike) -> None:
+        """Append the keys and values of ``t >= 1`` new tokens, evicting old ones.
+
+        Parameters
+        ----------
+        k : array_like, shape (*batch_shape, t, d_k)
+            Keys of the new tokens, in order.
+        v : array_like, shape (*batch_shape, t, d_v)
+            Their values.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :meth:`KVCache.append`; nothing is appended or evicted then.
+
+        Notes
+        -----
+        Of the ``t`` new rows, those at positions below ``n_sink`` and the
+        last ``window`` are written (each into its row, :math:`O(t)`); any
+        others would be evicted by the same call and are skipped. The
+        buffers never grow, so no call allocates more than the rows it is
+        given.
+        """
+        k = self._checked_rows("k", k, "d_k", self._d_k)
+        v = self._checked_rows("v", v, "d_v", self._d_v)
+        check_same_size("t", ("k", k, -2), ("v", v, -2))
+        t = k.shape[-2]
+        if t == 0:
+            raise ValueError(
+                f"`k` and `v` have t=0 rows: shapes {k.shape} and {v.shape}; "
+                "append at least one token"
+            )
+        new = np.arange(self._n, self._n + t)  # positions of the new tokens
+        kept = (new < self._n_sink) | (new >= self._n + t - self._window)
+        rows = np.flatnonzero(kept)  # which of the t rows stay
+        slots = self._slot(new[kept])  # distinct buffer rows
+        k_kept, v_kept = k[..., rows, :], v[..., rows, :]  # copies, before writing
+        self._k[..., slots, :] = k_kept  # overwrite the evicted tokens' rows
+        self._v[..., slots, :] = v_kept
+        self._n += t
+
+    def attend(self, q: ArrayLike, *, scale: float | None = None) -> FloatArray:
+        r"""Attention of the newest token's query to the kept tokens.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., 1, d_k)
+            The query of the last appended token. Leading dimensions
+            broadcast with ``batch_shape``, as in :meth:`KVCache.attend`.
+        scale : float, optional
+            Factor applied to the dot products; default :math:`1/\sqrt{d_k}`.
+
+        Returns
+        -------
+        ndarray, shape (..., 1, d_v)
+            The weighted sum of the kept values: the sinks and the last
+            ``window`` tokens, the newest among them. No mask is needed.
+
+        Raises
+        ------
+        ValueError
+            If the cache is empty, ``q`` has more than one row (the message
+            says why), or for every reason of :meth:`KVCache.attend`.
+        TypeError
+            If ``q`` does not hold real numbers or is a numpy masked array.
+        """
+        if self._n == 0:
+            raise ValueError(
+                "the cache is empty: append the keys and values of at least one "
+                "token before attend()"
+            )
+        q = as_float_array("q", q)
+        check_ndim("q", q, 2, "(..., 1, d_k)")
+        if q.shape[-2] != 1:
+            raise ValueError(
+                f"`q` has t={q.shape[-2]} queries, but a RollingKVCache answers "
+                "the newest token only (t=1): the earlier tokens' windows reach "
+                f"keys that are evicted: shape {q.shape}"
+            )
+        if q.shape[-1] != self._d_k:
+            raise ValueError(
+                f"`q` has d_k={q.shape[-1]} but the cache has d_k={self._d_k}: "
+                f"shape {q.shape}"
+            )
+        try:
+            np.broadcast_shapes(q.shape[:-2], self._batch_shape)
+        except ValueError:
+            raise ValueError(
+                f"leading (batch) dimensions of `q` do not broadcast with the "
+                f"cache's batch_shape={self._batch_shape}: shape {q.shape}"
+            ) from None
+        scale = resolve_scale(scale, self._d_k)
+        r = len(self)  # rows 0 .. r-1 of the buffer are filled, in any order
+        keys, values = self._k[..., :r, :], self._v[..., :r, :]
+        try:
+            output, _ = attention_kernel(q, keys, values, scale, None)
+        except ScoresOverflow as overflow:
+            message = overflow.describe("`q`", "`cache.keys`", q.shape, keys.shape)
+            raise ValueError(message) from None
+        return output  # (..., 1, r) @ (..., r, d_v) -> (..., 1, d_v)
+
+
 def kv_cache_bytes(
     n_layers: int,
     n_kv_heads: int,
@@ -446,6 +736,7 @@ def kv_cache_bytes(
     batch: int = 1,
     latent_dim: int | None = None,
     rope_dim: int = 0,
+    window: int | None = None,
 ) -> int:
     r"""Bytes of the key-value caches of a whole decoder.
 
@@ -474,13 +765,20 @@ def kv_cache_bytes(
     rope_dim : int, optional
         Multi-head latent attention: the width :math:`d^R_h` of the RoPE key
         cached beside the latent (default 0); only with ``latent_dim``.
+    window : int, optional
+        Sliding window of every layer (keys seen per query, its own
+        included): a layer then caches :math:`\min(n, W)` tokens instead of
+        :math:`n` (a rolling buffer, :class:`RollingKVCache`). Default None:
+        every token. For layers of two kinds (local and global), add the
+        bytes of each kind.
 
     Returns
     -------
     int
         :math:`2 \cdot N \cdot h_{kv} \cdot d_k \cdot n \cdot s \cdot B`,
         or :math:`N \cdot (d_c + d^R_h) \cdot n \cdot s \cdot B` with
-        ``latent_dim``, an exact Python integer (no overflow).
+        ``latent_dim``, an exact Python integer (no overflow); with
+        ``window``, :math:`n` is replaced by :math:`\min(n, W)`.
 
     Raises
     ------
@@ -503,7 +801,9 @@ def kv_cache_bytes(
     Generalized Multi-Query Transformer Models from Multi-Head Checkpoints",
     arXiv:2305.13245) reduce :math:`h_{kv}` from :math:`h` to 1 or
     :math:`g`. See the book's page "KV cache" (kv-cache.md, sections "The
-    size of the cache" and "Multi-query and grouped-query attention").
+    size of the cache" and "Multi-query and grouped-query attention"); the
+    window, Jiang et al., 2023, Section 2 ("Rolling Buffer Cache"), and the
+    book's page "Sliding windows and attention sinks" (sliding-window.md).
 
     Multi-head latent attention (DeepSeek-AI, 2024, "DeepSeek-V2",
     arXiv:2405.04434, Section 2.1.4 and Table 1) caches per token and layer
@@ -527,6 +827,13 @@ def kv_cache_bytes(
 
     >>> kv_cache_bytes(61, 128, 128, 1, latent_dim=512, rope_dim=64)
     70272
+
+    Mistral 7B (Jiang et al., 2023, arXiv:2310.06825, Table 1: 32 layers,
+    8 key-value heads of width 128, a window of 4096) at 8192 tokens caches
+    4096 of them per layer, half of the 1 GiB a full cache would take:
+
+    >>> kv_cache_bytes(32, 8, 128, 8192, window=4096) / 2**30
+    0.5
     """
     n_layers = check_positive_int("n_layers", n_layers)
     n_kv_heads = check_positive_int("n_kv_heads", n_kv_heads)
@@ -534,6 +841,8 @@ def kv_cache_bytes(
     n_tokens = check_positive_int("n_tokens", n_tokens)
     bytes_per_value = check_positive_int("bytes_per_value", bytes_per_value)
     batch = check_positive_int("batch", batch)
+    if window is not None:  # a rolling buffer keeps the last W tokens only
+        n_tokens = min(n_tokens, check_positive_int("window", window))
     if latent_dim is not None:
         latent_dim = check_positive_int("latent_dim", latent_dim)
         if rope_dim != 0:

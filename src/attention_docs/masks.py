@@ -12,6 +12,7 @@ Figure 2). See the book's page "Masks" (masks.md, section "Boolean masks").
 from __future__ import annotations
 
 import functools
+import numbers
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -24,7 +25,7 @@ from ._validation import (
     shown,
 )
 
-__all__ = ["causal_mask", "combine_masks", "padding_mask"]
+__all__ = ["causal_mask", "combine_masks", "padding_mask", "sliding_window_mask"]
 
 
 def _check_size(name: str, value: object) -> int:
@@ -109,6 +110,95 @@ def causal_mask(n_q: int, n_k: int | None = None) -> BoolArray:
     i = np.arange(n_q)[:, np.newaxis]  # (n_q, 1) query index
     j = np.arange(n_k)[np.newaxis, :]  # (1, n_k) key index
     return j <= i + (n_k - n_q)  # M_ij = [j <= i + (n_k - n_q)] -> (n_q, n_k)
+
+
+def sliding_window_mask(
+    n_q: int, n_k: int | None = None, *, window: int, n_sink: int = 0
+) -> BoolArray:
+    r"""Sliding-window mask: a query sees its last ``window`` keys, itself included.
+
+    Parameters
+    ----------
+    n_q : int
+        Number of queries (rows), at least 1.
+    n_k : int, optional
+        Number of keys (columns), at least 1; defaults to ``n_q``.
+    window : int, keyword-only
+        Number of keys a query sees, **counting the query's own position**, at
+        least 1. ``window=1`` lets a query see itself only; ``window >= n_k``
+        gives :func:`causal_mask`.
+    n_sink : int, keyword-only, optional
+        Number of first keys (positions ``0, ..., n_sink - 1``) that every
+        query at or after them sees as well, the "attention sinks"
+        (default 0: none).
+
+    Returns
+    -------
+    ndarray of bool, shape (n_q, n_k)
+        With :math:`p_i = i + (n_k - n_q)` the position of query ``i``
+        (aligned to the bottom right, as :func:`causal_mask`), ``mask[i, j]``
+        is True exactly when
+
+        .. math::
+
+            p_i - W < j \le p_i \quad\text{or}\quad j < n_{\text{sink}}
+            \text{ and } j \le p_i .
+
+        A row sees at most ``window + n_sink`` keys. Memory: ``n_q * n_k``
+        bytes.
+
+    Raises
+    ------
+    ValueError
+        If ``n_q``, ``n_k`` or ``window`` is not a positive integer (or is
+        too large for an array dimension), or ``n_sink`` is not an integer
+        ``>= 0``. The message names the argument.
+
+    Notes
+    -----
+    Mistral 7B (Jiang et al., 2023, "Mistral 7B", arXiv:2310.06825,
+    Section 2, "Sliding Window Attention" and Figure 1) writes that position
+    :math:`i` attends to "positions between :math:`i - W` and :math:`i`";
+    its Figure 1 (:math:`W = 3`, three keys per row) and its rolling buffer
+    of :math:`W` entries (position :math:`i` stored at :math:`i \bmod W`)
+    count :math:`W` keys **including** position :math:`i` itself. This mask
+    follows that count: ``window`` keys, the query's own among them, so that
+    a rolling cache of ``window`` rows holds exactly what a query needs
+    (:class:`~attention_docs.kvcache.RollingKVCache`). The sinks are those
+    of Xiao et al., 2024, "Efficient Streaming Language Models with
+    Attention Sinks" (ICLR 2024, arXiv:2309.17453), Sections 3.1 and 3.2:
+    the first four tokens kept beside the window. The same mask is
+    ``combine_masks(causal_mask(n_q, n_k), band | sinks)``. See the book's
+    page "Sliding windows and attention sinks" (sliding-window.md).
+
+    Examples
+    --------
+    >>> sliding_window_mask(5, window=3).astype(int).tolist()
+    [[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 1, 1, 0, 0], [0, 1, 1, 1, 0], [0, 0, 1, 1, 1]]
+
+    The first key kept as a sink:
+
+    >>> sliding_window_mask(5, window=3, n_sink=1)[4].astype(int).tolist()
+    [1, 0, 1, 1, 1]
+
+    One new query against six cached keys (bottom-right alignment):
+
+    >>> sliding_window_mask(1, 6, window=2).astype(int).tolist()
+    [[0, 0, 0, 0, 1, 1]]
+    """  # noqa: E501
+    n_q = _check_size("n_q", n_q)
+    n_k = n_q if n_k is None else _check_size("n_k", n_k)
+    window = _check_size("window", window)
+    if isinstance(n_sink, bool) or not isinstance(n_sink, numbers.Integral):
+        raise ValueError(f"`n_sink` must be an integer >= 0, got {shown(n_sink)}")
+    if n_sink < 0:
+        raise ValueError(f"`n_sink` must be an integer >= 0, got {shown(n_sink)}")
+    i = np.arange(n_q)[:, np.newaxis]  # (n_q, 1) query index
+    j = np.arange(n_k)[np.newaxis, :]  # (1, n_k) key index
+    p = i + (n_k - n_q)  # position of query i among the keys
+    band = (p - window < j) & (j <= p)  # p - W < j <= p: W keys, itself included
+    sinks = (j < n_sink) & (j <= p)  # the first n_sink keys, causally
+    return band | sinks  # (n_q, n_k)
 
 
 def padding_mask(lengths: ArrayLike, n_k: int) -> BoolArray:

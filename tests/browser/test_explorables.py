@@ -340,6 +340,18 @@ def test_kv_cache(load) -> None:
     sizes["tokens"] += 1
     agrees("gqa", 4)
     assert root.locator('input[data-size="tokens"]').input_value() == str(10**6 + 1)
+    # Mistral 7B: 32 layers, 8 KV heads of 128, window 4096, n = 32768: 0.5 GiB
+    for key, n in (("layers", 32), ("groups", 8), ("d_k", 128), ("tokens", 32768)):
+        root.locator(f'input[data-size="{key}"]').fill(str(n))
+        sizes[key] = n
+    root.locator('input[data-size="batch"]').fill("1")
+    sizes["batch"] = 1
+    root.locator("select[data-bytes]").select_option("2")
+    root.locator("input[data-window]").fill("4096")
+    state = oracle.kv_state("gqa", sizes, 2, window=4096)
+    assert state["total"] == 2**29
+    text, full = result(page, "kv_cache", "total")
+    assert int(full) == state["total"] and text == oracle.grouped(state["total"])
     assert not watch.problems(), watch.problems()
 
 
@@ -555,4 +567,35 @@ def test_attention_maps(load) -> None:
     agrees(2, 2, 4)
     root.locator("select[data-layer]").select_option("3")
     agrees(2, 3, 4)
+    assert not watch.problems(), watch.problems()
+
+
+def test_window_sinks(load) -> None:
+    page, watch, root = load("sliding-window", "window_sinks")
+
+    def agrees(n: int, window: int, n_sink: int) -> None:
+        state = oracle.window_state(n, window, n_sink)
+        for key in ("mask", "cache"):
+            shown = page.evaluate(READ_TABLE, ["window_sinks", key])
+            seen = {
+                (i, j): (text, value)
+                for i, j, text, value, hidden in shown
+                if not hidden
+            }
+            rows, cols = state[key].shape
+            assert set(seen) == {(i, j) for i in range(rows) for j in range(cols)}, key
+            for (i, j), (text, value) in seen.items():
+                assert text == value == str(state[key][i, j]), (key, i, j)
+        for key in ("rows", "capacity", "full"):
+            text, full = result(page, "window_sinks", key)
+            assert int(full) == int(text) == state[key], key
+        said = status(page, "window_sinks")
+        assert ", ".join(map(str, state["kept"])) in said
+
+    agrees(10, 4, 2)  # the page's figure
+    for n, window, n_sink in ((16, 3, 0), (5, 8, 1), (12, 1, 4)):
+        root.locator('select[data-size="n"]').select_option(str(n))
+        root.locator('select[data-size="window"]').select_option(str(window))
+        root.locator('select[data-size="n_sink"]').select_option(str(n_sink))
+        agrees(n, window, n_sink)
     assert not watch.problems(), watch.problems()

@@ -202,6 +202,21 @@ def test_the_heads_are_drawn_as_the_package_computes_them() -> None:
         np.testing.assert_allclose(tables[key], state[key], rtol=1e-12, err_msg=key)
 
 
+def test_the_window_and_sinks_are_drawn_as_the_package_computes_them() -> None:
+    """The default state is the page's figure: n = 10, W = 4, two sinks."""
+    sizes = explorables.WINDOW_DEFAULT
+    n = sizes["n"]
+    state = oracle.window_state(n, sizes["window"], sizes["n_sink"])
+    assert state["kept"] == [0, 1, 6, 7, 8, 9]  # the sinks and the last W
+    for language in ("ja", "zh-Hant"):
+        tables = drawn("window_sinks", language)
+        np.testing.assert_array_equal(tables["mask"][:n, :n], state["mask"])
+        np.testing.assert_array_equal(tables["cache"][:, :n], state["cache"])
+        figure = explorables.render("window_sinks", language)
+        for key in ("rows", "capacity", "full"):
+            assert f'data-result="{key}" data-value="{state[key]}"' in figure, key
+
+
 def test_the_kv_calculator_agrees_with_the_page() -> None:
     """The default state is the page's GPT-3 175B: 9 GiB, 768 MiB, 96 MiB."""
     sizes = explorables.KV_DEFAULT

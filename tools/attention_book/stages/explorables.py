@@ -183,7 +183,16 @@ def data_kv_cache(language: str) -> dict:
         "bytes": list(KV_BYTES),
         "kinds": list(KV_KINDS),
         "presets": KV_PRESETS,
+        "window": 0,  # no window: every token cached
     }
+
+
+#: The window-and-sinks figure's first state (the page's figure) and its largest n.
+WINDOW_DEFAULT = {"n": 10, "window": 4, "n_sink": 2, "max": 16}
+
+
+def data_window_sinks(language: str) -> dict:
+    return dict(WINDOW_DEFAULT)
 
 
 def data_rope(language: str) -> dict:
@@ -243,6 +252,7 @@ DATA = {
     "kv_cache": data_kv_cache,
     "rope": data_rope,
     "online": data_online,
+    "window_sinks": data_window_sinks,
 }
 
 
