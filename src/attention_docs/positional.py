@@ -328,7 +328,7 @@ def rope_frequencies(
     -----
     Position interpolation (Chen et al., 2023, "Extending Context Window of
     Large Language Models via Positional Interpolation", arXiv:2306.15595,
-    Section 2.2) replaces position :math:`m` by :math:`m L / L' = m / s`;
+    Section 2.3, Equation 4) replaces position :math:`m` by :math:`m L / L' = m / s`;
     since only the products :math:`m \theta_i` enter the rotation, that is
     the same as dividing every :math:`\theta_i` by :math:`s`.
 
