@@ -349,8 +349,10 @@ def rope_frequencies(
     :math:`t`, :math:`\sqrt{1/t} = 0.1 \ln s + 1`, which is not an angle
     and is left to the caller (multiply the scores by :math:`1/t`). The
     reference code of the paper, and Hugging Face transformers after it,
-    ramp linearly in the pair index :math:`i` between the same two bounds
-    instead of linearly in :math:`r_i`; the two agree outside the ramp.
+    ramp linearly in the pair index :math:`i` between the pairs where
+    :math:`r_i = \beta` and :math:`r_i = \alpha` (rounded to whole pairs)
+    instead of linearly in :math:`r_i`; the two agree on the pairs outside
+    both ramps.
     See the book's page "Positions for long contexts" (long-context.md).
 
     Examples
