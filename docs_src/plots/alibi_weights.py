@@ -1,4 +1,3 @@
-import numpy as np
 from matplotlib.figure import Figure
 
 from attention_docs import alibi_bias, causal_mask, masked_softmax
