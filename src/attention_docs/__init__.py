@@ -18,7 +18,8 @@ book's page "Symbols and shapes" (notation.md, section "Row vectors")):
   attention with respect to q, k and v, derived by hand (backpropagation.md);
 - :mod:`~attention_docs.positional`: the sinusoidal positional encoding
   (Vaswani et al., 2017, Section 3.5) and rotary position embeddings (RoPE,
-  Su et al., 2021) (positional-encoding.md);
+  Su et al., 2021) (positional-encoding.md), RoPE's angles rescaled for long
+  contexts and ALiBi's biases (long-context.md);
 - :mod:`~attention_docs.training`: one attention head trained on sequence
   reversal with hand-written gradients and Adam (Kingma and Ba, 2015); its
   names (``train``, ``forward``, ``Adam`` ...) are imported from the module,
@@ -109,7 +110,13 @@ from .multihead import (
     multi_head_attention,
     split_heads,
 )
-from .positional import apply_rope, sinusoidal_positional_encoding
+from .positional import (
+    alibi_bias,
+    alibi_slopes,
+    apply_rope,
+    rope_frequencies,
+    sinusoidal_positional_encoding,
+)
 from .qkv import Key, Query, Value
 from .sampling import generate, next_token_probs, sample_next
 from .self_attention import project_qkv, self_attention
@@ -136,6 +143,8 @@ __all__ = [
     "__version__",
     "absorb_latent_params",
     "additive_attention",
+    "alibi_bias",
+    "alibi_slopes",
     "apply_rope",
     "attention_scores",
     "attention_weights",
@@ -162,6 +171,7 @@ __all__ = [
     "project_qkv",
     "qk_norm",
     "rms_norm",
+    "rope_frequencies",
     "row_times_matrix",
     "running_example",
     "sample_next",

@@ -19,9 +19,17 @@ position information:
   :math:`(2i, 2i+1)` of the row at position :math:`m` is rotated by the angle
   :math:`m \theta_i`, :math:`\theta_i = \text{base}^{-2i/d}`, so that the dot
   product of a query at :math:`m` and a key at :math:`n` depends on the
-  positions only through :math:`m - n`.
+  positions only through :math:`m - n`;
+- :func:`rope_frequencies`, the angles per position :math:`\theta_i` of RoPE,
+  as trained or rescaled for a context longer than the training one
+  (position interpolation, Chen et al., 2023, arXiv:2306.15595; NTK-aware
+  scaling and YaRN, Peng et al., 2023, arXiv:2309.00071);
+- :func:`alibi_slopes` and :func:`alibi_bias`, the linear biases of ALiBi
+  (Press et al., 2022, arXiv:2108.12409), added to the scores instead of
+  rotating the queries and keys.
 
-See the book's page "Positional encoding" (positional-encoding.md).
+See the book's pages "Positional encoding" (positional-encoding.md) and
+"Positions for long contexts" (long-context.md).
 """
 
 from __future__ import annotations
@@ -37,9 +45,17 @@ from ._validation import (
     as_real,
     check_ndim,
     check_positive_int,
+    positive_finite,
+    shown,
 )
 
-__all__ = ["apply_rope", "sinusoidal_positional_encoding"]
+__all__ = [
+    "alibi_bias",
+    "alibi_slopes",
+    "apply_rope",
+    "rope_frequencies",
+    "sinusoidal_positional_encoding",
+]
 
 
 def _check_even(name: str, value: int, where: str) -> None:
@@ -106,7 +122,11 @@ def sinusoidal_positional_encoding(n: int, d_model: int) -> FloatArray:
 
 
 def apply_rope(
-    x: ArrayLike, positions: ArrayLike | None = None, base: float = 10000.0
+    x: ArrayLike,
+    positions: ArrayLike | None = None,
+    base: float = 10000.0,
+    *,
+    theta: ArrayLike | None = None,
 ) -> FloatArray:
     r"""Rotate each pair of components of each row by an angle set by its position.
 
@@ -122,6 +142,10 @@ def apply_rope(
     base : float, optional
         :math:`\theta_i = \text{base}^{-2i/d}` (default 10000, as in the
         paper); a finite number greater than 1.
+    theta : array_like, shape (d / 2,), optional
+        The angle per position of every pair, in radians, instead of
+        :math:`\text{base}^{-2i/d}` (then ``base`` is not used), e.g. the
+        rescaled angles of :func:`rope_frequencies`; finite numbers.
 
     Returns
     -------
@@ -139,10 +163,11 @@ def apply_rope(
         broadcasting would add rows or batch dimensions to ``x``; the message
         gives both shapes) or is not finite; if ``base`` is not a finite
         number greater than 1; if ``x`` is not finite, or so large that a
-        rotated component overflows.
+        rotated component overflows; if ``theta`` is not of shape
+        ``(d / 2,)`` or not finite.
     TypeError
-        If ``x`` or ``positions`` does not hold real numbers or is a numpy
-        masked array.
+        If ``x``, ``positions`` or ``theta`` does not hold real numbers or is
+        a numpy masked array.
 
     Notes
     -----
@@ -182,6 +207,12 @@ def apply_rope(
     ...     return (apply_rope(q, [m]) @ apply_rope(k, [n]).T).item()
     >>> bool(np.isclose(score(5, 2), score(13, 10)))
     True
+
+    Angles given directly: position 2 at 0.5 radian per position is the
+    angle 1 of the first example.
+
+    >>> np.round(apply_rope([[1.0, 0.0]], [2], theta=[0.5]), 6).tolist()
+    [[0.540302, 0.841471]]
     """
     x = as_float_array("x", x)
     check_ndim("x", x, 2, "(..., n, d)")
@@ -206,8 +237,17 @@ def apply_rope(
             f"`positions` of shape {positions.shape} does not broadcast to the "
             f"rows of `x`, shape {x.shape[:-1]}"
         )
+    if theta is None:
+        with np.errstate(under="ignore"):
+            theta = base ** (-np.arange(0, d, 2) / d)  # theta_i: (d / 2,)
+    else:
+        theta = as_float_array("theta", theta).astype(np.float64)
+        if theta.shape != (d // 2,):
+            raise ValueError(
+                f"`theta` of shape {theta.shape} must have shape ({d // 2},): "
+                f"one angle per pair of the {d} components of `x`"
+            )
     with np.errstate(under="ignore"):
-        theta = base ** (-np.arange(0, d, 2) / d)  # theta_i: (d / 2,)
         angles = positions[..., np.newaxis] * theta  # m * theta_i: (..., n, d / 2)
         cos, sin = np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)
     even, odd = x[..., 0::2], x[..., 1::2]  # components 2i and 2i + 1
@@ -223,3 +263,290 @@ def apply_rope(
             f"(largest magnitude {float(np.max(np.abs(x))):.3g})"
         )
     return out
+
+
+_SCALINGS = (None, "linear", "ntk", "yarn")
+
+
+def rope_frequencies(
+    d: int,
+    *,
+    base: float = 10000.0,
+    scaling: str | None = None,
+    factor: float | None = None,
+    original_length: float | None = None,
+    alpha: float = 1.0,
+    beta: float = 32.0,
+) -> FloatArray:
+    r"""The angle per position :math:`\theta_i` of every pair of RoPE, rescaled or not.
+
+    Parameters
+    ----------
+    d : int
+        Width of the rotated rows (``d_k`` of a head), a positive even number.
+    base : float, optional
+        :math:`\theta_i = \text{base}^{-2i/d}` (default 10000); a finite
+        number greater than 1.
+    scaling : {None, "linear", "ntk", "yarn"}, optional
+        None: the angles as trained. ``"linear"``: position interpolation,
+        :math:`\theta_i / s`. ``"ntk"``: NTK-aware scaling, the base
+        :math:`b' = b\, s^{d/(d-2)}`. ``"yarn"``: YaRN's per-pair ramp
+        (NTK-by-parts) between :math:`\theta_i / s` and :math:`\theta_i`.
+    factor : float, optional
+        The scale factor :math:`s = L'/L` (new context length over trained
+        length), a finite number at least 1; required by every ``scaling``
+        but None, refused with None.
+    original_length : float, optional
+        The trained context length :math:`L` in tokens, a positive finite
+        number; required by ``"yarn"`` only.
+    alpha, beta : float, optional
+        YaRN's bounds in turns per :math:`L` (defaults 1 and 32, the paper's
+        values for Llama): a pair that turns fewer than ``alpha`` times
+        within :math:`L` is interpolated, one that turns more than ``beta``
+        times is left as trained; finite, ``0 <= alpha < beta``. Used by
+        ``"yarn"`` only.
+
+    Returns
+    -------
+    ndarray, shape (d / 2,), float64
+        :math:`\theta'_i` in radians per position, for pairs
+        :math:`i = 0, \dots, d/2 - 1`; pass it to :func:`apply_rope` as
+        ``theta``. ``d / 2`` numbers (8 bytes each).
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not a positive even integer (``"ntk"``: at least 4, since
+        the exponent :math:`d/(d-2)` needs it); if ``base`` is not a finite
+        number greater than 1; if ``scaling`` is not one of the four; if
+        ``factor`` is missing, given with ``scaling=None``, or not a finite
+        number at least 1; if ``original_length`` is missing for ``"yarn"``
+        or not a positive finite number; if ``alpha``, ``beta`` are not
+        finite with ``0 <= alpha < beta``.
+
+    Notes
+    -----
+    Position interpolation (Chen et al., 2023, "Extending Context Window of
+    Large Language Models via Positional Interpolation", arXiv:2306.15595,
+    Section 2.3, Equation 4) replaces position :math:`m` by :math:`m L / L' = m / s`;
+    since only the products :math:`m \theta_i` enter the rotation, that is
+    the same as dividing every :math:`\theta_i` by :math:`s`.
+
+    NTK-aware scaling (bloc97, 2023, a Reddit post; written as an equation
+    in Peng et al., 2023, "YaRN: Efficient Context Window Extension of Large
+    Language Models", arXiv:2309.00071, Section 3.1) changes the base to
+    :math:`b' = b\, s^{d/(d-2)}`: the first pair keeps
+    :math:`\theta_0 = 1` and the last is divided by exactly :math:`s`,
+    since :math:`(s^{d/(d-2)})^{-(d-2)/d} = 1/s`.
+
+    YaRN's "NTK-by-parts" (Peng et al., 2023, Section 3.2) counts the turns
+    of pair :math:`i` within the trained length,
+    :math:`r_i = L / \lambda_i = L \theta_i / 2\pi`, sets
+    :math:`\gamma_i = 0` if :math:`r_i < \alpha`, :math:`1` if
+    :math:`r_i > \beta`, :math:`(r_i - \alpha)/(\beta - \alpha)` between, and
+    returns :math:`\theta'_i = (1 - \gamma_i)\, \theta_i / s + \gamma_i
+    \theta_i`. YaRN (Section 3.4) also divides the scores by a temperature
+    :math:`t`, :math:`\sqrt{1/t} = 0.1 \ln s + 1`, which is not an angle
+    and is left to the caller (multiply the scores by :math:`1/t`). The
+    reference code of the paper, and Hugging Face transformers after it,
+    ramp linearly in the pair index :math:`i` between the pairs where
+    :math:`r_i = \beta` and :math:`r_i = \alpha` (rounded to whole pairs)
+    instead of linearly in :math:`r_i`; the two agree on the pairs outside
+    both ramps.
+    See the book's page "Positions for long contexts" (long-context.md).
+
+    Examples
+    --------
+    >>> rope_frequencies(4).tolist()
+    [1.0, 0.01]
+    >>> rope_frequencies(4, scaling="linear", factor=4).tolist()
+    [0.25, 0.0025]
+    >>> np.round(rope_frequencies(4, scaling="ntk", factor=4), 12).tolist()
+    [1.0, 0.0025]
+
+    YaRN with :math:`L = 200\pi`: pair 0 turns 100 times (kept), pair 1
+    once, a third of the way up the ramp from 0.5 to 2:
+
+    >>> theta = rope_frequencies(
+    ...     4, scaling="yarn", factor=4, original_length=200 * np.pi,
+    ...     alpha=0.5, beta=2.0,
+    ... )
+    >>> np.round(theta, 12).tolist()  # (2/3) 0.01/4 + (1/3) 0.01
+    [1.0, 0.005]
+    """
+    d = check_positive_int("d", d)
+    _check_even("d", d, "")
+    base = as_real(
+        "base",
+        base,
+        "a finite number greater than 1",
+        lambda b: math.isfinite(b) and b > 1.0,
+    )
+    if not (scaling is None or (isinstance(scaling, str) and scaling in _SCALINGS)):
+        raise ValueError(
+            f'`scaling` must be None, "linear", "ntk" or "yarn", got {shown(scaling)}'
+        )
+    if scaling is None:
+        if factor is not None:
+            raise ValueError(
+                f"`factor`={shown(factor)} needs a `scaling` "
+                '("linear", "ntk" or "yarn"); with scaling=None leave it out'
+            )
+    elif factor is None:
+        raise ValueError(f'`scaling`="{scaling}" needs a `factor` s = L\'/L')
+    else:
+        factor = as_real(
+            "factor",
+            factor,
+            "a finite number at least 1",
+            lambda s: math.isfinite(s) and s >= 1.0,
+        )
+    if scaling == "ntk" and d < 4:
+        raise ValueError(
+            f'`d`={d} must be at least 4 for scaling="ntk": '
+            "the base's exponent d/(d - 2) needs it"
+        )
+    if scaling == "yarn":
+        if original_length is None:
+            raise ValueError(
+                '`scaling`="yarn" needs `original_length`, the trained length L'
+            )
+        original_length = positive_finite("original_length", original_length)
+        alpha = as_real(
+            "alpha",
+            alpha,
+            "a finite number at least 0",
+            lambda a: math.isfinite(a) and a >= 0.0,
+        )
+        beta = as_real("beta", beta, "a finite number", math.isfinite)
+        if not alpha < beta:
+            raise ValueError(
+                f"`alpha`={shown(alpha)} must be less than `beta`={shown(beta)}"
+            )
+    i = np.arange(d // 2)  # pair index
+    with np.errstate(under="ignore"):
+        if scaling == "ntk":
+            base = base * factor ** (d / (d - 2))  # b' = b s^(d / (d - 2))
+        theta = base ** (-2.0 * i / d)  # theta_i = b^(-2i/d): (d / 2,)
+    if scaling == "linear":
+        return theta / factor  # m theta_i / s = (m / s) theta_i
+    if scaling == "yarn":
+        turns = original_length * theta / (2.0 * math.pi)  # r_i = L / lambda_i
+        gamma = np.clip((turns - alpha) / (beta - alpha), 0.0, 1.0)
+        return (1.0 - gamma) * theta / factor + gamma * theta
+    return theta
+
+
+def alibi_slopes(n_heads: int) -> FloatArray:
+    r"""The slope :math:`m_h` of every head of ALiBi.
+
+    Parameters
+    ----------
+    n_heads : int
+        Number of heads :math:`H`, at least 1.
+
+    Returns
+    -------
+    ndarray, shape (n_heads,), float64
+        For :math:`H` a power of two, :math:`m_h = 2^{-8h/H}`,
+        :math:`h = 1, \dots, H` (entry ``h - 1``): a geometric sequence from
+        :math:`2^{-8/H}` down to :math:`2^{-8}`.
+
+    Raises
+    ------
+    ValueError
+        If ``n_heads`` is not a positive integer.
+
+    Notes
+    -----
+    Press et al., 2022, "Train Short, Test Long: Attention with Linear
+    Biases Enables Input Length Extrapolation" (ICLR 2022,
+    arXiv:2108.12409), Section 3: with 8 heads the slopes are
+    :math:`1/2^1, 1/2^2, \dots, 1/2^8`, and in general the geometric
+    sequence that starts at :math:`2^{-8/H}` with that ratio. For :math:`H`
+    not a power of two, this function follows the paper's reference code
+    (and the models trained with it, such as BLOOM): the :math:`H_2` slopes
+    of the largest power of two :math:`H_2 < H`, followed by the first
+    :math:`H - H_2` slopes of every other entry of :math:`2 H_2` heads'
+    (:math:`2^{-8 \cdot 1/(2H_2)}, 2^{-8 \cdot 3/(2H_2)}, \dots`). See the
+    book's page "Positions for long contexts" (long-context.md).
+
+    Examples
+    --------
+    >>> alibi_slopes(8).tolist()
+    [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625]
+    >>> alibi_slopes(6).tolist()  # the 4 of H = 4, then 1/2 and 1/8 from H = 8
+    [0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125]
+    """
+    n_heads = check_positive_int("n_heads", n_heads)
+    power = 1 << (n_heads.bit_length() - 1)  # largest power of two <= H
+
+    def geometric(h: int) -> FloatArray:
+        return 2.0 ** (-8.0 * np.arange(1, h + 1) / h)  # m_h = 2^(-8h/H)
+
+    slopes = geometric(power)
+    if power == n_heads:
+        return slopes
+    extra = geometric(2 * power)[0::2][: n_heads - power]
+    return np.concatenate([slopes, extra])
+
+
+def alibi_bias(n_q: int, n_k: int | None = None, *, n_heads: int) -> FloatArray:
+    r"""ALiBi's bias :math:`-m_h (i' - j)`, to add to the scores of every head.
+
+    Parameters
+    ----------
+    n_q : int
+        Number of queries, at least 1.
+    n_k : int, optional
+        Number of keys, at least 1; defaults to ``n_q``.
+    n_heads : int
+        Number of heads, at least 1 (slopes of :func:`alibi_slopes`).
+
+    Returns
+    -------
+    ndarray, shape (n_heads, n_q, n_k), float64
+        ``bias[h, i, j]`` is :math:`-m_{h+1} \lvert i' - j \rvert` with
+        :math:`i' = i + (n_k - n_q)`, the position of query ``i`` when the
+        queries are the last ``n_q`` of the ``n_k`` positions (bottom-right,
+        like :func:`~attention_docs.masks.causal_mask`). It broadcasts
+        against scores of shape ``(batch, n_heads, n_q, n_k)``. It takes
+        ``8 * n_heads * n_q * n_k`` bytes.
+
+    Raises
+    ------
+    ValueError
+        If ``n_q``, ``n_k`` or ``n_heads`` is not a positive integer.
+
+    Notes
+    -----
+    Press et al., 2022, Section 3: the scores of query :math:`i` become
+    :math:`\mathbf{q}_i K^\top + m \cdot [-(i-1), \dots, -2, -1, 0]` (keys
+    :math:`1, \dots, i`, counted from 1; the paper adds the bias after the
+    scaling by :math:`1/\sqrt{d_k}`, which it leaves out of its
+    formula). The paper defines the causal case only; the entries of the
+    keys after the query (:math:`j > i'`), which a causal mask removes, are
+    given here as :math:`-m (j - i')`, the distance in absolute value, so
+    that the bias never favours a later key. Add the bias to the scores
+    (:func:`~attention_docs.attention.attention_scores`) and apply
+    :func:`~attention_docs.softmax.masked_softmax` with the causal mask;
+    PyTorch's ``scaled_dot_product_attention`` takes the same sum as a
+    float ``attn_mask`` (bias plus :math:`-\infty` where masked). See the
+    book's pages "Masks" (masks.md, section "Additive masks") and
+    "Positions for long contexts" (long-context.md).
+
+    Examples
+    --------
+    >>> alibi_bias(3, n_heads=2)[0].tolist()  # m_1 = 2^-4
+    [[0.0, -0.0625, -0.125], [-0.0625, 0.0, -0.0625], [-0.125, -0.0625, 0.0]]
+    >>> alibi_bias(1, 4, n_heads=1).tolist()  # one new query, 4 keys, m = 2^-8
+    [[[-0.01171875, -0.0078125, -0.00390625, 0.0]]]
+    """
+    n_q = check_positive_int("n_q", n_q)
+    n_k = n_q if n_k is None else check_positive_int("n_k", n_k)
+    slopes = alibi_slopes(n_heads)  # (H,)
+    i = np.arange(n_q)[:, np.newaxis] + (n_k - n_q)  # i' = i + (n_k - n_q)
+    j = np.arange(n_k)[np.newaxis, :]
+    distance = np.abs(i - j).astype(np.float64)  # |i' - j|: (n_q, n_k)
+    # 0 - m |i' - j| (0.0 rather than -0.0 on the diagonal): (H, n_q, n_k)
+    return 0.0 - slopes[:, np.newaxis, np.newaxis] * distance

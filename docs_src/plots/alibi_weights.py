@@ -1,0 +1,29 @@
+from matplotlib.figure import Figure
+
+from attention_docs import alibi_bias, causal_mask, masked_softmax
+from attention_docs.plotting import plot_heads, to_svg
+
+N, H = 8, 8  # n, h
+HEADS = [0, 2, 4, 7]  # h = 1, 3, 5, 8
+
+
+def figure(labels: dict) -> Figure:
+    bias = alibi_bias(N, n_heads=H)[HEADS]  # (4, n, n)
+    weights = masked_softmax(bias, causal_mask(N))  # S = 0: A = softmax(B)
+    fig, _ = plot_heads(
+        weights,
+        titles=labels["heads"],
+        xlabel=labels["xlabel"],
+        ylabel=labels["ylabel"],
+        ncols=2,
+    )
+    return fig
+
+
+if __name__ == "__main__":
+    symbols = {
+        "heads": ["m = 1/2", "m = 1/8", "m = 1/32", "m = 1/256"],
+        "xlabel": "j",
+        "ylabel": "i",
+    }
+    print(to_svg(figure(symbols)))
