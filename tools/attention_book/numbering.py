@@ -61,7 +61,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.utils.yaml import yaml_load
 
-from attention_book.zh_hans import edition_words
+from attention_book.zh_hans import edition_words, to_simplified_text
 
 #: The pages of the navigation that have no number (front and back matter).
 UNNUMBERED = frozenset({"index.md", "glossary.md", "references.md", "about.md"})
@@ -187,7 +187,13 @@ PAGE_LINK = re.compile(
 )
 #: What a sentence says after a chapter it cites, which the chapter's number
 #: makes redundant: [ソフトマックス](softmax.md)の章で -> 第 4 章「ソフトマックス」で.
-CHAPTER_AFTER = re.compile(r"^(?:の章|のページ|一章|一頁|一页)")
+CHAPTER_WORDS = ("の章", "のページ", "一章", "一頁")
+#: ... and the Simplified edition's words, converted from the Traditional ones.
+CHAPTER_AFTER = re.compile(
+    "^(?:"
+    + "|".join(dict.fromkeys((*CHAPTER_WORDS, *map(to_simplified_text, CHAPTER_WORDS))))
+    + ")"
+)
 MARKER, OPENS = "\x00", "\x01"
 #: What comes before a link that is a bulleted list item's text: the item's
 #: marker, and bold or not (an ordered list numbers its items itself).
@@ -237,7 +243,15 @@ def section_numbers(markdown: str, chapter: str | None) -> dict[str, str]:
 #: What may follow a link that cites a section (の節, 一節, 節), or enclose it
 #: alone (（[スケーリング](#scaling)）): there a title that is also a
 #: glossary term names the section, not the thing.
-CITES_AFTER = re.compile(r"^(?:の節|一[節节]|一章|[節节]|）|\))")
+CITES_WORDS = ("の節", "一節", "一章", "節", "）", ")")
+CITES_AFTER = re.compile(
+    "^(?:"
+    + "|".join(
+        re.escape(word)
+        for word in dict.fromkeys((*CITES_WORDS, *map(to_simplified_text, CITES_WORDS)))
+    )
+    + ")"
+)
 CITES_BEFORE = re.compile(r"[（(]$")
 
 
