@@ -20,8 +20,9 @@ export function render(w, data) {
   const pairs = [...Array(data.q.length / 2).keys()].map((i) =>
     `<div class="explorable-plane"><svg viewBox="${-r} ${-r} ${2 * r} ${2 * r}" aria-hidden="true" ` +
     `focusable="false"><circle r="${r - 0.5}"></circle>${axes}${arrow("q", i)}${arrow("k", i)}</svg>` +
-    `<p>${message(w.pair, { i: i + 1 })}</p></div>`).join("");
-  const dims = data.q.map((_, j) => String(j + 1));
+    `<p>${message(w.pair, { i })}</p></div>`).join("");
+  // Pairs and components counted from 0, as the page counts them.
+  const dims = data.q.map((_, j) => String(j));
   const table = matrix("rotated", w.rotated, [w.q_row, w.k_row], dims);
   const results =
     '<dl class="explorable-results">' +

@@ -146,8 +146,8 @@ def _gradients(params, tokens, targets, fwd, probs):
     d_v = params["w_v"].shape[1]
     b, i = np.indices(targets.shape)  # (batch, n), (batch, n)
     d_logits = probs.copy()  # softmax(U): (batch, n, vocab)
-    d_logits[b, i, targets] -= 1.0  # softmax(U) - Y
-    d_logits /= targets.size  # dU = (softmax(U) - Y) / N
+    d_logits[b, i, targets] -= 1.0  # softmax(U) - I_y
+    d_logits /= targets.size  # dU = (softmax(U) - I_y) / N
     z_rows = fwd.output.reshape(-1, d_v)  # Z: (batch * n, d_v)
     x_rows = fwd.x.reshape(-1, d_model)  # (batch * n, d_model)
     grads = {"w_out": z_rows.T @ d_logits.reshape(-1, vocab)}  # Z^T dU
