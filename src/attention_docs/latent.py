@@ -308,8 +308,8 @@ def latent_attention(
 
     Notes
     -----
-    DeepSeek-AI (2024), arXiv:2405.04434, Section 2.1.3, Equations 12-19,
-    with rows for columns:
+    DeepSeek-AI (2024), arXiv:2405.04434, Sections 2.1.2 and 2.1.3,
+    Equations 9-19, with rows for columns:
 
     .. math::
 

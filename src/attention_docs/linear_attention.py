@@ -36,13 +36,13 @@ numbers per head.
 
 Source: Katharopoulos, Vyas, Pappas and Fleuret, 2020, "Transformers are
 RNNs: Fast Autoregressive Transformers with Linear Attention" (ICML 2020,
-arXiv:2006.16236): Section 3.2, Equations 3 to 6 (the kernel and the change
-of order); Section 3.2.1, Equation 7 (:math:`\operatorname{elu}(x) + 1`);
-Section 3.3, Equations 8 to 11 (causal masking, :math:`S_i` and
-:math:`Z_i`); Section 3.4 (the recurrent form). The paper writes column
-vectors, :math:`\phi(Q_i)^\top S_i`; the package writes rows, as the book
-does. The book derives all of it on its page "Linear attention"
-(linear-attention.md).
+arXiv:2006.16236): Section 3.1, Equation 3, and Section 3.2, Equations 4
+to 6 (the kernel and the change of order); Section 3.2.1, Equation 7
+(:math:`\operatorname{elu}(x) + 1`); Section 3.3, Equations 8 to 11
+(causal masking, :math:`S_i` and :math:`Z_i`); Section 3.4 (the recurrent
+form). The paper writes column vectors, :math:`\phi(Q_i)^\top S_i`; the
+package writes rows, as the book does. The book derives all of it on its
+page "Linear attention" (linear-attention.md).
 """
 
 from __future__ import annotations
