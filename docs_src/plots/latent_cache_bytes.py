@@ -39,8 +39,9 @@ def figure(labels: dict) -> Figure:
     ax.set_xticklabels([f"{t:,}" for t in ticks])
     ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel(labels["xlabel"])
-    ax.set_title(labels["title"])
+    # Centred on the figure, not on the axes that the long labels push right.
+    fig.supxlabel(labels["xlabel"], fontsize=mpl.rcParams["axes.labelsize"])
+    fig.suptitle(labels["title"], fontsize=mpl.rcParams["axes.titlesize"])
     return fig
 
 

@@ -100,7 +100,7 @@ ABSENT = {
     "ja": ["程式碼", "範例"],  # Traditional Chinese
     "zh-Hant": ["コード", "です"],  # kana
     # kana, and Taiwanese words that the conversion replaced
-    "zh-Hans": ["コード", "です", "程式碼", "記憶體"],
+    "zh-Hans": ["コード", "です", "程式碼", "預設"],
 }
 #: Terms of another language that only the glossary page names: the
 #: glossary gives each term in a second language on purpose (the Traditional
@@ -108,7 +108,7 @@ ABSENT = {
 GLOSSARY_ONLY = {
     "ja": ["權重", "權重矩陣"],
     "zh-Hant": ["掩码", "层归一化"],
-    "zh-Hans": ["權重", "權重矩陣"],
+    "zh-Hans": ["權重", "權重矩陣", "記憶體"],  # 高頻寬記憶體（HBM）
 }
 
 #: The glossary's every term, searched in the hand-written editions (the
