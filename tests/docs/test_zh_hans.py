@@ -1762,6 +1762,10 @@ SENTENCES = [
         "第三段續寫寫出了換行，所以分成兩行印出。這些句子借用了本書的用語",
         "三段续写都写到“。”就停了。这些句子借用了本书的用语",
     ),
+    (
+        "沒有視窗的層（全域層）存 \\(n\\) 個。",
+        "没有窗口的层（全局层）存 \\(n\\) 个。",
+    ),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
