@@ -11,8 +11,8 @@ WINDOW = 4  # keys a query sees, itself included
 SINKS = 2
 CELL = 16.0
 LAYERS = "LLLLLG"  # five local layers for one global one
-TOKENS = 16  # tokens decoded, right panel
-BAR = 12.0  # width of one cached token in the right panel
+TOKENS = 16  # tokens decoded, lower panel
+BAR = 12.0  # width of one cached token in the lower panel
 
 
 def figure(labels: dict) -> Figure:

@@ -45,7 +45,9 @@ export function mount(root) {
       const kind = band(i, j) ? "window" : sink(i, j) ? "sink" : "masked";
       td.dataset.kind = kind;
       td.dataset.value = kind === "masked" ? "0" : "1";
-      td.textContent = td.dataset.value;
+      // A hidden cell (i or j >= n) shows no number: text without the page's
+      // style (reader mode, a copy of the page) must not show a larger n.
+      td.textContent = i < n && j < n ? td.dataset.value : "";
     }
     // Kept after n tokens: positions p < n_sink, and p >= n - W (the last W).
     const kept = [...Array(n).keys()].filter((p) => p < sinks || p >= n - w);
@@ -55,7 +57,7 @@ export function mount(root) {
       const on = kept.includes(p);
       td.dataset.kind = on ? (p < sinks && p < n - w ? "sink" : "window") : "masked";
       td.dataset.value = on ? "1" : "0";
-      td.textContent = on ? "1" : "0";
+      td.textContent = p < n ? td.dataset.value : "";
     }
     result("rows", kept.length); // min(n, n_sink + W)
     result("capacity", sinks + w); // the buffer's rows, fixed

@@ -6,7 +6,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from attention_docs import attention_scores, qk_norm, soft_cap, softmax
 from attention_docs.plotting import to_svg
 
-SCALES = 2.0 ** np.arange(-2.0, 4.25, 0.25)  # c
+SCALES = 2.0 ** np.arange(-2.0, 4.25, 0.25)  # lambda
 CAP = 50.0
 
 
@@ -17,9 +17,9 @@ def score_ranges() -> dict:
     x = rng.standard_normal((n, d_model))  # X: (n, d_model)
     w_q, w_k = rng.standard_normal((2, d_model, d_k)) / np.sqrt(d_model)
     ranges = {name: {"max": [], "top": []} for name in ("plain", "qk", "cap")}
-    for c in SCALES:
-        q, k = x @ (c * w_q), x @ (c * w_k)  # (n, d_k)
-        s = attention_scores(q, k)  # c^2 S
+    for lam in SCALES:
+        q, k = x @ (lam * w_q), x @ (lam * w_k)  # (n, d_k)
+        s = attention_scores(q, k)  # lambda^2 S
         scores = {
             "plain": s,
             "qk": attention_scores(*qk_norm(q, k)),
@@ -74,7 +74,7 @@ if __name__ == "__main__":
     symbols = {
         "max_title": "max |S_ij|",
         "top_title": "mean max_j A_ij",
-        "xlabel": "c",
+        "xlabel": "lambda",
         "plain": "Q K^T / sqrt(d_k)",
         "qk": "QK-norm",
         "cap": "50 tanh(S / 50)",

@@ -1764,6 +1764,10 @@ SENTENCES = [
         "三段续写都写到“。”就停了。这些句子借用了本书的用语",
     ),
     ("狀態空間模型與閘控線性注意力", "状态空间模型与门控线性注意力"),
+    (
+        "沒有視窗的層（全域層）存 \\(n\\) 個。",
+        "没有窗口的层（全局层）存 \\(n\\) 个。",
+    ),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
