@@ -39,7 +39,6 @@ def figure(labels: dict) -> Figure:
     ax.set_xticklabels([f"{t:,}" for t in ticks])
     ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_minor_formatter(NullFormatter())
-    # Centred on the figure, not on the axes that the long labels push right.
     fig.supxlabel(labels["xlabel"], fontsize=mpl.rcParams["axes.labelsize"])
     fig.suptitle(labels["title"], fontsize=mpl.rcParams["axes.titlesize"])
     return fig

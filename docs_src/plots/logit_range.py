@@ -65,7 +65,6 @@ def figure(labels: dict) -> Figure:
     axes[1].xaxis.set_minor_formatter(NullFormatter())
     axes[1].set_xlabel(labels["xlabel"])
     handles, names = axes[1].get_legend_handles_labels()
-    # borderpad: the raised ⊤ of Q K⊤ stays inside the legend's frame
     fig.legend(handles, names, loc="outside lower center", ncols=1, borderpad=0.9)
     return fig
 
