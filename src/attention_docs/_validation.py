@@ -560,12 +560,15 @@ def resolve_scale(scale: object, d_k: int) -> float:
     return positive_finite("scale", scale)
 
 
-def validated_qk(q: ArrayLike, k: ArrayLike) -> tuple[FloatArray, FloatArray]:
+def validated_qk(
+    q: ArrayLike, k: ArrayLike, *, allow_no_keys: bool = False
+) -> tuple[FloatArray, FloatArray]:
     """Convert and check queries ``q`` and keys ``k``; return them as float arrays.
 
     ``q (..., n_q, d_k)`` and ``k (..., n_k, d_k)``: at least 2 dimensions
     each, the same ``d_k > 0``, ``n_k > 0`` and batch dimensions that
-    broadcast.
+    broadcast. ``allow_no_keys=True`` accepts ``n_k = 0``, for a caller
+    that transforms the keys row by row and never normalises over them.
 
     >>> q, k = validated_qk([[1, 0]], [[0.5, 1.0], [2.0, 0.0]])
     >>> q.dtype, k.shape
@@ -582,7 +585,7 @@ def validated_qk(q: ArrayLike, k: ArrayLike) -> tuple[FloatArray, FloatArray]:
     check_same_size("d_k", ("q", q, -1), ("k", k, -1))
     if q.shape[-1] == 0:
         raise ValueError(f"`q` and `k` have d_k=0: shapes {q.shape} and {k.shape}")
-    if k.shape[-2] == 0:
+    if k.shape[-2] == 0 and not allow_no_keys:
         raise ValueError(f"`k` has n_k=0 keys: shape {k.shape}")
     broadcast_batch(("q", q), ("k", k))
     return q, k

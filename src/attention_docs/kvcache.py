@@ -332,17 +332,21 @@ class KVCache:
         k = self._checked_rows("k", k, "d_k", self._d_k)
         v = self._checked_rows("v", v, "d_v", self._d_v)
         check_same_size("t", ("k", k, -2), ("v", v, -2))
-        t = k.shape[-2]
-        if t == 0:
+        if k.shape[-2] == 0:
             raise ValueError(
                 f"`k` and `v` have t=0 rows: shapes {k.shape} and {v.shape}; "
                 "append at least one token"
             )
-        if self._n + t > self.capacity:
-            self._grow(self._n + t)
-        self._k[..., self._n : self._n + t, :] = k  # rows n+1, ..., n+t
-        self._v[..., self._n : self._n + t, :] = v
-        self._n += t
+        self._store(k, v)  # checked: from here nothing raises but MemoryError
+        self._n += k.shape[-2]
+
+    def _store(self, k: FloatArray, v: FloatArray) -> None:
+        """Write the checked rows of ``t`` new tokens after the ``n`` stored."""
+        n, t = self._n, k.shape[-2]
+        if n + t > self.capacity:
+            self._grow(n + t)
+        self._k[..., n : n + t, :] = k  # rows n+1, ..., n+t
+        self._v[..., n : n + t, :] = v
 
     def _grow(self, needed: int) -> None:
         """Move the rows into buffers of at least twice the capacity.
@@ -357,6 +361,31 @@ class KVCache:
         new_k[..., : self._n, :] = self._k[..., : self._n, :]  # the one full copy
         new_v[..., : self._n, :] = self._v[..., : self._n, :]
         self._k, self._v = new_k, new_v  # nothing has changed until here
+
+    def _checked_query(self, q: ArrayLike) -> FloatArray:
+        """``q`` as a float array of shape (..., t, d_k) that fits the cache."""
+        if self._n == 0:
+            raise ValueError(
+                "the cache is empty: append the keys and values of at least one "
+                "token before attend()"
+            )
+        q = as_float_array("q", q)
+        check_ndim("q", q, 2, "(..., t, d_k)")
+        keys_shape = (*self._batch_shape, len(self), self._d_k)
+        if q.shape[-1] != self._d_k:
+            raise ValueError(
+                f"`q` has d_k={q.shape[-1]} but the cache has d_k={self._d_k}: "
+                f"shapes {q.shape} and {keys_shape}"
+            )
+        try:
+            np.broadcast_shapes(q.shape[:-2], self._batch_shape)
+        except ValueError:
+            raise ValueError(
+                f"leading (batch) dimensions of `q` do not broadcast with the "
+                f"cache's batch_shape={self._batch_shape}: shapes {q.shape} and "
+                f"{keys_shape}"
+            ) from None
+        return q
 
     def attend(self, q: ArrayLike, *, scale: float | None = None) -> FloatArray:
         r"""Attention of the newest ``t`` tokens' queries to all cached tokens.
@@ -396,19 +425,8 @@ class KVCache:
         TypeError
             If ``q`` does not hold real numbers or is a numpy masked array.
         """
-        if self._n == 0:
-            raise ValueError(
-                "the cache is empty: append the keys and values of at least one "
-                "token before attend()"
-            )
-        q = as_float_array("q", q)
-        check_ndim("q", q, 2, "(..., t, d_k)")
+        q = self._checked_query(q)
         keys, values = self.keys, self.values
-        if q.shape[-1] != self._d_k:
-            raise ValueError(
-                f"`q` has d_k={q.shape[-1]} but the cache has d_k={self._d_k}: "
-                f"shapes {q.shape} and {keys.shape}"
-            )
         t = q.shape[-2]
         if not 1 <= t <= self._n:
             raise ValueError(
@@ -416,14 +434,6 @@ class KVCache:
                 f"the queries must be those of the last t cached tokens, "
                 f"1 <= t <= n: shapes {q.shape} and {keys.shape}"
             )
-        try:
-            np.broadcast_shapes(q.shape[:-2], self._batch_shape)
-        except ValueError:
-            raise ValueError(
-                f"leading (batch) dimensions of `q` do not broadcast with the "
-                f"cache's batch_shape={self._batch_shape}: shapes {q.shape} and "
-                f"{keys.shape}"
-            ) from None
         scale = resolve_scale(scale, self._d_k)
         # t = 1: the newest token sees every cached key, no mask needed;
         # t > 1: M_ij = [j <= i + (n - t)], the bottom-right causal mask
@@ -496,7 +506,10 @@ class RollingKVCache(KVCache):
     Notes
     -----
     Memory: :math:`(n_{\text{sink}} + W)(d_k + d_v)` numbers per batch
-    entry, whatever the number of tokens. The newest token's output
+    entry, whatever the number of tokens: :meth:`append` checks its rows
+    as :meth:`KVCache.append` does, then writes only the rows that stay
+    (positions below ``n_sink`` and the last ``window``), each into its
+    buffer row, and never allocates. The newest token's output
     (:meth:`attend`) equals the last row of
     ``scaled_dot_product_attention(q, k, v, mask=sliding_window_mask(n, n,
     window=W, n_sink=n_sink))`` over all :math:`n` tokens: its visible keys
@@ -624,38 +637,16 @@ class RollingKVCache(KVCache):
         """The kept values by position, shape (*batch_shape, r, d_v): a copy."""
         return self._ordered(self._v)
 
-    def append(self, k: ArrayLike, v: ArrayLike) -> None:
-        """Append the keys and values of ``t >= 1`` new tokens, evicting old ones.
+    def _store(self, k: FloatArray, v: FloatArray) -> None:
+        """Write the rows that stay into their slots, evicting old tokens.
 
-        Parameters
-        ----------
-        k : array_like, shape (*batch_shape, t, d_k)
-            Keys of the new tokens, in order.
-        v : array_like, shape (*batch_shape, t, d_v)
-            Their values.
-
-        Raises
-        ------
-        ValueError, TypeError
-            As :meth:`KVCache.append`; nothing is appended or evicted then.
-
-        Notes
-        -----
         Of the ``t`` new rows, those at positions below ``n_sink`` and the
         last ``window`` are written (each into its row, :math:`O(t)`); any
         others would be evicted by the same call and are skipped. The
         buffers never grow, so no call allocates more than the rows it is
         given.
         """
-        k = self._checked_rows("k", k, "d_k", self._d_k)
-        v = self._checked_rows("v", v, "d_v", self._d_v)
-        check_same_size("t", ("k", k, -2), ("v", v, -2))
         t = k.shape[-2]
-        if t == 0:
-            raise ValueError(
-                f"`k` and `v` have t=0 rows: shapes {k.shape} and {v.shape}; "
-                "append at least one token"
-            )
         new = np.arange(self._n, self._n + t)  # positions of the new tokens
         kept = (new < self._n_sink) | (new >= self._n + t - self._window)
         rows = np.flatnonzero(kept)  # which of the t rows stay
@@ -663,7 +654,6 @@ class RollingKVCache(KVCache):
         k_kept, v_kept = k[..., rows, :], v[..., rows, :]  # copies, before writing
         self._k[..., slots, :] = k_kept  # overwrite the evicted tokens' rows
         self._v[..., slots, :] = v_kept
-        self._n += t
 
     def attend(self, q: ArrayLike, *, scale: float | None = None) -> FloatArray:
         r"""Attention of the newest token's query to the kept tokens.
@@ -690,31 +680,13 @@ class RollingKVCache(KVCache):
         TypeError
             If ``q`` does not hold real numbers or is a numpy masked array.
         """
-        if self._n == 0:
-            raise ValueError(
-                "the cache is empty: append the keys and values of at least one "
-                "token before attend()"
-            )
-        q = as_float_array("q", q)
-        check_ndim("q", q, 2, "(..., 1, d_k)")
+        q = self._checked_query(q)
         if q.shape[-2] != 1:
             raise ValueError(
                 f"`q` has t={q.shape[-2]} queries, but a RollingKVCache answers "
                 "the newest token only (t=1): the earlier tokens' windows reach "
                 f"keys that are evicted: shape {q.shape}"
             )
-        if q.shape[-1] != self._d_k:
-            raise ValueError(
-                f"`q` has d_k={q.shape[-1]} but the cache has d_k={self._d_k}: "
-                f"shape {q.shape}"
-            )
-        try:
-            np.broadcast_shapes(q.shape[:-2], self._batch_shape)
-        except ValueError:
-            raise ValueError(
-                f"leading (batch) dimensions of `q` do not broadcast with the "
-                f"cache's batch_shape={self._batch_shape}: shape {q.shape}"
-            ) from None
         scale = resolve_scale(scale, self._d_k)
         r = len(self)  # rows 0 .. r-1 of the buffer are filled, in any order
         keys, values = self._k[..., :r, :], self._v[..., :r, :]

@@ -32,10 +32,10 @@ from numpy.typing import ArrayLike
 from ._validation import (
     FloatArray,
     as_float_array,
-    broadcast_batch,
     check_ndim,
     check_same_size,
     positive_finite,
+    validated_qk,
 )
 
 __all__ = ["qk_norm", "rms_norm", "soft_cap"]
@@ -240,14 +240,7 @@ def qk_norm(
     >>> np.round(k_hat, 4).tolist()
     [[1.4142, 0.0], [0.0, 1.4142]]
     """
-    q = as_float_array("q", q)
-    k = as_float_array("k", k)
-    check_ndim("q", q, 2, "(..., n_q, d_k)")
-    check_ndim("k", k, 2, "(..., n_k, d_k)")
-    check_same_size("d_k", ("q", q, -1), ("k", k, -1))
-    if q.shape[-1] == 0:
-        raise ValueError(f"`q` and `k` have d_k=0: shapes {q.shape} and {k.shape}")
-    broadcast_batch(("q", q), ("k", k))
+    q, k = validated_qk(q, k, allow_no_keys=True)
     gain_q = _gain("gain_q", gain_q, ("q", q))
     gain_k = _gain("gain_k", gain_k, ("k", k))
     eps = positive_finite("eps", eps)
