@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import doctest
 import io
-import os
 from pathlib import Path
 
 from sybil import Example, Sybil
@@ -24,6 +23,7 @@ from sybil.parsers.markdown.lexers import FencedCodeBlockLexer
 from sybil.parsers.rest import DocTestParser
 
 from attention_book import snippets
+from attention_book.threads import one_blas_thread
 
 # One BLAS thread per test process. The suite runs a worker per core
 # (pytest-xdist) beside the browsers; OpenBLAS's default of a thread per core
@@ -34,8 +34,7 @@ from attention_book import snippets
 # Set here, before anything imports numpy (the imports above do not), so
 # that the workers and the site build they start inherit it; a value given
 # by the caller is kept.
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")
+one_blas_thread()
 
 
 def only_example_files(source: str) -> bool:
