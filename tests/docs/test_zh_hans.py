@@ -1768,6 +1768,24 @@ SENTENCES = [
         "沒有視窗的層（全域層）存 \\(n\\) 個。",
         "没有窗口的层（全局层）存 \\(n\\) 个。",
     ),
+    # the ninth mainland review: Taiwan words that OpenCC leaves as they are
+    (
+        "也就是說，權重矩陣愈大，傳到分數的梯度的上界愈小，梯度也就被壓得愈小。",
+        "也就是说，权重矩阵越大，传到分数的梯度的上界越小，梯度也就被压得越小。",
+    ),
+    ("分數愈來愈大，最大權重也只略為下降。", "分数越来越大，最大权重也只略微下降。"),
+    (
+        "套件的 `soft_cap` 遇到含無限大的輸入會引發錯誤；形狀不符則引發 `ValueError`。",
+        "包的 `soft_cap` 遇到含无穷大的输入会报错；形状不符则引发 `ValueError`。",
+    ),
+    (
+        "目的是減少訓練時活化值（activation）佔用的記憶體。",
+        "目的是减少训练时激活值（activation）占用的内存。",
+    ),
+    (
+        "加上因果遮罩時，它會變成一個遞迴神經網路（RNN）",
+        "加上因果掩码时，它会变成一个循环神经网络（RNN）",
+    ),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
@@ -2194,6 +2212,38 @@ def test_no_word_takes_a_sense_the_book_never_means_in_glossary_and_labels() -> 
     for text in TEXTS.values():
         result = zh_hans.to_simplified_text(text)
         assert [w for w in WRONG_SENSE if w in result] == []
+
+
+#: Taiwan words that OpenCC passes unchanged and a mainland reader stumbles
+#: on: the table converts every use of them in the book.
+TAIWAN_WORDS = {
+    "愈": "愈大, 愈小, 愈來愈: 越 on the mainland",
+    "略为": "略為: 略微",
+    "活化": "活化函數, 活化值: 激活",
+    "递归神经网络": "遞迴神經網路 is a recurrent network: 循环神经网络",
+    "引发错误": "引發錯誤 (an error of no named class): 报错",
+}
+
+
+def _taiwan_words(text: str) -> list[str]:
+    return [word for word in TAIWAN_WORDS if word in text]
+
+
+@pytest.mark.parametrize("name", sorted(MARKDOWN))
+def test_no_taiwan_word_survives_the_conversion(name: str) -> None:
+    assert _taiwan_words(converted(name)) == []
+
+
+def test_no_taiwan_word_survives_in_glossary_and_labels() -> None:
+    for text in TEXTS.values():
+        assert _taiwan_words(zh_hans.to_simplified_text(text)) == []
+
+
+def test_opencc_alone_leaves_the_taiwan_words() -> None:
+    """Without the table, OpenCC keeps each of them: the check is live."""
+    tw2sp = opencc.OpenCC(zh_hans.OPENCC_CONFIG)
+    sentence = "權重愈大，略為下降；活化值；遞迴神經網路；會引發錯誤"
+    assert _taiwan_words(tw2sp.convert(sentence)) == list(TAIWAN_WORDS)
 
 
 def test_the_wrong_sense_check_finds_opencc_s_pointer() -> None:
