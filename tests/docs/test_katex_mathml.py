@@ -57,7 +57,7 @@ def test_a_character_unicode_has_no_style_of_is_left_alone() -> None:
 
 def test_bold_vectors_and_the_reals_are_styled_characters(typeset) -> None:
     text, root = typeset(
-        r"\mathbf{x}_i \in \mathbb{R}^{d}, \boldsymbol{\tau}, \mathcal{V}"
+        r"\mathbf{x}_i \in \mathbb{R}^{d}, \boldsymbol{\tau}, \mathscr{V}"
     )
     assert 'mathvariant="bold' not in text and "double-struck" not in text
     letters = [mi.text for mi in root.iter(M + "mi")]
@@ -117,6 +117,38 @@ def test_a_prime_sits_beside_its_base(typeset) -> None:
     ]
     rows = [r for r in root.iter(M + "mrow") if len(r) and r[-1].text == "\u2032"]
     assert len(rows) == 4  # X′, f′′, X′ (under ⊤), m′ (under i)
+
+
+def test_mathcal_is_set_in_calligraphic_capitals(typeset, monkeypatch) -> None:
+    monkeypatch.setenv("BOOK_MATH", "mathml")
+    text, root = typeset(r"\mathcal{V}_t \cup \mathcal{L} + \mathbb{R}")
+    calligraphic = [mi for mi in root.iter(M + "mi") if mi.get("class")]
+    assert [(mi.text, mi.get("class")) for mi in calligraphic] == [
+        ("V", "book-cal"),
+        ("L", "book-cal"),
+    ]
+    # Upright letters of their own font, not MathML's italic V (𝑉).
+    assert {mi.get("mathvariant") for mi in calligraphic} == {"normal"}
+    assert "\u211d" in text  # \mathbb still the Unicode letter
+    assert katex.fonts_used([text]) == [katex.MATH_FONT, katex.CALLIGRAPHIC_FONT]
+    assert katex.fonts_used(["<math></math>"]) == [katex.MATH_FONT]
+
+
+def test_calligraphic_letters_are_in_katex_font() -> None:
+    from fontTools.ttLib import TTFont
+
+    cmap = TTFont(katex.CALLIGRAPHIC_SOURCE).getBestCmap()
+    assert {ord(letter) for letter in katex.CALLIGRAPHIC} <= set(cmap)
+
+
+def test_mathscr_stays_script(typeset) -> None:
+    text, _ = typeset(r"\mathscr{L}")
+    assert "\u2112" in text and 'class="book-cal"' not in text
+
+
+def test_mathcal_and_mathscr_in_one_formula_are_refused(typeset) -> None:
+    with pytest.raises(katex.KatexError, match=r"\\mathcal and \\mathscr"):
+        typeset(r"\mathcal{L} = \mathscr{L}")
 
 
 def test_an_underbrace_is_an_accent_not_a_script(typeset) -> None:

@@ -60,6 +60,7 @@ from mkdocs.structure.files import File, Files
 
 from attention_book import ROOT
 from attention_book.site import DEFAULT_SITE_URL
+from attention_book.stages.katex import math_output
 
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 KATEX_FILES = ("katex.min.css",)
@@ -119,7 +120,7 @@ def _language_folder(config) -> str:
 
 def on_config(config):
     base = os.environ.get("SITE_URL", DEFAULT_SITE_URL).rstrip("/") + "/"
-    if os.environ.get("BOOK_MATH", "html") == "mathml":
+    if math_output() == "mathml":
         # MathML only (stages/katex.py): nothing uses KaTeX's stylesheet.
         config.extra_css = [
             css for css in config.extra_css if not css.startswith("assets/katex/")
@@ -166,7 +167,7 @@ def on_files(files: Files, config) -> Files:
         )
     sources = [KATEX_DIST / name for name in KATEX_FILES]
     sources += sorted((KATEX_DIST / "fonts").iterdir())
-    if os.environ.get("BOOK_MATH", "html") == "mathml":
+    if math_output() == "mathml":
         sources = []  # MathML only: STIX Two Math, added by stages/katex.py
     for source in sources:
         uri = "assets/katex/" + source.relative_to(KATEX_DIST).as_posix()

@@ -86,6 +86,15 @@ STIX = ROOT / "node_modules" / "@fontsource" / "stix-two-math"
 STIX_FONT = STIX / "files" / "stix-two-math-latin-400-normal.woff2"
 MATH_FONT = "assets/math/stix-two-math.woff2"
 MATH_LICENCE = "assets/math/OFL.txt"
+#: ``\mathcal``'s capitals, KaTeX's own (MIT): STIX Two Math has no
+#: calligraphic letters (its script ones are round-hand, and the npm build
+#: has neither a stylistic set nor a variation sequence to select others).
+CALLIGRAPHIC_SOURCE = KATEX_DIST / "fonts" / "KaTeX_Caligraphic-Regular.woff2"
+CALLIGRAPHIC_FONT = "assets/math/katex-caligraphic.woff2"
+CALLIGRAPHIC_LICENCE = "assets/math/KaTeX-LICENSE.txt"
+#: The letters KaTeX_Caligraphic has, and the class its ``<mi>`` get.
+CALLIGRAPHIC = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+CALLIGRAPHIC_CLASS = "book-cal"
 
 #: pymdownx.arithmatex's generic output: the TeX, HTML-escaped, delimiters kept.
 ARITHMATEX = re.compile(
@@ -400,9 +409,19 @@ def _style(element, declarations: str) -> None:
     element.set("style", f"{old}; {declarations}" if old else declarations)
 
 
-def _rewrite_variant(element) -> None:
+def _rewrite_variant(element, calligraphic: bool = True) -> None:
     variant = element.get("mathvariant")
     if variant is None or variant == "normal" or not element.text:
+        return
+    if (
+        calligraphic
+        and variant == "script"
+        and _tag(element) == "mi"
+        and set(element.text) <= CALLIGRAPHIC
+    ):
+        # \mathcal{V}: KaTeX's calligraphic capitals (book.css), upright.
+        element.set("mathvariant", "normal")
+        element.set("class", CALLIGRAPHIC_CLASS)
         return
     # \textbf{…} is text: its font's bold (below), not maths letters.
     chars = [styled(char, variant) for char in element.text]
@@ -662,6 +681,21 @@ def _rewrite_big(mo) -> None:
         mo.set("rspace", "0em")
 
 
+def _calligraphic(math) -> bool:
+    r"""Whether the formula's script letters are ``\mathcal``'s (calligraphic)
+    or ``\mathscr``'s (STIX's round-hand script): KaTeX's MathML writes both
+    as ``mathvariant="script"``, so its TeX (the annotation) tells."""
+    annotation = math.find(f".//{{{MATHML_NS}}}annotation")
+    tex = annotation.text if annotation is not None and annotation.text else ""
+    script = re.search(r"\\mathscr(?![a-zA-Z])", tex) is not None
+    if script and re.search(r"\\mathcal(?![a-zA-Z])", tex):
+        raise KatexError(
+            "\\mathcal and \\mathscr in one formula: KaTeX's MathML cannot tell "
+            "them apart (write them in separate formulas)"
+        )
+    return not script
+
+
 @functools.cache
 def rewrite_mathml(fragment: str, display: bool) -> str:
     """KaTeX's ``output: "mathml"`` answer made to draw as KaTeX's HTML does
@@ -670,10 +704,11 @@ def rewrite_mathml(fragment: str, display: bool) -> str:
     root = etree.fromstring(fragment)
     math = root.find(f"{{{MATHML_NS}}}math")
     math.set("class", "book-math")
+    calligraphic = _calligraphic(math)
     for element in math.iter():
         tag = _tag(element)
         if tag in ("mi", "mn", "mo", "mtext", "ms"):
-            _rewrite_variant(element)
+            _rewrite_variant(element, calligraphic)
         if tag == "mtable":
             _add_struts(element)
             _rewrite_table(element)
@@ -714,6 +749,9 @@ _TYPESET: dict[str, list[str]] = {}
 _FONTS: dict[str, list[str]] = {}
 #: Every character of the edition's formulas, and the fonts its pages use.
 _CHARACTERS: set[str] = set()
+#: The letters the edition sets in ``\mathcal``.
+_CALLIGRAPHIC_LETTERS: set[str] = set()
+CALLIGRAPHIC_MI = re.compile(r'<mi [^>]*class="book-cal"[^>]*>([^<]*)</mi>')
 _FONTS_USED: set[str] = set()
 #: A safety margin kept in every cut font: printable ASCII.
 ASCII = {chr(code) for code in range(0x20, 0x7F)}
@@ -759,6 +797,9 @@ def fonts_used(formulas: list[str]) -> list[str]:
     if not formulas:
         return []
     if math_output() == "mathml":
+        calligraphic = f'class="{CALLIGRAPHIC_CLASS}"'
+        if any(calligraphic in formula for formula in formulas):
+            return [MATH_FONT, CALLIGRAPHIC_FONT]
         return [MATH_FONT]
     used = {"KaTeX_Main-Regular.woff2"}  # .katex's own font
     class_sets = {
@@ -793,6 +834,8 @@ def _typeset(tex: str, display: bool, page, errors: list[str]) -> str | None:
     formulas.append(rendered)
     # Its characters (a superset: MathML and the TeX annotation count too).
     _CHARACTERS.update(html.unescape(TAG.sub("", rendered)))
+    for letters in CALLIGRAPHIC_MI.findall(rendered):
+        _CALLIGRAPHIC_LETTERS.update(letters)
     text = html.escape(_readable(tex), quote=False)
     return f'<formula-text data-n="{len(formulas) - 1}">{text}</formula-text>'
 
@@ -920,6 +963,12 @@ def _cut_fonts(config) -> None:
             shutil.copyfile(STIX_FONT, site / MATH_FONT)
             shutil.copyfile(STIX / "LICENSE", site / MATH_LICENCE)
             cut_font(site / MATH_FONT, _CHARACTERS | ASCII | MATHML_GLYPHS)
+        elif name == CALLIGRAPHIC_FONT:
+            # KaTeX's calligraphic capitals (MIT), with KaTeX's licence.
+            (site / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(CALLIGRAPHIC_SOURCE, site / name)
+            shutil.copyfile(KATEX_DIST.parent / "LICENSE", site / CALLIGRAPHIC_LICENCE)
+            cut_font(site / name, _CALLIGRAPHIC_LETTERS)
         else:
             cut_font(fonts / name, _CHARACTERS | ASCII)
 
@@ -933,6 +982,7 @@ def reset() -> None:
     _TYPESET.clear()
     _FONTS.clear()
     _CHARACTERS.clear()
+    _CALLIGRAPHIC_LETTERS.clear()
     _FONTS_USED.clear()
     KATEX.close()
 
