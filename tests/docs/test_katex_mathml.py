@@ -109,14 +109,38 @@ def test_a_minus_after_an_arrow_is_a_sign(typeset) -> None:
 
 
 def test_a_prime_sits_beside_its_base(typeset) -> None:
-    _, root = typeset(r"X' + f''(x) + X'^\top + m'_i")
+    _, root = typeset(r"X' + f''(x) + X'^\top")
     assert not [
         s
         for s in root.iter(M + "msup", M + "msubsup")
         if "\u2032" in "".join(s[-1].itertext())
     ]
     rows = [r for r in root.iter(M + "mrow") if len(r) and r[-1].text == "\u2032"]
-    assert len(rows) == 4  # X′, f′′, X′ (under ⊤), m′ (under i)
+    assert len(rows) == 3  # X′, f′′, X′ (under ⊤)
+
+
+@pytest.mark.parametrize("tex", [r"m'_i", r"m_i'"])
+def test_a_prime_and_a_subscript_are_stacked(typeset, tex) -> None:
+    """m'_i as TeX sets it: i under the prime, both after m (not m′ then i);
+    the prime at its base's size, lowered by the superscript's shift."""
+    _, root = typeset(tex)
+    (subsup,) = root.iter(M + "msubsup")
+    base, sub, sup = subsup
+    assert (base.text, sub.text) == ("m", "i")
+    assert etree.QName(sup).localname == "mpadded"
+    assert sup.get("voffset") == "-0.36em"
+    assert sup.get("style") == "math-depth: add(0)"
+    assert [mo.text for mo in sup] == ["\u2032"]
+    assert not list(root.iter(M + "msub"))
+
+
+def test_the_superscript_shift_is_stix_two_maths(typeset) -> None:
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(katex.STIX_FONT)
+    constants = font["MATH"].table.MathConstants
+    shift = constants.SuperscriptShiftUp.Value / font["head"].unitsPerEm
+    assert katex.SUPERSCRIPT_SHIFT == f"{shift:g}em"
 
 
 def test_mathcal_is_set_in_calligraphic_capitals(typeset, monkeypatch) -> None:

@@ -578,21 +578,29 @@ def _rewrite_prime(msup) -> None:
         row.getparent().remove(msup)
 
 
+#: STIX Two Math's SuperscriptShiftUp (its MATH table): how far MathML Core
+#: raises a superscript beside a subscript, in the base's em.
+SUPERSCRIPT_SHIFT = "0.36em"
+
+
 def _rewrite_subsup_prime(msubsup) -> None:
-    """m'_i: KaTeX's msubsup(m, i, ′) becomes msub(m′, i), the prime at the
-    font's height as in ``_rewrite_prime``."""
+    """m'_i: the prime and the subscript stacked after the base, as TeX sets
+    them. KaTeX's msubsup(m, i, ′) would draw the prime at script size and a
+    superscript's height above the font's raised ′: the prime keeps its
+    base's size (``math-depth: add(0)``) and is lowered by the superscript's
+    shift (``mpadded``), so that it stands where it does in ``X′``."""
     if len(msubsup) != 3:
         return
-    base, _sub, script = msubsup
+    script = msubsup[2]
     if not (_tag(script) == "mo" and script.text and set(script.text) <= PRIME):
         return
-    row = etree.Element(f"{{{MATHML_NS}}}mrow")
-    msubsup.insert(0, row)
-    row.append(base)
+    padded = etree.Element(f"{{{MATHML_NS}}}mpadded")
+    padded.set("voffset", f"-{SUPERSCRIPT_SHIFT}")
+    padded.set("style", "math-depth: add(0)")
+    script.addprevious(padded)
     script.set("lspace", "0em")
     script.set("rspace", "0em")
-    row.append(script)  # moved out of msubsup: msubsup(row, sub)
-    msubsup.tag = f"{{{MATHML_NS}}}msub"
+    padded.append(script)
 
 
 def _rewrite_brace(element) -> None:
