@@ -4,6 +4,7 @@ output for a formula of the kind the book writes."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pytest
@@ -226,3 +227,20 @@ def test_a_big_slash_is_not_spaced_as_a_binary_operator(typeset) -> None:
     _, root = typeset(r"\pi_a \big/ \sum_b \pi_b")
     (slash,) = [mo for mo in root.iter(M + "mo") if mo.text == "/"]
     assert (slash.get("lspace"), slash.get("rspace")) == ("0em", "0em")
+
+
+def test_a_subscript_moves_in_under_a_letter_cut_away_below(typeset) -> None:
+    """W_a, γ_j: STIX Two Math's bottom-right cut-ins (its MATH table), which
+    Chromium does not apply, as a negative margin after the base; none for
+    a letter without (n_q), nor where a superscript would move too."""
+    _, root = typeset(r"W_a + \gamma_j + W_{a,q} + n_q + W_a^2")
+    margins = {}
+    for msub in root.iter(M + "msub"):
+        style = msub[0].get("style") or ""
+        found = re.fullmatch(r"margin-inline-end: (-[\d.]+)em", style)
+        margins.setdefault(msub[0].text, []).append(float(found[1]) if found else 0)
+    assert margins["\u03b3"][0] < 0 and margins["W"][0] < margins["\u03b3"][0]
+    assert margins["W"][1] == margins["W"][0]  # W_{a,q}: by its first letter
+    assert margins["n"] == [0]
+    (subsup,) = root.iter(M + "msubsup")
+    assert subsup[0].get("style") is None

@@ -651,6 +651,82 @@ def _add_struts(table) -> None:
 SCRIPTED = ("msub", "msup", "msubsup", "munder", "mover", "munderover")
 
 
+@functools.cache
+def _stix() -> tuple[dict[int, str], dict, dict]:
+    """STIX Two Math's character map, its glyphs' heights (font units) and
+    the bottom-right cut-ins of its MATH table: glyph -> (heights, kerns)."""
+    from fontTools.pens.boundsPen import BoundsPen
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(STIX_FONT)
+    cmap = font.getBestCmap()
+    glyphs = font.getGlyphSet()
+
+    @functools.cache
+    def top(glyph: str) -> float:
+        pen = BoundsPen(glyphs)
+        glyphs[glyph].draw(pen)
+        return pen.bounds[3] if pen.bounds else 0.0
+
+    info = font["MATH"].table.MathGlyphInfo.MathKernInfo
+    kerns = {}
+    for glyph, record in zip(
+        info.MathKernCoverage.glyphs, info.MathKernInfoRecords, strict=True
+    ):
+        kern = record.BottomRightMathKern
+        if kern is not None:
+            kerns[glyph] = (
+                [height.Value for height in kern.CorrectionHeight],
+                [value.Value for value in kern.KernValue],
+            )
+    return cmap, {"top": top}, kerns
+
+
+#: STIX Two Math's SubscriptShiftDown and ScriptPercentScaleDown (MATH table).
+SUBSCRIPT_SHIFT_DOWN = 210
+SCRIPT_SCALE = 0.7
+
+
+def _drawn(mi) -> str | None:
+    """The one character an ``<mi>`` is drawn as: a lone letter is set in
+    its mathematical italic (MathML's math-auto), a styled one as it is."""
+    text = mi.text or ""
+    if len(text) != 1 or len(mi):
+        return None
+    if mi.get("mathvariant") is None:
+        return styled(text, "italic") or text
+    return text if mi.get("class") is None else None
+
+
+def _kern_subscript(msub) -> None:
+    """W_a, γ_j: the subscript moved in under the letter as far as the font's
+    bottom-right cut-in says at the subscript's top (OpenType MATH kerning,
+    which TeX engines apply and Chromium does not), by a negative margin
+    after the base; an msub only, as a superscript keeps its place."""
+    if len(msub) != 2 or _tag(msub[0]) != "mi":
+        return
+    sub = msub[1]
+    if _tag(sub) == "mrow" and len(sub):  # W_{a,q}: its first letter
+        sub = sub[0]
+    if _tag(sub) not in ("mi", "mn"):
+        return
+    char = _drawn(msub[0])
+    first = (sub.text or "")[:1]
+    if char is None or not first or msub[0].get("style"):
+        return
+    cmap, metrics, kerns = _stix()
+    glyph = cmap.get(ord(char))
+    script = (_drawn(sub) or first) if _tag(sub) == "mi" else first
+    script_glyph = cmap.get(ord(script[0])) if script else None
+    if glyph not in kerns or script_glyph is None:
+        return
+    height = SCRIPT_SCALE * metrics["top"](script_glyph) - SUBSCRIPT_SHIFT_DOWN
+    heights, values = kerns[glyph]
+    kern = values[sum(1 for h in heights if height >= h)]
+    if kern < 0:
+        _style(msub[0], f"margin-inline-end: {kern / 1000:.3g}em")
+
+
 def _unspace_scripts(math) -> None:
     r"""TeX sets no space around a relation or a binary operator in a script
     (``e^{m_i - c_i}``, ``\sum_{j=1}``, ``n_q \times n_k``); MathML Core
@@ -729,6 +805,8 @@ def rewrite_mathml(fragment: str, display: bool) -> str:
             _rewrite_sign(element)
             _rewrite_function(element)
     _unspace_scripts(math)
+    for msub in list(math.iter(f"{{{MATHML_NS}}}msub")):
+        _kern_subscript(msub)
     for msup in list(math.iter(f"{{{MATHML_NS}}}msup")):
         _rewrite_prime(msup)
     for msubsup in list(math.iter(f"{{{MATHML_NS}}}msubsup")):
