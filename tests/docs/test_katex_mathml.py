@@ -244,3 +244,14 @@ def test_a_subscript_moves_in_under_a_letter_cut_away_below(typeset) -> None:
     assert margins["n"] == [0]
     (subsup,) = root.iter(M + "msubsup")
     assert subsup[0].get("style") is None
+
+
+def test_the_cut_font_keeps_the_italic_the_browser_draws_letters_in() -> None:
+    """A lone letter of an <mi> is drawn as its mathematical italic (x as
+    𝑥): the cut STIX Two Math must hold those, or the browser draws the
+    letters in another font (DejaVu Math, in the PDF of 2026-12-03)."""
+    kept = katex.math_font_characters({"x", "h", "W", "\u03b3", "2"})
+    for name in ("SMALL X", "CAPITAL W", "SMALL GAMMA", "SMALL DOTLESS I"):
+        assert unicodedata.lookup(f"MATHEMATICAL ITALIC {name}") in kept
+    assert "\u210e" in kept  # ℎ, Unicode's italic h (PLANCK CONSTANT)
+    assert {"x", "2", "\u221a"} <= kept

@@ -825,6 +825,22 @@ def rewrite_mathml(fragment: str, display: bool) -> str:
 #: the cut font whatever the formulas hold.
 MATHML_GLYPHS = set("\u221a()[]{}|\u2016\u27e8\u27e9\u23df\u23de\u2190\u2192\u203e")
 
+#: The dotless i and j in mathematical italic, which an accent over i or j
+#: may be drawn on.
+DOTLESS_ITALIC = {"\U0001d6a4", "\U0001d6a5"}
+
+
+def math_font_characters(characters: set[str]) -> set[str]:
+    """What the cut STIX Two Math keeps for formulas holding ``characters``:
+    those, printable ASCII, the glyphs MathML draws of its own, and the
+    mathematical italic of each letter, which the browser draws a lone
+    letter of an ``<mi>`` in (math-auto: x is drawn as 𝑥, U+1D465)."""
+    kept = characters | ASCII | MATHML_GLYPHS | DOTLESS_ITALIC
+    return kept | {
+        italic for char in kept if (italic := styled(char, "italic")) is not None
+    }
+
+
 EMPTY = re.compile(r"<([\w:-]+)((?:\s[^<>]*?)?)/>")
 
 
@@ -1048,7 +1064,7 @@ def _cut_fonts(config) -> None:
             (site / MATH_FONT).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(STIX_FONT, site / MATH_FONT)
             shutil.copyfile(STIX / "LICENSE", site / MATH_LICENCE)
-            cut_font(site / MATH_FONT, _CHARACTERS | ASCII | MATHML_GLYPHS)
+            cut_font(site / MATH_FONT, math_font_characters(_CHARACTERS))
         elif name == CALLIGRAPHIC_FONT:
             # KaTeX's calligraphic capitals (MIT), with KaTeX's licence.
             (site / name).parent.mkdir(parents=True, exist_ok=True)
