@@ -1,5 +1,5 @@
 """KaTeX's MathML made to draw in a MathML Core browser (stages/katex.py,
-``rewrite_mathml``, for ``BOOK_MATH=mathml``): each rewrite on KaTeX's own
+``rewrite_mathml``, the book's maths output): each rewrite on KaTeX's own
 output for a formula of the kind the book writes."""
 
 from __future__ import annotations

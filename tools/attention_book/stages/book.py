@@ -12,10 +12,12 @@
 - "Edit this page" links need the repository's address, which the book does
   not hard-code: ``REPO_URL`` (or, on GitHub Actions, the repository being
   built) sets ``repo_url`` and an ``edit_uri`` into ``docs/<language>/``.
-- KaTeX's stylesheet and fonts are served by the site itself: from its
-  distribution, installed from the npm registry by ``npm ci``, they are added
-  to the build as ``assets/katex/``. The maths itself is typeset while the
-  book is built (``stages/katex.py``); no page loads KaTeX's script.
+- The maths is typeset while the book is built (``stages/katex.py``), as
+  MathML the browser draws; no page loads KaTeX's script. With
+  ``BOOK_MATH=html`` (KaTeX's HTML, to compare), KaTeX's stylesheet and
+  fonts are served by the site itself: from its distribution, installed
+  from the npm registry by ``npm ci``, they are added to the build as
+  ``assets/katex/``.
 - Each edition's PDF, ``attention-<language>.pdf`` beside its home page, is
   made after the build by ``make pdf`` (``scripts/build_pdf.py``), which
   builds the site with ``BOOK_PDF=1``; a site built without it has no PDF.

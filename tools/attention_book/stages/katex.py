@@ -40,11 +40,14 @@ from ``node_modules``) but no KaTeX script.
   exclusion. So the page is indexed with each formula as readable text
   (``QK^⊤/√(d_k)``, by pylatexenc), and the typeset formulas replace those
   placeholders once the page is indexed.
-- **MathML only, on trial.** ``BOOK_MATH=mathml`` asks KaTeX for MathML
-  only (half the elements of a long page), rewritten for the browsers'
-  MathML Core (``rewrite_mathml``) and drawn in STIX Two Math, cut like
-  KaTeX's fonts; KaTeX's stylesheet and fonts are then not shipped. Not the
-  default: docs-dev/performance.md says what still differs.
+- **MathML only, the default.** KaTeX is asked for MathML only (half the
+  elements of a long page), rewritten for the browsers' MathML Core
+  (``rewrite_mathml``) and drawn in STIX Two Math (``\\mathcal`` in
+  KaTeX's calligraphic capitals), cut like KaTeX's fonts; KaTeX's
+  stylesheet and fonts are not shipped. ``BOOK_MATH=html`` builds the
+  book as it was until 2026-12-03 (KaTeX's HTML and MathML, the points
+  above on KaTeX's fonts), to compare; docs-dev/performance.md says what
+  still differs.
 - **Headings.** The toc extension names a heading's entry in the table of
   contents with the heading's text, the TeX of an inline formula included
   (``\\(\\sqrt{d_{\\text{model}}}\\)``). Such an entry gets the formula
@@ -253,9 +256,10 @@ class Katex:
 
 
 def math_output() -> str:
-    """ "html" (KaTeX's HTML and MathML, the default) or "mathml" (MathML
-    only, drawn by the browser in STIX Two Math): ``BOOK_MATH``."""
-    output = os.environ.get("BOOK_MATH", "html")
+    """ "mathml" (MathML only, drawn by the browser in STIX Two Math: the
+    default) or "html" (KaTeX's HTML and MathML, the book's output until
+    2026-12-03, kept to compare the two): ``BOOK_MATH``."""
+    output = os.environ.get("BOOK_MATH", "mathml")
     if output not in MATH_OUTPUTS:
         raise PluginError(f"BOOK_MATH={output!r}: one of {', '.join(MATH_OUTPUTS)}")
     return output
