@@ -255,3 +255,15 @@ def test_the_cut_font_keeps_the_italic_the_browser_draws_letters_in() -> None:
         assert unicodedata.lookup(f"MATHEMATICAL ITALIC {name}") in kept
     assert "\u210e" in kept  # ℎ, Unicode's italic h (PLANCK CONSTANT)
     assert {"x", "2", "\u221a"} <= kept
+
+
+def test_a_brace_under_one_letter_keeps_katex_least_width(typeset) -> None:
+    """KaTeX draws \\underbrace at least 1.6 of its em wide; the browser
+    stretches the brace to its base only: a lone letter is padded to it."""
+    _, root = typeset(r"\underbrace{S}_{n} + \underbrace{QK^\top}_{x}")
+    padded = [
+        mi for mi in root.iter(M + "mi") if "padding-inline" in mi.get("style", "")
+    ]
+    assert [mi.text for mi in padded] == ["S"]
+    pad = float(re.search(r"padding-inline: ([\d.]+)em", padded[0].get("style"))[1])
+    assert 0.3 < pad < 0.7  # an italic S is some 0.6 em wide

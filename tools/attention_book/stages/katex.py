@@ -607,14 +607,30 @@ def _rewrite_subsup_prime(msubsup) -> None:
     padded.append(script)
 
 
+#: The least width of KaTeX's \underbrace and \overbrace (1.6 of its em,
+#: katex/src/stretchy.js), in the MathML's em.
+BRACE_MIN_WIDTH = 1.6 * KATEX_EM
+
+
 def _rewrite_brace(element) -> None:
     r"""\underbrace, \overbrace: the brace is an accent of its base (full
-    size, close to it), not a script set smaller."""
+    size, close to it), not a script set smaller; under one letter it keeps
+    KaTeX's least width (the browser stretches it to the base only), the
+    letter padded on both sides to it."""
     if len(element) != 2:
         return
-    script = element[1]
+    base, script = element
     if _tag(script) == "mo" and script.get("stretchy") == "true":
         element.set("accentunder" if _tag(element) == "munder" else "accent", "true")
+        if script.text in ("\u23df", "\u23de") and _tag(base) == "mi":
+            char = _drawn(base)
+            cmap, metrics, _ = _stix()
+            glyph = cmap.get(ord(char)) if char else None
+            if glyph is not None:
+                width = metrics["advance"](glyph) / 1000
+                pad = (BRACE_MIN_WIDTH - width) / 2
+                if pad > 0:
+                    _style(base, f"padding-inline: {pad:.3g}em")
 
 
 #: KaTeX's struts (``\arraystretch`` times the baseline skip, 1.2 em: 70 %
@@ -683,7 +699,11 @@ def _stix() -> tuple[dict[int, str], dict, dict]:
                 [height.Value for height in kern.CorrectionHeight],
                 [value.Value for value in kern.KernValue],
             )
-    return cmap, {"top": top}, kerns
+
+    def advance(glyph: str) -> float:
+        return glyphs[glyph].width
+
+    return cmap, {"top": top, "advance": advance}, kerns
 
 
 #: STIX Two Math's SubscriptShiftDown and ScriptPercentScaleDown (MATH table).
