@@ -26,7 +26,8 @@ listens to the reader. This hook only gives it its words and its data.
 - **Loaded only where used.** A page with an explorable gets the figures'
   stylesheet (``docs_src/explorables/explorables.css``, inline) and one
   ``<script type="module">`` per explorable, ``assets/explorables/<name>.js``,
-  which imports the shared ``core.js``. Pages without one load nothing new.
+  which imports the shared ``core.js`` (and ``chart.js``, the line
+  charts). Pages without one load nothing new.
   Material's instant navigation runs a page's scripts again; a module runs
   once and mounts every page's figures through ``document$`` (core.js).
 - **Words** live in one file per explorable, ``docs_src/explorables/<name>.yml``,
@@ -79,9 +80,13 @@ def words_for(name: str, language: str) -> dict[str, str]:
     return words
 
 
+#: The folder's shared modules, imported by the explorables: no figure of their own.
+SHARED = ("core", "chart")
+
+
 def names() -> list[str]:
-    """Every explorable: the scripts of the folder but the shared core."""
-    return sorted(p.stem for p in FOLDER.glob("*.js") if p.stem != "core")
+    """Every explorable: the scripts of the folder but the shared modules."""
+    return sorted(p.stem for p in FOLDER.glob("*.js") if p.stem not in SHARED)
 
 
 # --- data: what each figure starts from, computed by the package -------------
