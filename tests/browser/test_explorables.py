@@ -446,9 +446,15 @@ def test_kv_cache(load) -> None:
     root.locator('input[data-size="groups"]').fill("16")
     sizes["groups"] = 16
     agrees("gqa", 4)
+    before = agrees("gqa", 4)
     root.locator("button[data-step]").click()  # one more token: the cache grows
     sizes["tokens"] += 1
-    agrees("gqa", 4)
+    after = agrees("gqa", 4)
+    effect = root.locator("[data-step-effect]")
+    assert int(effect.get_attribute("data-value")) == after - before
+    assert oracle.grouped(after - before) in effect.inner_text()
+    assert oracle.in_units(after - before) in effect.inner_text()
+    assert oracle.grouped(after - before) in status(page, "kv_cache")
     assert root.locator('input[data-size="tokens"]').input_value() == str(10**6 + 1)
     # Mistral 7B: 32 layers, 8 KV heads of 128, window 4096, n = 32768: 0.5 GiB
     for key, n in (("layers", 32), ("groups", 8), ("d_k", 128), ("tokens", 32768)):
@@ -462,6 +468,65 @@ def test_kv_cache(load) -> None:
     assert state["total"] == 2**29
     text, full = result(page, "kv_cache", "total")
     assert int(full) == state["total"] and text == oracle.grouped(state["total"])
+    root.locator("button[data-step]").click()  # n > W: the oldest token goes
+    sizes["tokens"] += 1
+    assert oracle.kv_state("gqa", sizes, 2, window=4096)["total"] == 2**29
+    assert int(result(page, "kv_cache", "total")[1]) == 2**29
+    assert root.locator("[data-step-effect]").get_attribute("data-value") == "0"
+    assert "32,769" in root.locator("[data-step-effect]").inner_text()
+    assert not watch.problems(), watch.problems()
+
+
+def kv_chart(page) -> Chart:
+    return Chart(svg(page, "kv_cache", "size"), log_x=True, log_y=True)
+
+
+def test_kv_cache_chart_refusals_and_units(load) -> None:
+    """The chart follows n; TiB and m × 10^e TiB; an n beyond 2^53 − 1 is refused."""
+    page, watch, root = load("kv-cache", "kv_cache")
+    sizes = dict(explorables.KV_DEFAULT)
+    tokens = root.locator('input[data-size="tokens"]')
+    for n in (2048, 131072, 10**6, 3 * 10**7):
+        tokens.fill(str(n))
+        sizes["tokens"] = n
+        chart = kv_chart(page)
+        assert abs(chart.cursor() - math.log10(n)) < 1e-3, (n, chart.cursor())
+        ((points,),) = chart.lines().values()
+        assert points[-1][0] >= math.log10(n) - 1e-3
+        for m in (1, 1000, n):  # drawn at n = m (to the drawing's 0.01 of a unit)
+            log_n, log_b = min(points, key=lambda p: abs(p[0] - math.log10(m)))
+            assert abs(log_n - math.log10(m)) < 1e-3, (m, log_n)
+            expected = oracle.kv_state("mha", sizes | {"tokens": m}, 2)["total"]
+            assert abs(log_b - math.log10(expected)) < 1e-3, m
+        for at, drawn_at in chart.rules():  # the devices' memory
+            assert abs(drawn_at - math.log10(at)) < 1e-3
+        total = oracle.kv_state("mha", sizes, 2)["total"]
+        assert result(page, "kv_cache", "total_units")[0] == oracle.in_units(total)
+    assert result(page, "kv_cache", "total_units")[0] == "128.75 TiB"
+    root.locator('input[data-size="layers"]').fill(str(10**15))  # 10^15 layers
+    sizes["layers"] = 10**15
+    total = oracle.kv_state("mha", sizes, 2)["total"]
+    text, full = result(page, "kv_cache", "total_units")
+    assert int(full) == total and text == oracle.in_units(total)
+    assert " × 10" in text and text.endswith(" TiB")
+    error = root.locator("[data-error]")
+    assert error.is_hidden()
+    tokens.fill("12345678901234567890")  # read as ...567168 by a double: refused
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("9,007,199,254,740,991")
+    assert tokens.get_attribute("aria-invalid") == "true"
+    assert tokens.get_attribute("aria-describedby") == error.get_attribute("id")
+    assert result(page, "kv_cache", "total")[0] == "\u2014"
+    assert kv_chart(page).cursor() is None and not kv_chart(page).lines()[0]
+    tokens.fill(str(2**53 - 1))  # the largest accepted
+    expect(error).to_be_hidden()
+    sizes["tokens"] = 2**53 - 1
+    assert (
+        int(result(page, "kv_cache", "total")[1])
+        == oracle.kv_state("mha", sizes, 2)["total"]
+    )
+    root.locator("button[data-step]").click()  # 2^53 would be read rounded: refused
+    assert tokens.input_value() == str(2**53 - 1)
     assert not watch.problems(), watch.problems()
 
 

@@ -9,6 +9,7 @@ without JavaScript, in print and in the search) against the package.
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import math
 import re
@@ -399,3 +400,107 @@ def test_the_softmax_names_the_sampling_temperature() -> None:
         page = (ROOT / "docs" / language / "generation.md").read_text("utf-8")
         assert "{ #temperature }" in page
 
+
+def kv_total(sizes: dict, n: int, kind: str = "mha", b: int = 2) -> int:
+    return oracle.kv_state(kind, {**sizes, "tokens": n}, b)["total"]
+
+
+def test_the_kv_chart_draws_the_package_s_sizes() -> None:
+    """The size against n (GPT-3 175B, MHA), the cursor at n = 2048, and a
+    line at each device's memory, all read back through the axes' ticks."""
+    sizes = explorables.KV_DEFAULT
+    chart = Chart(
+        charts(explorables.render("kv_cache", "zh-Hant"))["size"],
+        log_x=True,
+        log_y=True,
+    )
+    assert abs(chart.cursor() - math.log10(sizes["tokens"])) < 1e-3
+    ((points,),) = chart.lines().values()
+    # n = 1, 2, 5, 10, …, 10^6 and the cursor's 2048, in order
+    drawn_n = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 2048, 5000]
+    drawn_n += [m * 10**k for k in range(4, 7) for m in (1, 2, 5) if m * 10**k <= 10**6]
+    assert len(points) == len(drawn_n)
+    for (log_n, log_bytes), n in zip(points, drawn_n, strict=True):
+        assert abs(log_n - math.log10(n)) < 1e-3, (n, log_n)
+        assert abs(log_bytes - math.log10(kv_total(sizes, n))) < 1e-3, n
+    rules = chart.rules()
+    assert sorted(at for at, _ in rules) == [
+        gb * 2**30 for _, gb in explorables.KV_DEVICES
+    ]
+    for at, drawn_at in rules:
+        assert abs(drawn_at - math.log10(at)) < 1e-3
+    # 1 MiB to 1 PiB: the cache of one token (4.5 MiB) to a million (4.3 TiB)
+    assert [text for text in re.findall(r">(1 [KMGTP]i?B)<", chart.svg)] == [
+        "1 MiB",
+        "1 GiB",
+        "1 TiB",
+        "1 PiB",
+    ]
+
+
+def test_the_kv_chart_bends_at_the_window() -> None:
+    """With W = 4096 the cache stops growing at n = W: a flat line after it."""
+    sizes = dict(explorables.KV_DEFAULT)
+    html = draw_with("kv_cache", data_kv(window=4096))
+    ((points,),) = Chart(charts(html)["size"], log_x=True, log_y=True).lines().values()
+    flat = [y for log_n, y in points if 10**log_n >= 4096 - 0.5]
+    assert len(flat) > 3 and max(flat) - min(flat) < 1e-9
+    expected = oracle.kv_state("mha", sizes | {"tokens": 10**6}, 2, window=4096)
+    assert expected["total"] == kv_total(sizes, 4096)
+    assert abs(flat[0] - math.log10(expected["total"])) < 1e-3
+    grows = [y for log_n, y in points if 10**log_n <= 4096 + 0.5]
+    assert grows[-1] - grows[0] > 3  # n = 1 to 4096: 3.6 decades
+
+
+def data_kv(**changes) -> dict:
+    data = explorables.DATA["kv_cache"]("ja")
+    sizes = changes.pop("sizes", {})
+    return data | {"sizes": data["sizes"] | sizes} | changes
+
+
+def test_the_kv_calculator_writes_tib_and_huge_sizes_as_the_book_does() -> None:
+    """4.29 TiB, not 4394.53 GiB; and m × 10^e TiB, never 3.7e+21 GiB."""
+    for sizes in ({"tokens": 10**6}, {"layers": 10**15, "tokens": 10**6}):
+        total = kv_total(explorables.KV_DEFAULT | sizes, sizes["tokens"])
+        html = draw_with("kv_cache", data_kv(sizes=sizes))
+        shown = re.search(
+            r'data-result="total_units" data-value="(\d+)">(.*?)</dd>', html
+        )
+        assert int(shown[1]) == total
+        assert re.sub(r"</?sup>", "", shown[2]) == oracle.in_units(total)
+        assert "e+" not in re.sub(r"<[^>]*>", "", html)  # the text a reader sees
+    assert oracle.in_units(9 * 2**30 * 10**6 // 2048) == "4.29 TiB"
+
+
+def test_the_kv_calculator_refuses_n_above_the_safe_integers() -> None:
+    """n = 12 345 678 901 234 567 890 cannot be read exactly: refused, said why."""
+    html = draw_with("kv_cache", data_kv(sizes={"tokens": 12345678901234567890}))
+    field = re.search(r'<input[^>]*data-size="tokens"[^>]*>', html)[0]
+    assert 'aria-invalid="true"' in field
+    assert 'aria-describedby="explorable-kv_cache-error"' in field
+    error = re.search(r'<p class="explorable-error"[^>]*>(.*?)</p>', html)
+    assert "hidden" not in error[0] and "9,007,199,254,740,991" in error[1]
+    assert "トークンの数 n" in error[1]
+    assert re.search(r'data-result="total" data-value="">\u2014<', html)
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
+    """Each device's label is drawn next to its line: in the lines' order,
+    within a stack of labels no farther than the stack's height from it."""
+    svg = charts(explorables.render("kv_cache", language))["size"]
+    words = explorables.words_for("kv_cache", language)
+    rules = [
+        float(y) for y in re.findall(r'class="explorable-rule"[^>]*y1="([\d.]+)"', svg)
+    ]
+    labels = re.findall(
+        r'class="explorable-rule-label" x="[\d.]+" y="([\d.]+)">([^<]*)<', svg
+    )
+    assert [text for _, text in labels] == [
+        words[f"device_{key}"] for key, _ in reversed(explorables.KV_DEVICES)
+    ]
+    assert rules == sorted(rules)  # from the top: 141, 80, 24 GB
+    for (y, _), line in zip(labels, rules, strict=True):
+        assert abs(float(y) - line) <= 13 * len(rules) + 3
+    heights = [float(y) for y, _ in labels]
+    assert all(b - a >= 12 for a, b in itertools.pairwise(heights))

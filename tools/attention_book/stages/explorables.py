@@ -182,8 +182,15 @@ def data_heads(language: str) -> dict:
     }
 
 
+#: The memory of one GPU as its vendor publishes it, in GB (drawn as GiB, 2^30
+#: bytes): NVIDIA GeForce RTX 4090 24 GB; A100 and H100, 80 GB versions; H200
+#: 141 GB. The KV-cache chart draws a line at each.
+KV_DEVICES = (("rtx_4090", 24), ("a100_h100", 80), ("h200", 141))
+
+
 def data_kv_cache(language: str) -> dict:
     return {
+        "devices": [list(device) for device in KV_DEVICES],
         "sizes": KV_DEFAULT,
         "bytes": list(KV_BYTES),
         "kinds": list(KV_KINDS),
