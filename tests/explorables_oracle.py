@@ -43,10 +43,16 @@ def grouped(n: int) -> str:
 
 
 def in_units(n: int) -> str:
-    """Bytes in the largest binary unit that is at most ``n``, 2 decimals."""
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+    """Bytes in the largest binary unit (up to TiB) that is at most ``n``, 2
+    decimals; from a million TiB on, as "m × 10e TiB" (the text a reader
+    sees of m × 10<sup>e</sup>)."""
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= size:
-            return f"{fmt(n / size, 2)} {unit}"
+            x = n / size
+            if x < 1e6:
+                return f"{fmt(x, 2)} {unit}"
+            mantissa, exponent = f"{x:.2e}".split("e")
+            return f"{fmt(float(mantissa), 2)} × 10{fmt(int(exponent), 0)} {unit}"
     return f"{n} B"
 
 

@@ -180,3 +180,12 @@ export function optionList(values, chosen, names = null) {
 // A labelled control: <label><span>words</span>control</label>.
 export const field = (label, control) =>
   `<label class="explorable-field"><span>${label}</span>${control}</label>`;
+
+// Say `html` in the live region once the reader stops moving a control:
+// `delay` ms after the last call (a slider dragged across its range would
+// otherwise queue an announcement for every step). The numbers themselves
+// are written at once; only the announcement waits.
+export function announceSettled(root, html, delay = 300) {
+  clearTimeout(root.explorableAnnounce);
+  root.explorableAnnounce = setTimeout(() => announce(root, html), delay);
+}

@@ -4,9 +4,15 @@
 // L · (d_c + d_h^R) · n · s · b bytes (kv_cache_bytes' latent_dim, rope_dim).
 // A window W > 0 caches min(n, W) tokens a layer instead of n
 // (kv_cache_bytes(..., window=W)).
-import { announce, field, fmt, frame, message, optionList, register, status, templates, words } from "./core.js";
+// A chart draws the size against n (log axes) for the current settings, with
+// a line for the memory of one GPU of a few real devices and a cursor at n.
+import {
+  announce, field, fmt, frame, message, optionList, register, sci, status, templates, words,
+} from "./core.js";
+import { chartBox, draw } from "./chart.js";
 
-// data: the page's model (sizes), the widths in bytes and the kinds to offer.
+// data: the page's model (sizes), the widths in bytes and the kinds to offer,
+// and the devices whose memory the chart marks ([key, GiB]).
 export function render(w, data) {
   const number = (key) => field(w[key],
     `<input type="number" min="${key === "rope" ? 0 : 1}" step="1" value="${data.sizes[key]}" ` +
@@ -26,23 +32,52 @@ export function render(w, data) {
     field(w.window, `<input type="number" min="0" step="1" value="${data.window}" data-window ` +
       'disabled inputmode="numeric">') +
     `<button type="button" data-step disabled>${w.step}</button>` +
-    Object.entries(data.presets || {}).map(preset).join("") + "</div>";
+    Object.entries(data.presets || {}).map(preset).join("") +
+    '<p class="explorable-error" id="explorable-kv_cache-error" data-error hidden></p></div>';
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const results =
     '<dl class="explorable-results">' +
     ["h_kv", "per_token", "total", "total_units"].map(result).join("") + "</dl>";
+  const devices = `<span data-devices="${data.devices.map(([k, gib]) => `${k}:${gib}`).join(" ")}" ` +
+    `${data.devices.map(([k]) => `data-device-${k}="${w[`device_${k}`]}"`).join(" ")} hidden></span>`;
   return frame("kv_cache", w,
-    controls + results + status() + templates(w, "status", "status_mla", "invalid"));
+    controls + '<p class="explorable-effect" data-step-effect data-value=""></p>' + results +
+    `<div class="explorable-charts">${chartBox("size", w.chart)}</div>` + devices +
+    `<p class="explorable-note">${w.devices}</p>` + status() +
+    templates(w, "status", "status_mla", "invalid", "too_large", "step_effect", "step_none"));
 }
 
-const UNITS = [["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]];
+const UNITS = [["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]];
 
+// Bytes in the largest binary unit (up to TiB) that is at most n, 2 decimals;
+// a million TiB or more as m × 10^e TiB (HTML), as the book writes large numbers.
 function inUnits(n) {
-  for (const [unit, size] of UNITS) if (n >= BigInt(size)) return `${fmt(Number(n) / size, 2)} ${unit}`;
+  for (const [unit, size] of UNITS) {
+    if (n >= BigInt(size)) {
+      const x = Number(n) / size;
+      return `${x < 1e6 ? fmt(x, 2) : sci(x, 2)} ${unit}`;
+    }
+  }
   return `${n} B`;
 }
 
 const grouped = (n) => n.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+
+// The chart's byte axis: ticks at powers of 1024 (at most about six).
+const NAMES = ["1 B", "1 KiB", "1 MiB", "1 GiB", "1 TiB", "1 PiB", "1 EiB"];
+const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+function byteTicks(lo, hi) {
+  let [a, b] = [Math.floor(Math.log2(lo) / 10), Math.ceil(Math.log2(hi) / 10)];
+  if (b <= a) b = a + 1;
+  const step = Math.max(1, Math.ceil((b - a) / 5));
+  [a, b] = [Math.floor(a / step) * step, Math.ceil(b / step) * step];
+  const ticks = [];
+  for (let k = a; k <= b; k += step) {
+    const name = NAMES[k] ?? `2${String(10 * k).replace(/\d/g, (d) => SUPERSCRIPT[d])} B`;
+    ticks.push([2 ** (10 * k), name]);
+  }
+  return ticks;
+}
 
 export function mount(root) {
   const kind = root.querySelector("select[data-kind]");
@@ -51,53 +86,113 @@ export function mount(root) {
   const groups = root.querySelector('input[data-size="groups"]');
   const latent = [...root.querySelectorAll('input[data-size="latent"], input[data-size="rope"]')];
   const window_ = root.querySelector("input[data-window]");
+  const error = root.querySelector("[data-error]");
+  const effect = root.querySelector("[data-step-effect]");
+  const chart = root.querySelector('svg[data-chart="size"]');
+  const deviceNode = root.querySelector("[data-devices]");
+  const devices = deviceNode.dataset.devices.split(" ").map((item) => {
+    const [key, gib] = item.split(":");
+    return { y: Number(gib) * 2 ** 30, label: deviceNode.getAttribute(`data-device-${key}`) };
+  });
   const result = (key) => root.querySelector(`[data-result="${key}"]`);
+  const label = (input) => input.closest("label").querySelector("span").innerHTML;
 
-  const set = (key, n, text) => {
+  const set = (key, n, html) => {
     result(key).dataset.value = String(n);
-    result(key).textContent = text;
+    result(key).innerHTML = html;
+  };
+  // The size against n (1 to at least a million tokens), and the devices.
+  const plot = (totalAt, n) => {
+    const nMax = Math.max(1e6, 10 ** Math.ceil(Math.log10(n || 1)));
+    const ns = new Set([n]);
+    for (let p = 1; p <= nMax; p *= 10) for (const m of [1, 2, 5]) if (m * p <= nMax) ns.add(m * p);
+    const window = Number(window_.value);
+    if (window > 0 && window < nMax) ns.add(window);
+    const points = totalAt ? [...ns].sort((a, b) => a - b).map((m) => [m, Number(totalAt(m))]) : [];
+    const ys = [...points.map(([, y]) => y), ...devices.map((d) => d.y)];
+    draw(chart, {
+      x: { min: 1, max: nMax, log: true, label: "n" },
+      y: { log: true, ticks: byteTicks(Math.min(...ys), Math.max(...ys)) },
+      lines: [{ points }],
+      rules: devices,
+      cursor: totalAt ? n : undefined,
+    });
   };
 
-  const update = () => {
+  const refuse = (html, input) => {
+    for (const key of ["h_kv", "per_token", "total", "total_units"]) set(key, "", "—");
+    error.innerHTML = html;
+    error.hidden = false;
+    if (input) input.setAttribute("aria-describedby", error.id);
+    effect.textContent = "";
+    effect.dataset.value = "";
+    plot(null, 1);
+    announce(root, html);
+  };
+
+  // stepped: the "+1 token" button's click, whose effect is said
+  const update = (stepped = false) => {
     groups.disabled = kind.value !== "gqa";
     for (const input of latent) input.disabled = kind.value !== "mla";
+    // the sizes the kind uses: g for GQA only, d_c and d_h^R for MLA only
+    const used = (input) => ({ groups: "gqa", latent: "mla", rope: "mla" }[input.dataset.size] ??
+      kind.value) === kind.value;
     const size = {};
     for (const input of inputs) size[input.dataset.size] = Number(input.value);
     const least = (key) => (key === "rope" ? 0 : 1); // d_h^R may be 0
-    const wrong = inputs.filter((i) => !i.disabled &&
-      !(Number.isInteger(size[i.dataset.size]) && size[i.dataset.size] >= least(i.dataset.size)));
+    // Above 2^53 − 1 a number input's integer is read rounded: refused.
+    const huge = inputs.filter((i) => used(i) && i.value.trim() !== "" &&
+      Number.isInteger(size[i.dataset.size]) && !Number.isSafeInteger(size[i.dataset.size]));
+    const wrong = inputs.filter((i) => used(i) &&
+      !(Number.isSafeInteger(size[i.dataset.size]) && size[i.dataset.size] >= least(i.dataset.size)));
     const divides = kind.value !== "gqa" || size.heads % size.groups === 0;
     for (const input of inputs) input.setAttribute("aria-invalid", String(wrong.includes(input)));
     const w = Number(window_.value);
-    const windowOk = Number.isInteger(w) && w >= 0; // 0: no window
+    const windowOk = Number.isSafeInteger(w) && w >= 0; // 0: no window
     window_.setAttribute("aria-invalid", String(!windowOk));
+    if (!windowOk && Number.isInteger(w) && w > 0) huge.push(window_);
+    if (huge.length) {
+      return refuse(message(words(root, "too_large"), { name: label(huge[0]) }), huge[0]);
+    }
     if (wrong.length || !divides || !windowOk) {
-      for (const key of ["h_kv", "per_token", "total", "total_units"]) set(key, "", "—");
-      return announce(root, words(root, "invalid"));
+      return refuse(words(root, "invalid"), wrong[0] || (windowOk ? null : window_));
     }
+    error.hidden = true;
+    error.innerHTML = "";
     const b = BigInt(bytes.value);
-    const cached = w > 0 ? Math.min(size.tokens, w) : size.tokens; // min(n, W)
-    const total = (perToken) => perToken * BigInt(cached) * BigInt(size.batch);
-    if (kind.value === "mla") {
-      // L · (d_c + d_h^R) · s bytes per token of one sequence: no key or value heads
-      const width = size.latent + size.rope;
-      const perToken = BigInt(size.layers) * BigInt(width) * b;
-      set("h_kv", "", "—");
-      set("per_token", perToken, inUnits(perToken));
-      set("total", total(perToken), grouped(total(perToken)));
-      set("total_units", total(perToken), inUnits(total(perToken)));
-      return announce(root, message(words(root, "status_mla"), { total: inUnits(total(perToken)), width }));
-    }
+    const cached = (n) => BigInt(w > 0 ? Math.min(n, w) : n); // min(n, W)
+    const mla = kind.value === "mla";
     const hKv = { mha: size.heads, gqa: size.groups, mqa: 1 }[kind.value];
-    // 2 (keys and values) · L · h_kv · d_k · b bytes per token of one sequence
-    const perToken = 2n * BigInt(size.layers) * BigInt(hKv) * BigInt(size.d_k) * b;
-    set("h_kv", hKv, String(hKv));
+    const perToken = mla
+      // L · (d_c + d_h^R) · s bytes per token of one sequence: no key or value heads
+      ? BigInt(size.layers) * BigInt(size.latent + size.rope) * b
+      // 2 (keys and values) · L · h_kv · d_k · s bytes per token of one sequence
+      : 2n * BigInt(size.layers) * BigInt(hKv) * BigInt(size.d_k) * b;
+    const totalAt = (n) => perToken * cached(n) * BigInt(size.batch);
+    const total = totalAt(size.tokens);
+    if (mla) set("h_kv", "", "—");
+    else set("h_kv", hKv, String(hKv));
     set("per_token", perToken, inUnits(perToken));
-    set("total", total(perToken), grouped(total(perToken)));
-    set("total_units", total(perToken), inUnits(total(perToken)));
-    announce(root, message(words(root, "status"), { total: inUnits(total(perToken)), h_kv: hKv }));
+    set("total", total, grouped(total));
+    set("total_units", total, inUnits(total));
+    plot(totalAt, size.tokens);
+    let said = mla
+      ? message(words(root, "status_mla"), { total: inUnits(total), width: size.latent + size.rope })
+      : message(words(root, "status"), { total: inUnits(total), h_kv: hKv });
+    effect.textContent = "";
+    effect.dataset.value = "";
+    if (stepped) {
+      // what the one more token added: total(n) − total(n − 1)
+      const delta = total - totalAt(size.tokens - 1);
+      effect.dataset.value = String(delta);
+      effect.innerHTML = delta > 0n
+        ? message(words(root, "step_effect"), { n: grouped(size.tokens), delta: grouped(delta), units: inUnits(delta) })
+        : message(words(root, "step_none"), { n: grouped(size.tokens) });
+      said = `${effect.innerHTML} ${said}`;
+    }
+    announce(root, said);
   };
-  for (const control of [kind, bytes, window_, ...inputs]) control.addEventListener("input", update);
+  for (const control of [kind, bytes, window_, ...inputs]) control.addEventListener("input", () => update());
   // A preset: its kind and sizes into the controls (the other sizes stay).
   for (const button of root.querySelectorAll("button[data-preset]")) {
     button.addEventListener("click", () => {
@@ -115,8 +210,10 @@ export function mount(root) {
   // One more token decoded: its key and value rows join the cache.
   root.querySelector("button[data-step]").addEventListener("click", () => {
     const tokens = root.querySelector('input[data-size="tokens"]');
-    tokens.value = String((Number(tokens.value) || 0) + 1);
-    update();
+    const n = Number(tokens.value);
+    if (!Number.isSafeInteger(n + 1)) return update(); // the input says why
+    tokens.value = String(n + 1);
+    update(true);
   });
   update();
 }

@@ -5,10 +5,16 @@
 // when s_j rounds to 1, 1 − s_j is 0 in floating point while ε, and the
 // Jacobian's diagonal s_j (1 − s_j), are still positive (x = (0, 0, 5), t = 10:
 // ε = 3.9 × 10^-22).
+// Two charts follow t from 0 to 10: the weights s_j(t), and the Jacobian's
+// largest entry max|J|(t) on a log-10 axis, each with a cursor at the current t.
 import {
-  announce, field, fill, fmt, frame, matrix, message, numberCell, register, sci, show, showSci,
-  softmax, status, sub, templates, words,
+  announce, announceSettled, field, fill, fmt, frame, matrix, message, numberCell, register, sci,
+  show, showSci, softmax, status, sub, templates, words,
 } from "./core.js";
+import { chartBox, draw } from "./chart.js";
+
+const T_MAX = 10;
+const T_STEPS = 100; // the slider's steps of 0.1: the charts' samples
 
 // data: the page's scores x and factor t.
 export function render(w, data) {
@@ -16,9 +22,10 @@ export function render(w, data) {
     `<input type="number" step="0.5" value="${xj}" data-x="${j}" disabled inputmode="decimal">`)).join("");
   const scale =
     `<label class="explorable-field explorable-wide" for="explorable-softmax-t">${w.scale}</label>` +
-    '<input type="range" id="explorable-softmax-t" min="0" max="10" step="0.1" ' +
+    `<input type="range" id="explorable-softmax-t" min="0" max="${T_MAX}" step="0.1" ` +
     `value="${data.t}" data-t disabled>` +
     `<output for="explorable-softmax-t" data-t-shown>${fmt(data.t, 1)}</output>`;
+  const error = '<p class="explorable-error" id="explorable-softmax-error" data-error hidden></p>';
   // s_j: a bar as long as the weight, and the weight.
   const bar = (i, j, attrs) =>
     `<td${attrs} class="explorable-bar-cell"><span class="explorable-bar" style="--w: 0%"></span>` +
@@ -31,45 +38,120 @@ export function render(w, data) {
     labels.map((_, j) => sub("w", j + 1)), labels.map((_, j) => sub("u", j + 1)));
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const results = `<dl class="explorable-results">${result("largest")}${result("rest")}${result("jmax")}</dl>`;
+  const charts = `<div class="explorable-charts">${chartBox("weights", w.chart_weights)}` +
+    `${chartBox("jmax", w.chart_jmax)}</div>`;
   return frame("softmax", w,
-    `<div class="explorable-controls">${inputs}<div class="explorable-range">${scale}</div></div>` +
-    `<div class="explorable-tables">${weights}${jacobian}</div>` +
-    results + status() + templates(w, "status"));
+    `<div class="explorable-controls">${inputs}${error}<div class="explorable-range">${scale}</div></div>` +
+    charts + `<div class="explorable-tables">${weights}${jacobian}</div>` +
+    results + `<p class="explorable-note">${w.temperature}</p>` + status() +
+    templates(w, "status", "empty", "overflow"));
 }
 
+// Everything the figure shows at one t, or null when t x_j overflows (the
+// package's softmax raises for such an input: it is not finite).
+function state(x, t) {
+  const tx = x.map((xj) => t * xj); // u = t x
+  if (!tx.every(Number.isFinite)) return null;
+  const s = softmax(tx);
+  // 1 − s_j, as the sum of the other weights.
+  const others = s.map((_, j) => s.reduce((sum, sl, l) => (l === j ? sum : sum + sl), 0));
+  // ds_j/du_l = s_j (δ_jl − s_l)
+  const jacobian = s.map((sj, j) => s.map((sl, l) => (j === l ? sj * others[j] : -sj * sl)));
+  const largest = Math.max(...s);
+  return {
+    tx, s, jacobian, largest,
+    rest: others[s.indexOf(largest)], // ε = Σ_{j ≠ argmax} s_j
+    jmax: Math.max(...jacobian.flat().map(Math.abs)),
+  };
+}
+
+const SUBSCRIPT = (j) => String(j).replace(/\d/g, (d) => String.fromCharCode(0x2080 + Number(d)));
 
 export function mount(root) {
   const xs = [...root.querySelectorAll("input[data-x]")];
   const t = root.querySelector("input[data-t]");
+  const error = root.querySelector("[data-error]");
+  const blank = (el) => {
+    el.dataset.value = "";
+    el.textContent = "\u2014";
+  };
 
-  const update = () => {
-    const x = xs.map((input) => Number(input.value) || 0);
+  // The reader's x, or a message naming the input that cannot be used.
+  const read = (scale) => {
+    const x = xs.map((input) => (input.value.trim() === "" ? NaN : Number(input.value)));
+    for (const input of xs) input.setAttribute("aria-invalid", "false");
+    const name = (j) => sub("x", j + 1);
+    let problem = null;
+    const j = x.findIndex((xj) => !Number.isFinite(xj));
+    if (j >= 0) problem = [j, message(words(root, "empty"), { x: name(j) })];
+    else {
+      const k = x.findIndex((xj) => !Number.isFinite(scale * xj));
+      if (k >= 0) problem = [k, message(words(root, "overflow"), { x: name(k), t: fmt(scale, 1) })];
+    }
+    if (problem) {
+      xs[problem[0]].setAttribute("aria-invalid", "true");
+      xs[problem[0]].setAttribute("aria-describedby", error.id);
+    }
+    error.hidden = !problem;
+    error.innerHTML = problem ? problem[1] : "";
+    return { x, problem };
+  };
+
+  // The charts: every weight, and max|J| on a log axis, for t = 0, 0.1, …, 10.
+  const chart = (x, scale) => {
+    const ts = [...Array(T_STEPS + 1).keys()].map((k) => (k * T_MAX) / T_STEPS);
+    const states = x.every(Number.isFinite) ? ts.map((tk) => state(x, tk)) : ts.map(() => null);
+    const axis = { min: 0, max: T_MAX, label: "t" };
+    draw(root.querySelector('[data-chart="weights"]'), {
+      x: axis,
+      y: { min: 0, max: 1 },
+      lines: x.map((_, j) => ({
+        label: `w${SUBSCRIPT(j + 1)}`,
+        points: ts.map((tk, k) => [tk, states[k] ? states[k].s[j] : NaN]),
+      })),
+      cursor: scale,
+    });
+    const jmax = ts.map((tk, k) => [tk, states[k] ? states[k].jmax : NaN]);
+    const positive = jmax.map(([, v]) => v).filter((v) => v > 0 && Number.isFinite(v));
+    draw(root.querySelector('[data-chart="jmax"]'), {
+      x: axis,
+      y: positive.length
+        ? { min: Math.min(...positive), max: Math.max(...positive), log: true }
+        : { min: 0.1, max: 1, log: true },
+      lines: [{ points: jmax }],
+      cursor: scale,
+    });
+  };
+
+  const update = (settled) => {
     const scale = Number(t.value);
-    const tx = x.map((xj) => scale * xj);
-    const s = softmax(tx);
-    // 1 − s_j, as the sum of the other weights.
-    const others = s.map((_, j) => s.reduce((sum, sl, l) => (l === j ? sum : sum + sl), 0));
-    const jacobian = s.map((sj, j) => s.map((sl, l) => (j === l ? sj * others[j] : -sj * sl)));
-    const largest = Math.max(...s);
-    const rest = others[s.indexOf(largest)];
-    const jmax = Math.max(...jacobian.flat().map(Math.abs));
-
-    fill(root, "weights", x.map((xj, j) => [xj, tx[j]]), 2);
-    s.forEach((sj, j) => {
+    root.querySelector("[data-t-shown]").textContent = fmt(scale, 1);
+    const { x, problem } = read(scale);
+    chart(x, scale);
+    const now = problem ? null : state(x, scale);
+    if (!now) {
+      for (const cell of root.querySelectorAll("[data-matrix] td[data-i]")) {
+        blank(cell.querySelector("[data-value]") || cell);
+      }
+      for (const bar of root.querySelectorAll(".explorable-bar")) bar.style.setProperty("--w", "0%");
+      for (const dd of root.querySelectorAll("[data-result]")) blank(dd);
+      return (settled ? announce : announceSettled)(root, problem[1]);
+    }
+    fill(root, "weights", x.map((xj, j) => [xj, now.tx[j]]), 2);
+    now.s.forEach((sj, j) => {
       show(root.querySelector(`[data-s="${j}"]`), sj, 4);
       root.querySelectorAll(".explorable-bar")[j].style.setProperty("--w", `${(100 * sj).toFixed(2)}%`);
     });
-    fill(root, "jacobian", jacobian, 4);
-    show(root.querySelector("[data-result=largest]"), largest, 4);
-    showSci(root.querySelector("[data-result=rest]"), rest);
-    showSci(root.querySelector("[data-result=jmax]"), jmax);
-    root.querySelector("[data-t-shown]").textContent = fmt(scale, 1);
-    announce(root, message(words(root, "status"), {
-      t: fmt(scale, 1), largest: fmt(largest, 4), rest: sci(rest), jmax: sci(jmax),
+    fill(root, "jacobian", now.jacobian, 4);
+    show(root.querySelector("[data-result=largest]"), now.largest, 4);
+    showSci(root.querySelector("[data-result=rest]"), now.rest);
+    showSci(root.querySelector("[data-result=jmax]"), now.jmax);
+    (settled ? announce : announceSettled)(root, message(words(root, "status"), {
+      t: fmt(scale, 1), largest: fmt(now.largest, 4), rest: sci(now.rest), jmax: sci(now.jmax),
     }));
   };
-  for (const input of [...xs, t]) input.addEventListener("input", update);
-  update();
+  for (const input of [...xs, t]) input.addEventListener("input", () => update(false));
+  update(true);
 }
 
 register("softmax", mount);

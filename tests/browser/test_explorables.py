@@ -18,10 +18,12 @@ import re
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from attention_book.stages import explorables
 from attention_docs import causal_mask, load_pretrained, padding_mask, running_example
 from tests import explorables_oracle as oracle
+from tests.explorables_charts import Chart
 
 from .navigation import TIMEOUT
 
@@ -168,8 +170,42 @@ def load(open_page):
     yield loader
 
 
+#: Counts the live region's changes from now on (window.__said).
+COUNT_SAID = """root => {
+    window.__said = 0;
+    new MutationObserver(() => { window.__said += 1; }).observe(
+        root.querySelector(".explorable-status"),
+        {childList: true, characterData: true, subtree: true});
+}"""
+
+
+def svg(page, name: str, key: str) -> str:
+    return page.locator(
+        f'.explorable[data-explorable="{name}"] svg[data-chart="{key}"]'
+    ).evaluate("e => e.outerHTML")
+
+
+def softmax_charts_agree(page, x, t: float) -> None:
+    """The curves w_j(t) and max|J|(t) as drawn, and the cursors at t."""
+    weights = Chart(svg(page, "softmax", "weights"))
+    jmax = Chart(svg(page, "softmax", "jmax"), log_y=True)
+    for chart in (weights, jmax):
+        assert abs(chart.cursor() - t) < 1e-3, (chart.cursor(), t)
+    for j, (points,) in weights.lines().items():
+        for k in (0, 10, 37, 100):
+            tk, wk = points[k]
+            assert abs(tk - k / 10) < 1e-3
+            expected = oracle.softmax_state(x, k / 10)["s"][j]
+            assert abs(wk - expected) < 1e-4, (j, k, wk, expected)
+    ((points,),) = jmax.lines().values()
+    for k in (0, 10, 37, 100):
+        expected = oracle.softmax_state(x, k / 10)["jmax"]
+        assert abs(points[k][1] - math.log10(expected)) < 1e-3, (k, points[k])
+
+
 def test_softmax(load) -> None:
     page, watch, root = load("softmax", "softmax")
+    said = root.locator(".explorable-status")
 
     def agrees(x, t) -> None:
         state = oracle.softmax_state(x, t)
@@ -179,10 +215,16 @@ def test_softmax(load) -> None:
         compare(page, "softmax", "jacobian", state["jacobian"])
         for key in ("largest", "rest", "jmax"):
             check(*result(page, "softmax", key), state[key], f"softmax/{key}")
-        assert oracle.fmt(t, 1) in status(page, "softmax")
+        softmax_charts_agree(page, x, t)
+        # said once the control settles (300 ms after the last input)
+        expect(said).to_contain_text(f"t = {oracle.fmt(t, 1)}")
+        expect(said).to_contain_text(oracle.fmt(state["largest"], 4))
 
     agrees([1.0, 2.0, 3.0], 1.0)  # the default state, as the script computes it
     scale = root.locator("input[data-t]")
+    for control in (scale, *(root.locator(f'input[data-x="{j}"]') for j in range(3))):
+        box = control.bounding_box()
+        assert box["height"] >= 24, box  # a target of at least 24 px
     scale.focus()
     for _ in range(40):  # 1.0 -> 5.0 with the arrow key, as a keyboard reader does
         page.keyboard.press("ArrowRight")
@@ -206,6 +248,74 @@ def test_softmax(load) -> None:
     for key in ("rest", "jmax"):
         _, full = result(page, "softmax", key)
         assert abs(float(full) - epsilon) <= 1e-12 * epsilon, (key, full, epsilon)
+    assert result(page, "softmax", "rest")[0] == "3.9 × 10\u221222"
+    assert not watch.problems(), watch.problems()
+
+
+def test_softmax_drag_is_announced_once(load) -> None:
+    """Dragging t across the slider moves the cursor with it and updates the
+    numbers at once, but the live region speaks once, after the drag."""
+    page, watch, root = load("softmax", "softmax")
+    scale = root.locator("input[data-t]")
+    scale.scroll_into_view_if_needed()
+    box = scale.bounding_box()
+    root.evaluate(COUNT_SAID)
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + 0.2 * box["width"], y)
+    page.mouse.down()
+    seen = set()
+    for step in range(1, 21):  # a drag to the right, 20 moves
+        page.mouse.move(box["x"] + (0.2 + 0.03 * step) * box["width"], y)
+        seen.add(scale.input_value())
+    page.mouse.up()
+    assert len(seen) >= 10, seen  # the slider did move, through many values
+    t = float(scale.input_value())
+    x = [1.0, 2.0, 3.0]
+    softmax_charts_agree(page, x, t)  # the cursor followed the slider
+    check(
+        *result(page, "softmax", "largest"),
+        oracle.softmax_state(x, t)["largest"],
+        "largest",
+    )
+    page.wait_for_timeout(700)
+    assert page.evaluate("window.__said") == 1
+    assert f"t = {oracle.fmt(t, 1)}" in status(page, "softmax")
+    assert not watch.problems(), watch.problems()
+
+
+def test_softmax_refuses_what_it_cannot_compute(load) -> None:
+    """x_3 = 1e308 at t = 10 overflows (the package raises): the figure says so
+    at x_3 instead of showing NaN; an empty x_1 is refused too."""
+    page, watch, root = load("softmax", "softmax")
+    error = root.locator("[data-error]")
+    x3 = root.locator('input[data-x="2"]')
+    assert error.is_hidden()
+    root.locator("input[data-t]").focus()
+    page.keyboard.press("End")  # t = 10
+    x3.fill("1e308")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("x3")
+    expect(error).to_contain_text("10.0")
+    assert x3.get_attribute("aria-invalid") == "true"
+    assert x3.get_attribute("aria-describedby") == error.get_attribute("id")
+    text = root.inner_text()
+    assert "NaN" not in text and "Infinity" not in text
+    assert result(page, "softmax", "rest")[0] == "\u2014"
+    expect(root.locator(".explorable-status")).to_contain_text("1.8")
+    x3.fill("3")  # a number again: the message goes, the numbers come back
+    expect(error).to_be_hidden()
+    assert x3.get_attribute("aria-invalid") == "false"
+    check(
+        *result(page, "softmax", "rest"),
+        oracle.softmax_state([1.0, 2.0, 3.0], 10.0)["rest"],
+        "rest",
+    )
+    x1 = root.locator('input[data-x="0"]')
+    x1.fill("")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("x1")
+    assert x1.get_attribute("aria-invalid") == "true"
+    assert "NaN" not in root.inner_text()
     assert not watch.problems(), watch.problems()
 
 
@@ -336,9 +446,15 @@ def test_kv_cache(load) -> None:
     root.locator('input[data-size="groups"]').fill("16")
     sizes["groups"] = 16
     agrees("gqa", 4)
+    before = agrees("gqa", 4)
     root.locator("button[data-step]").click()  # one more token: the cache grows
     sizes["tokens"] += 1
-    agrees("gqa", 4)
+    after = agrees("gqa", 4)
+    effect = root.locator("[data-step-effect]")
+    assert int(effect.get_attribute("data-value")) == after - before
+    assert oracle.grouped(after - before) in effect.inner_text()
+    assert oracle.in_units(after - before) in effect.inner_text()
+    assert oracle.grouped(after - before) in status(page, "kv_cache")
     assert root.locator('input[data-size="tokens"]').input_value() == str(10**6 + 1)
     # Mistral 7B: 32 layers, 8 KV heads of 128, window 4096, n = 32768: 0.5 GiB
     for key, n in (("layers", 32), ("groups", 8), ("d_k", 128), ("tokens", 32768)):
@@ -352,6 +468,65 @@ def test_kv_cache(load) -> None:
     assert state["total"] == 2**29
     text, full = result(page, "kv_cache", "total")
     assert int(full) == state["total"] and text == oracle.grouped(state["total"])
+    root.locator("button[data-step]").click()  # n > W: the oldest token goes
+    sizes["tokens"] += 1
+    assert oracle.kv_state("gqa", sizes, 2, window=4096)["total"] == 2**29
+    assert int(result(page, "kv_cache", "total")[1]) == 2**29
+    assert root.locator("[data-step-effect]").get_attribute("data-value") == "0"
+    assert "32,769" in root.locator("[data-step-effect]").inner_text()
+    assert not watch.problems(), watch.problems()
+
+
+def kv_chart(page) -> Chart:
+    return Chart(svg(page, "kv_cache", "size"), log_x=True, log_y=True)
+
+
+def test_kv_cache_chart_refusals_and_units(load) -> None:
+    """The chart follows n; TiB and m × 10^e TiB; an n beyond 2^53 − 1 is refused."""
+    page, watch, root = load("kv-cache", "kv_cache")
+    sizes = dict(explorables.KV_DEFAULT)
+    tokens = root.locator('input[data-size="tokens"]')
+    for n in (2048, 131072, 10**6, 3 * 10**7):
+        tokens.fill(str(n))
+        sizes["tokens"] = n
+        chart = kv_chart(page)
+        assert abs(chart.cursor() - math.log10(n)) < 1e-3, (n, chart.cursor())
+        ((points,),) = chart.lines().values()
+        assert points[-1][0] >= math.log10(n) - 1e-3
+        for m in (1, 1000, n):  # drawn at n = m (to the drawing's 0.01 of a unit)
+            log_n, log_b = min(points, key=lambda p: abs(p[0] - math.log10(m)))
+            assert abs(log_n - math.log10(m)) < 1e-3, (m, log_n)
+            expected = oracle.kv_state("mha", sizes | {"tokens": m}, 2)["total"]
+            assert abs(log_b - math.log10(expected)) < 1e-3, m
+        for at, drawn_at in chart.rules():  # the devices' memory
+            assert abs(drawn_at - math.log10(at)) < 1e-3
+        total = oracle.kv_state("mha", sizes, 2)["total"]
+        assert result(page, "kv_cache", "total_units")[0] == oracle.in_units(total)
+    assert result(page, "kv_cache", "total_units")[0] == "128.75 TiB"
+    root.locator('input[data-size="layers"]').fill(str(10**15))  # 10^15 layers
+    sizes["layers"] = 10**15
+    total = oracle.kv_state("mha", sizes, 2)["total"]
+    text, full = result(page, "kv_cache", "total_units")
+    assert int(full) == total and text == oracle.in_units(total)
+    assert " × 10" in text and text.endswith(" TiB")
+    error = root.locator("[data-error]")
+    assert error.is_hidden()
+    tokens.fill("12345678901234567890")  # read as ...567168 by a double: refused
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("9,007,199,254,740,991")
+    assert tokens.get_attribute("aria-invalid") == "true"
+    assert tokens.get_attribute("aria-describedby") == error.get_attribute("id")
+    assert result(page, "kv_cache", "total")[0] == "\u2014"
+    assert kv_chart(page).cursor() is None and not kv_chart(page).lines()[0]
+    tokens.fill(str(2**53 - 1))  # the largest accepted
+    expect(error).to_be_hidden()
+    sizes["tokens"] = 2**53 - 1
+    assert (
+        int(result(page, "kv_cache", "total")[1])
+        == oracle.kv_state("mha", sizes, 2)["total"]
+    )
+    root.locator("button[data-step]").click()  # 2^53 would be read rounded: refused
+    assert tokens.input_value() == str(2**53 - 1)
     assert not watch.problems(), watch.problems()
 
 

@@ -9,7 +9,9 @@ without JavaScript, in print and in the search) against the package.
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
+import math
 import re
 import subprocess
 from html.parser import HTMLParser
@@ -23,6 +25,7 @@ from attention_book import zh_hans
 from attention_book.stages import explorables
 from attention_docs import causal_mask, running_example
 from tests import explorables_oracle as oracle
+from tests.explorables_charts import Chart, charts
 
 ROOT = Path(__file__).resolve().parents[2]
 EDITIONS = ("ja", "zh-Hant")
@@ -238,11 +241,14 @@ def test_the_kv_calculator_agrees_with_the_page() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_each_page_adds_under_60_kib_of_javascript(name: str) -> None:
     """The figure's module and the shared core, gzipped, stay far under 60 KiB."""
-    scripts = [explorables.FOLDER / f"{name}.js", explorables.FOLDER / "core.js"]
+    module = explorables.FOLDER / f"{name}.js"
+    imports = re.findall(r'from "\./([\w.]+)"', module.read_text("utf-8"))
+    # the shared modules only, and nothing from another host
+    assert "core.js" in imports
+    assert set(imports) <= {f"{shared}.js" for shared in explorables.SHARED}
+    scripts = [module, *(explorables.FOLDER / i for i in imports)]
     size = sum(len(gzip.compress(p.read_bytes(), 9)) for p in scripts)
     assert size < 60 * 1024, size
-    imports = re.findall(r'from "\./([\w.]+)"', scripts[0].read_text("utf-8"))
-    assert imports == ["core.js"]  # nothing else, and nothing from another host
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -290,3 +296,211 @@ def test_the_kv_calculator_offers_deepseek_v3() -> None:
         field = re.search(rf"<input[^>]*data-size=\"{key}\"[^>]*>", figure).group(0)
         assert "disabled" in field, key  # MHA by default
     assert '<option value="mla">' in figure
+
+
+def draw_with(name: str, data: dict, language: str = "ja") -> str:
+    """The figure ``name`` drawn by its module under Node from ``data``."""
+    request = {
+        "folder": str(explorables.FOLDER),
+        "figures": [
+            {"name": name, "words": explorables.words_for(name, language), "data": data}
+        ],
+    }
+    done = subprocess.run(
+        ["node", str(explorables.RENDER)],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    (answer,) = json.loads(done.stdout)
+    assert "error" not in answer, answer
+    return answer["html"]
+
+
+def softmax_weights(x, t: float) -> np.ndarray:
+    from attention_docs import softmax
+
+    return softmax(t * np.asarray(x, dtype=np.float64))
+
+
+@pytest.mark.parametrize(
+    ("x", "t"),
+    [([1.0, 2.0, 3.0], 1.0), ([0.0, 0.0, 5.0], 10.0), ([-1.5, 2.0, 2.5], 3.7)],
+)
+def test_the_softmax_charts_draw_the_package_s_curves(x, t) -> None:
+    """w_j(t) and max|J|(t) for t = 0, 0.1, …, 10, and the cursor at t."""
+    if [x, t] == [explorables.SOFTMAX_X, explorables.SOFTMAX_T]:
+        html = explorables.render("softmax", "zh-Hans")  # the page's own drawing
+    else:
+        html = draw_with("softmax", {"x": x, "t": t})
+    drawn = charts(html)
+    weights, jmax = Chart(drawn["weights"]), Chart(drawn["jmax"], log_y=True)
+    # The drawing is placed to 0.01 of its 160 units of height, 276 of width.
+    for chart in (weights, jmax):
+        assert abs(chart.cursor() - t) < 1e-3, (chart.cursor(), t)
+    curves = weights.lines()
+    assert sorted(curves) == [0, 1, 2]
+    for j, pieces in curves.items():
+        (points,) = pieces  # one unbroken curve
+        assert len(points) == 101
+        for k, (tk, wk) in enumerate(points):
+            assert abs(tk - k / 10) < 1e-3
+            assert abs(wk - softmax_weights(x, k / 10)[j]) < 1e-4, (j, k / 10, wk)
+    ((points,),) = jmax.lines().values()
+    for k, (_, log_j) in enumerate(points):
+        expected = oracle.softmax_state(x, k / 10)["jmax"]
+        assert abs(log_j - math.log10(expected)) < 1e-3, (k / 10, log_j, expected)
+
+
+def test_the_saturated_softmax_keeps_its_small_numbers() -> None:
+    """x = (0, 0, 5), t = 10: ε = 2e^-50 / (1 + 2e^-50) ≈ 3.86e-22, and so max|J|."""
+    html = draw_with("softmax", {"x": [0.0, 0.0, 5.0], "t": 10.0})
+    epsilon = 2 * math.exp(-50) / (1 + 2 * math.exp(-50))
+    for key in ("rest", "jmax"):
+        value = float(re.search(rf'data-result="{key}" data-value="([^"]+)"', html)[1])
+        assert abs(value - epsilon) <= 1e-12 * epsilon, (key, value)
+    # the log axis reaches down to it: the last point is drawn at 10^-21.4
+    ((points,),) = Chart(charts(html)["jmax"], log_y=True).lines().values()
+    assert abs(points[-1][1] - math.log10(epsilon)) < 1e-3
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+def test_the_softmax_refuses_an_overflowing_input_where_it_was_typed(language) -> None:
+    """x_3 = 1e308, t = 10: t x_3 is not a float64 (the package raises);
+    the figure names the input, marks it, and shows no NaN."""
+    from attention_docs import softmax
+
+    with np.errstate(over="ignore"), pytest.raises(ValueError, match="infinite"):
+        softmax(10 * np.array([0.0, 0.0, 1e308]))
+    html = draw_with("softmax", {"x": [0.0, 0.0, 1e308], "t": 10.0}, language)
+    assert "NaN" not in html and "Infinity" not in html
+    error = re.search(r'<p class="explorable-error"[^>]*>(.*?)</p>', html)
+    assert error and "hidden" not in error[0]
+    assert "x<sub>3</sub>" in error[1] and "10.0" in error[1]
+    field = re.search(r'<input[^>]*data-x="2"[^>]*>', html)[0]
+    assert 'aria-invalid="true"' in field
+    assert 'aria-describedby="explorable-softmax-error"' in field
+    assert re.search(r'data-result="rest" data-value="">\u2014<', html)
+    # The curves stop where t x_3 overflows: t ≤ 1.7 (1.8e308 > the largest float64).
+    curves = Chart(charts(html)["weights"]).lines()
+    for pieces in curves.values():
+        (points,) = pieces
+        assert abs(points[-1][0] - 1.7) < 1e-3
+
+
+def test_the_softmax_names_the_sampling_temperature() -> None:
+    """1/t is the temperature of generation.md#temperature, in both editions."""
+    for language in EDITIONS:
+        html = explorables.render("softmax", language)
+        assert 'href="../generation/#temperature"' in html
+        assert "1/t" in html
+    for language in EDITIONS:
+        page = (ROOT / "docs" / language / "generation.md").read_text("utf-8")
+        assert "{ #temperature }" in page
+
+
+def kv_total(sizes: dict, n: int, kind: str = "mha", b: int = 2) -> int:
+    return oracle.kv_state(kind, {**sizes, "tokens": n}, b)["total"]
+
+
+def test_the_kv_chart_draws_the_package_s_sizes() -> None:
+    """The size against n (GPT-3 175B, MHA), the cursor at n = 2048, and a
+    line at each device's memory, all read back through the axes' ticks."""
+    sizes = explorables.KV_DEFAULT
+    chart = Chart(
+        charts(explorables.render("kv_cache", "zh-Hant"))["size"],
+        log_x=True,
+        log_y=True,
+    )
+    assert abs(chart.cursor() - math.log10(sizes["tokens"])) < 1e-3
+    ((points,),) = chart.lines().values()
+    # n = 1, 2, 5, 10, …, 10^6 and the cursor's 2048, in order
+    drawn_n = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 2048, 5000]
+    drawn_n += [m * 10**k for k in range(4, 7) for m in (1, 2, 5) if m * 10**k <= 10**6]
+    assert len(points) == len(drawn_n)
+    for (log_n, log_bytes), n in zip(points, drawn_n, strict=True):
+        assert abs(log_n - math.log10(n)) < 1e-3, (n, log_n)
+        assert abs(log_bytes - math.log10(kv_total(sizes, n))) < 1e-3, n
+    rules = chart.rules()
+    assert sorted(at for at, _ in rules) == [
+        gb * 2**30 for _, gb in explorables.KV_DEVICES
+    ]
+    for at, drawn_at in rules:
+        assert abs(drawn_at - math.log10(at)) < 1e-3
+    # 1 MiB to 1 PiB: the cache of one token (4.5 MiB) to a million (4.3 TiB)
+    assert [text for text in re.findall(r">(1 [KMGTP]i?B)<", chart.svg)] == [
+        "1 MiB",
+        "1 GiB",
+        "1 TiB",
+        "1 PiB",
+    ]
+
+
+def test_the_kv_chart_bends_at_the_window() -> None:
+    """With W = 4096 the cache stops growing at n = W: a flat line after it."""
+    sizes = dict(explorables.KV_DEFAULT)
+    html = draw_with("kv_cache", data_kv(window=4096))
+    ((points,),) = Chart(charts(html)["size"], log_x=True, log_y=True).lines().values()
+    flat = [y for log_n, y in points if 10**log_n >= 4096 - 0.5]
+    assert len(flat) > 3 and max(flat) - min(flat) < 1e-9
+    expected = oracle.kv_state("mha", sizes | {"tokens": 10**6}, 2, window=4096)
+    assert expected["total"] == kv_total(sizes, 4096)
+    assert abs(flat[0] - math.log10(expected["total"])) < 1e-3
+    grows = [y for log_n, y in points if 10**log_n <= 4096 + 0.5]
+    assert grows[-1] - grows[0] > 3  # n = 1 to 4096: 3.6 decades
+
+
+def data_kv(**changes) -> dict:
+    data = explorables.DATA["kv_cache"]("ja")
+    sizes = changes.pop("sizes", {})
+    return data | {"sizes": data["sizes"] | sizes} | changes
+
+
+def test_the_kv_calculator_writes_tib_and_huge_sizes_as_the_book_does() -> None:
+    """4.29 TiB, not 4394.53 GiB; and m × 10^e TiB, never 3.7e+21 GiB."""
+    for sizes in ({"tokens": 10**6}, {"layers": 10**15, "tokens": 10**6}):
+        total = kv_total(explorables.KV_DEFAULT | sizes, sizes["tokens"])
+        html = draw_with("kv_cache", data_kv(sizes=sizes))
+        shown = re.search(
+            r'data-result="total_units" data-value="(\d+)">(.*?)</dd>', html
+        )
+        assert int(shown[1]) == total
+        assert re.sub(r"</?sup>", "", shown[2]) == oracle.in_units(total)
+        assert "e+" not in re.sub(r"<[^>]*>", "", html)  # the text a reader sees
+    assert oracle.in_units(9 * 2**30 * 10**6 // 2048) == "4.29 TiB"
+
+
+def test_the_kv_calculator_refuses_n_above_the_safe_integers() -> None:
+    """n = 12 345 678 901 234 567 890 cannot be read exactly: refused, said why."""
+    html = draw_with("kv_cache", data_kv(sizes={"tokens": 12345678901234567890}))
+    field = re.search(r'<input[^>]*data-size="tokens"[^>]*>', html)[0]
+    assert 'aria-invalid="true"' in field
+    assert 'aria-describedby="explorable-kv_cache-error"' in field
+    error = re.search(r'<p class="explorable-error"[^>]*>(.*?)</p>', html)
+    assert "hidden" not in error[0] and "9,007,199,254,740,991" in error[1]
+    assert "トークンの数 n" in error[1]
+    assert re.search(r'data-result="total" data-value="">\u2014<', html)
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
+    """Each device's label is drawn next to its line: in the lines' order,
+    within a stack of labels no farther than the stack's height from it."""
+    svg = charts(explorables.render("kv_cache", language))["size"]
+    words = explorables.words_for("kv_cache", language)
+    rules = [
+        float(y) for y in re.findall(r'class="explorable-rule"[^>]*y1="([\d.]+)"', svg)
+    ]
+    labels = re.findall(
+        r'class="explorable-rule-label" x="[\d.]+" y="([\d.]+)">([^<]*)<', svg
+    )
+    assert [text for _, text in labels] == [
+        words[f"device_{key}"] for key, _ in reversed(explorables.KV_DEVICES)
+    ]
+    assert rules == sorted(rules)  # from the top: 141, 80, 24 GB
+    for (y, _), line in zip(labels, rules, strict=True):
+        assert abs(float(y) - line) <= 13 * len(rules) + 3
+    heights = [float(y) for y, _ in labels]
+    assert all(b - a >= 12 for a, b in itertools.pairwise(heights))

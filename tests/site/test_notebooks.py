@@ -246,6 +246,9 @@ def test_an_interactive_figure_is_a_link_to_its_page(site, language) -> None:
         )
         assert figure and re.search(r"<(table|dl)\b", figure[0]), name
         assert not re.search(r"<(input|select|button|script)\b", figure[0]), name
+        # a link of the figure (softmax: to the temperature) leads to the site
+        for href in re.findall(r'<a\b[^>]*\bhref="([^"]*)"', figure[0]):
+            assert href.startswith("http"), (name, href)
         links = re.findall(rf"\[[^\]]+\]\((\S+)#explorable-{name}\)", prose)
         assert len(links) == 1, (name, links)
         assert links[0].startswith("http") and links[0].endswith(

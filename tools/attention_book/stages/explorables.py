@@ -26,7 +26,8 @@ listens to the reader. This hook only gives it its words and its data.
 - **Loaded only where used.** A page with an explorable gets the figures'
   stylesheet (``docs_src/explorables/explorables.css``, inline) and one
   ``<script type="module">`` per explorable, ``assets/explorables/<name>.js``,
-  which imports the shared ``core.js``. Pages without one load nothing new.
+  which imports the shared ``core.js`` (and ``chart.js``, the line
+  charts). Pages without one load nothing new.
   Material's instant navigation runs a page's scripts again; a module runs
   once and mounts every page's figures through ``document$`` (core.js).
 - **Words** live in one file per explorable, ``docs_src/explorables/<name>.yml``,
@@ -79,9 +80,13 @@ def words_for(name: str, language: str) -> dict[str, str]:
     return words
 
 
+#: The folder's shared modules, imported by the explorables: no figure of their own.
+SHARED = ("core", "chart")
+
+
 def names() -> list[str]:
-    """Every explorable: the scripts of the folder but the shared core."""
-    return sorted(p.stem for p in FOLDER.glob("*.js") if p.stem != "core")
+    """Every explorable: the scripts of the folder but the shared modules."""
+    return sorted(p.stem for p in FOLDER.glob("*.js") if p.stem not in SHARED)
 
 
 # --- data: what each figure starts from, computed by the package -------------
@@ -177,8 +182,15 @@ def data_heads(language: str) -> dict:
     }
 
 
+#: The memory of one GPU as its vendor publishes it, in GB (drawn as GiB, 2^30
+#: bytes): NVIDIA GeForce RTX 4090 24 GB; A100 and H100, 80 GB versions; H200
+#: 141 GB. The KV-cache chart draws a line at each.
+KV_DEVICES = (("rtx_4090", 24), ("a100_h100", 80), ("h200", 141))
+
+
 def data_kv_cache(language: str) -> dict:
     return {
+        "devices": [list(device) for device in KV_DEVICES],
         "sizes": KV_DEFAULT,
         "bytes": list(KV_BYTES),
         "kinds": list(KV_KINDS),

@@ -758,8 +758,12 @@ STATIC = [
 ]
 
 
-def static_figure(output: str, name: str) -> str:
-    """The explorable ``name`` of a built page, as a notebook can show it."""
+def static_figure(output: str, name: str, page_url: str = "") -> str:
+    """The explorable ``name`` of a built page, as a notebook can show it.
+
+    Its links relative to the page (the softmax figure's to the temperature)
+    become addresses on the site ``page_url`` is on, as the prose's links do.
+    """
     found = re.search(
         rf'<section class="explorable"[^>]*\bid="explorable-{name}".*?</section>',
         output,
@@ -770,6 +774,11 @@ def static_figure(output: str, name: str) -> str:
     html = found[0]
     for pattern, replacement in STATIC:
         html = pattern.sub(replacement, html)
+    html = re.sub(
+        r'(<a\b[^>]*\bhref=")([^"#][^"]*)"',
+        lambda m: f'{m[1]}{urljoin(page_url, m[2])}"',
+        html,
+    )
     # One line per tag: Markdown ends an HTML block at a blank line.
     return re.sub(r"\n\s*\n", "\n", html)
 
@@ -777,11 +786,12 @@ def static_figure(output: str, name: str) -> str:
 def on_post_page(output: str, page, config) -> str:
     notebook = getattr(page, "notebook", None)
     if notebook:
+        url = urljoin(config.site_url, page.url)
         for cell in notebook["notebook"]["cells"]:
             source = "".join(cell["source"])
             if cell["cell_type"] == "markdown" and EXPLORABLE_MARK.search(source):
                 source = EXPLORABLE_MARK.sub(
-                    lambda m: static_figure(output, m["name"]), source
+                    lambda m: static_figure(output, m["name"], url), source
                 )
                 cell["source"] = source
         folder = Path(config.site_dir) / Path(page.file.dest_uri).parent

@@ -1,0 +1,149 @@
+// A small line chart for the explorables, drawn as SVG: axes with ticks
+// (linear or log-10), curves, horizontal rules, and a vertical cursor at the
+// control's current value. The drawing is aria-hidden: its numbers are also
+// in the figure's tables and results, which a screen reader reads. Colours
+// and line styles come from explorables.css (.explorable-chart), so light,
+// dark and print follow the page.
+//
+// render() places chartBox(key, title); mount() calls draw(svg, spec) each
+// time the numbers change. The box has a fixed viewBox, so the page keeps
+// its height when the script starts or redraws.
+import { esc, fmt } from "./core.js";
+
+// The drawing's coordinates (the viewBox) and the plot area inside them.
+export const WIDTH = 360;
+export const HEIGHT = 200;
+const AREA = { left: 50, right: WIDTH - 34, top: 10, bottom: HEIGHT - 30 };
+
+// The chart's box: a title (the page's words) over an empty drawing.
+export const chartBox = (key, title) =>
+  `<div class="explorable-chart" aria-hidden="true"><p class="explorable-chart-title">${title}</p>` +
+  `<svg data-chart="${key}" viewBox="0 0 ${WIDTH} ${HEIGHT}" focusable="false"></svg></div>`;
+
+const SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3",
+  4: "\u2074", 5: "\u2075", 6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
+const power = (e) => `10${String(e).replace(/./g, (c) => SUPERSCRIPT[c])}`;
+
+// An axis {min, max, log}: its ticks [value, text] and the map value -> 0..1.
+// A log axis spans whole decades; a linear one keeps min and max and puts its
+// ticks every 1, 2 or 5 times a power of ten (at most about six of them).
+// Given `ticks` ([value, text], increasing), a log axis runs from the first
+// to the last of them instead (the bytes of kv_cache.js, in powers of 1024).
+export function scale({ min, max, log = false, ticks: given }) {
+  if (log && given) {
+    const [lo, hi] = [Math.log10(given[0][0]), Math.log10(given[given.length - 1][0])];
+    return { ticks: given, at: (v) => (Math.log10(v) - lo) / (hi - lo), min: given[0][0],
+      max: given[given.length - 1][0] };
+  }
+  if (log) {
+    let lo = Math.floor(Math.log10(min));
+    let hi = Math.ceil(Math.log10(max));
+    if (hi <= lo) hi = lo + 1;
+    const step = Math.max(1, Math.ceil((hi - lo) / 5));
+    lo = Math.floor(lo / step) * step;
+    hi = Math.ceil(hi / step) * step;
+    const ticks = [];
+    const ten = (e) => Number(`1e${e}`); // 10^e exactly as written (10 ** -5 is not)
+    for (let e = lo; e <= hi; e += step) ticks.push([ten(e), power(e)]);
+    return { ticks, at: (v) => (Math.log10(v) - lo) / (hi - lo), min: ten(lo), max: ten(hi) };
+  }
+  const span = max - min;
+  const rough = span / 5;
+  const unit = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((m) => m * unit).find((s) => s >= rough);
+  const digits = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  const ticks = [];
+  for (let k = Math.ceil(min / step - 1e-9); k * step <= max + 1e-9 * span; k++) {
+    ticks.push([k * step, fmt(k * step, digits)]);
+  }
+  return { ticks, at: (v) => (v - min) / span, min, max };
+}
+
+const px = (v) => v.toFixed(2);
+
+// Draw into `svg`:
+//   x, y: axes {min, max, log, label}; x.label is written at the axis' end
+//   lines: [{points: [[x, y], ...], label}]: points whose y is not finite
+//     (or not positive on a log axis) break the line; each line gets the
+//     class explorable-line-<k> (its colour and dash) and its label at its
+//     last point, moved apart vertically so that no two labels overlap
+//   rules: [{y, label}]: horizontal lines across the plot, labelled at its start
+//   cursor: the x of the vertical cursor (none if undefined)
+export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
+  const sx = scale(x);
+  const sy = scale(y);
+  const X = (v) => AREA.left + sx.at(v) * (AREA.right - AREA.left);
+  const Y = (v) => AREA.bottom - sy.at(v) * (AREA.bottom - AREA.top);
+  const drawable = (v, axis) => Number.isFinite(v) && (!axis.log || v > 0);
+  const parts = [];
+  for (const [v, text] of sx.ticks) {
+    parts.push(`<g data-tick="x" data-at="${v}"><line class="explorable-grid" x1="${px(X(v))}" ` +
+      `x2="${px(X(v))}" y1="${AREA.top}" y2="${AREA.bottom + 4}"></line>` +
+      `<text x="${px(X(v))}" y="${AREA.bottom + 16}" text-anchor="middle">${text}</text></g>`);
+  }
+  for (const [v, text] of sy.ticks) {
+    parts.push(`<g data-tick="y" data-at="${v}"><line class="explorable-grid" x1="${AREA.left - 4}" ` +
+      `x2="${AREA.right}" y1="${px(Y(v))}" y2="${px(Y(v))}"></line>` +
+      `<text x="${AREA.left - 7}" y="${px(Y(v) + 4)}" text-anchor="end">${text}</text></g>`);
+  }
+  parts.push(`<path class="explorable-frame" d="M${AREA.left} ${AREA.top}V${AREA.bottom}H${AREA.right}"></path>`);
+  if (x.label) {
+    parts.push(`<text x="${AREA.right + 14}" y="${AREA.bottom + 16}" class="explorable-axis-label">${x.label}</text>`);
+  }
+  // Rules closer than a line of text are labelled together: their labels
+  // stacked in the rules' order, above the highest (below the lowest, if the
+  // rules above leave no room).
+  const shown = rules.filter((r) => drawable(r.y, y) && r.y >= sy.min && r.y <= sy.max)
+    .map((r) => ({ ...r, at: Y(r.y) })).sort((a, b) => a.at - b.at);
+  const clusters = [];
+  for (const rule of shown) {
+    const last = clusters[clusters.length - 1];
+    if (last && rule.at - last[last.length - 1].at < 14) last.push(rule);
+    else clusters.push([rule]);
+  }
+  let free = AREA.top; // the lowest line or text drawn so far
+  for (const cluster of clusters) {
+    for (const rule of cluster) {
+      parts.push(`<g data-rule="${rule.y}"><line class="explorable-rule" x1="${AREA.left}" ` +
+        `x2="${AREA.right}" y1="${px(rule.at)}" y2="${px(rule.at)}"></line></g>`);
+    }
+    // one label a line, in the rules' order from the top
+    const [top, bottom] = [cluster[0].at, cluster[cluster.length - 1].at];
+    const height = 13 * cluster.length;
+    const first = top - 3 - height + 13 - 11 >= free ? top - 3 - height + 13 : bottom + 13;
+    cluster.forEach((rule, i) => parts.push(`<text class="explorable-rule-label" ` +
+      `x="${AREA.left + 4}" y="${px(first + 13 * i)}">${esc(rule.label)}</text>`));
+    free = Math.max(bottom, first + 13 * (cluster.length - 1) + 2);
+  }
+  const labels = [];
+  lines.forEach((line, k) => {
+    let d = "";
+    let pen = "M";
+    let last = null;
+    for (const [u, v] of line.points) {
+      if (!drawable(v, y) || !drawable(u, x)) {
+        pen = "M";
+        continue;
+      }
+      d += `${pen}${px(X(u))} ${px(Y(v))}`;
+      pen = "L";
+      last = [X(u), Y(v)];
+    }
+    parts.push(`<path class="explorable-line explorable-line-${k}" data-line="${k}" d="${d}"></path>`);
+    if (line.label && last) labels.push({ k, text: line.label, x: last[0], y: last[1] });
+  });
+  // Direct labels at the lines' ends, at least 12 apart, inside the drawing.
+  labels.sort((a, b) => a.y - b.y);
+  for (let i = 1; i < labels.length; i++) labels[i].y = Math.max(labels[i].y, labels[i - 1].y + 12);
+  const overflow = labels.length ? labels[labels.length - 1].y - AREA.bottom : 0;
+  for (const label of labels) {
+    if (overflow > 0) label.y -= overflow;
+    parts.push(`<text class="explorable-line-label explorable-line-${label.k}" data-label="${label.k}" ` +
+      `x="${px(label.x + 4)}" y="${px(label.y + 4)}">${label.text}</text>`);
+  }
+  if (cursor !== undefined && drawable(cursor, x)) {
+    parts.push(`<line class="explorable-cursor" data-cursor="${cursor}" x1="${px(X(cursor))}" ` +
+      `x2="${px(X(cursor))}" y1="${AREA.top}" y2="${AREA.bottom}"></line>`);
+  }
+  svg.innerHTML = parts.join("");
+}
