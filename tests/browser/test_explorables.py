@@ -392,6 +392,85 @@ def test_running_example(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+#: The marked cells of the running example: (outline colour, background).
+MARKED = """root => [...root.querySelectorAll("td.explorable-on, td.explorable-linked")]
+    .map(td => getComputedStyle(td))
+    .map(style => [style.outlineColor, style.backgroundColor])"""
+
+#: Count the rewrites of the figure's live region from now on.
+COUNT_STATUS = """root => {
+    window.statusWrites = 0;
+    new MutationObserver(() => window.statusWrites += 1).observe(
+        root.querySelector(".explorable-status"), {childList: true, subtree: true,
+                                                   characterData: true});
+}"""
+
+
+def contrast(a: str, b: str) -> float:
+    light, dark = sorted([luminance(a), luminance(b)], reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_running_example_is_named_and_linked(load) -> None:
+    """The outputs named in words, a score's q row and k row lit with the
+    products that make it, marks at >= 3:1 in either scheme, and one
+    announcement, not one a keystroke, while the reader types."""
+    page, watch, root = load("scaled-dot-product", "example")
+    state = oracle.example_state(running_example()[0])
+    z = np.asarray(state["output"])
+    for i, j in np.ndindex(z.shape):
+        value = oracle.fmt(z[i, j], 3)
+        name = (
+            f"z({i + 1}, {j + 1}) = {value}：トークン {i + 1} の出力の第 {j + 1} 成分"
+        )
+        assert root.get_by_role("button", name=name, exact=True).count() == 1, name
+
+    def lit(i: int, j: int) -> None:
+        for key, row in (("q", i), ("k", j)):
+            cells = root.locator(f'[data-matrix="{key}"] td.explorable-linked')
+            assert cells.count() == len(state[key][row]), key
+            assert root.locator(
+                f'[data-matrix="{key}"] td[data-i="{row}"].explorable-linked'
+            ).count() == len(state[key][row]), key
+        score = (
+            f'[data-matrix="scores"] td[data-i="{i}"][data-j="{j}"].explorable-linked'
+        )
+        assert root.locator(score).count() == 1
+        assert root.locator(".explorable-linked").count() == 1 + 2 * len(state["q"][i])
+        terms = root.locator(".explorable-terms").inner_text()
+        for p, q in enumerate(state["q"][i]):
+            assert f"{oracle.fmt(q, 2)} × {oracle.fmt(state['k'][j][p], 2)}" in terms
+        assert terms.endswith(oracle.fmt(state["scores"][i][j], 3)), terms
+
+    root.locator('[data-matrix="scores"] td[data-i="0"][data-j="1"] button').hover()
+    lit(0, 1)
+    root.locator('[data-matrix="scores"] td[data-i="2"][data-j="0"] button').focus()
+    lit(2, 0)
+    root.locator('[data-matrix="output"] td[data-i="2"][data-j="1"] button').click()
+    for scheme in ("default", "slate"):
+        page.evaluate(
+            "s => document.body.setAttribute('data-md-color-scheme', s)", scheme
+        )
+        marked = root.evaluate(MARKED)
+        assert len(marked) >= 6
+        for outline, background in marked:
+            assert contrast(outline, background) >= 3, (scheme, outline, background)
+    page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
+
+    entry = root.locator('[data-matrix="x"] td[data-i="0"][data-j="0"] input')
+    entry.click()
+    root.evaluate(COUNT_STATUS)
+    entry.press("End")
+    page.keyboard.type("234", delay=60)  # 1 -> 1234, three keystrokes
+    page.wait_for_function("window.statusWrites > 0")
+    page.wait_for_timeout(800)
+    assert page.evaluate("window.statusWrites") <= 2  # not one a keystroke
+    x = running_example()[0].copy()
+    x[0, 0] = 1234
+    compare(page, "example", "output", oracle.example_state(x)["output"])
+    assert not watch.problems(), watch.problems()
+
+
 def test_kv_cache(load) -> None:
     page, watch, root = load("kv-cache", "kv_cache")
     sizes = dict(explorables.KV_DEFAULT)

@@ -222,6 +222,17 @@ def test_the_masks_grid_is_drawn_hatched_and_named(language: str) -> None:
     assert words["query"].format(i=1) in figure and words["key"].format(j=3) in figure
 
 
+def test_the_example_outputs_are_named_in_words() -> None:
+    figure = explorables.render("example", "ja")
+    z = oracle.example_state(running_example()[0])["output"]
+    for i, row in enumerate(z):
+        for j, value in enumerate(row):
+            name = f"z({i + 1}, {j + 1}) = {oracle.fmt(value, 3)}："
+            assert (
+                f'aria-label="{name}トークン {i + 1} の出力の第 {j + 1} 成分"' in figure
+            )
+
+
 def test_the_heads_are_drawn_as_the_package_computes_them() -> None:
     tables = drawn("heads", "zh-Hant")
     state = oracle.heads_state(2, "mixing")
