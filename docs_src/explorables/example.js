@@ -1,7 +1,10 @@
 // The running example step by step: X (entries the reader changes) through
 // Q = X W_Q, K = X W_K, V = X W_V, the scores S = Q Kᵀ / √d_k, the weights
-// A = softmax(S) row by row, and the output Z = A V. Choosing an entry z_ij
-// shows the row of weights and the column of values that made it.
+// A = softmax(S) row by row, and the output Z = A V, each matrix in its
+// colour in the book's figures, S and A as heat maps. Pointing at a score
+// s_ij (or focusing it) lights up q_i and k_j and writes the products that
+// make it; choosing an entry z_ij marks the row of weights and the column
+// of values that made it.
 import {
   announce, dataNode, esc, fill, fmt, frame, matmul, matrix, message, register, show, softmax,
   status, sub, templates, transpose, words,
@@ -16,48 +19,86 @@ export function render(w, data) {
   const entry = (i, j, attrs) =>
     `<td${attrs}><input type="number" step="1" value="${data.x[i][j]}" ` +
     `aria-label="${esc(message(w.entry, { i: i + 1, j: j + 1 }))}" data-x disabled inputmode="decimal"></td>`;
-  // Z's entries, buttons named by their number, in the table's row z_i and column j.
-  const pick = (i, j, attrs) =>
-    `<td${attrs}><button type="button" aria-pressed="false" data-value="0" disabled>0</button></td>`;
+  // S's and Z's entries are buttons, named in words by mount().
+  const button = (kind) => (i, j, attrs) =>
+    `<td${attrs}><button type="button" data-${kind} ` +
+    (kind === "pick" ? 'aria-pressed="false"' : 'aria-describedby="explorable-example-terms"') +
+    ' data-value="0" disabled>0</button></td>';
   const keys = labels("k").slice(0, n);
+  const shaded = (key, html) => html.replace('class="explorable-matrix"', `class="explorable-matrix explorable-fill-${key}"`);
   const tables =
     '<div class="explorable-tables">' +
-    matrix("x", w.x, labels("x"), dims, { cell: entry }) +
-    matrix("q", w.q, labels("q"), dims) +
-    matrix("k", w.k, labels("k"), dims) +
-    matrix("v", w.v, labels("v"), dims) +
-    matrix("scores", w.scores, labels("q"), keys) +
-    matrix("weights", w.weights, labels("q"), keys) +
-    matrix("output", w.output, labels("z"), dims, { cell: pick }) + "</div>";
+    shaded("x", matrix("x", w.x, labels("x"), dims, { cell: entry })) +
+    shaded("q", matrix("q", w.q, labels("q"), dims)) +
+    shaded("k", matrix("k", w.k, labels("k"), dims)) +
+    shaded("v", matrix("v", w.v, labels("v"), dims)) +
+    shaded("s", matrix("scores", w.scores, labels("q"), keys, { cell: button("score") })) +
+    shaded("a", matrix("weights", w.weights, labels("q"), keys)) +
+    shaded("z", matrix("output", w.output, labels("z"), dims, { cell: button("pick") })) + "</div>";
   const weights = { w_q: data.w_q, w_k: data.w_k, w_v: data.w_v };
-  return frame("example", w, dataNode(weights) + tables + status() + templates(w, "hint", "sum"));
+  return frame("example", w, dataNode(weights) + tables +
+    `<p class="explorable-terms" id="explorable-example-terms">${w.terms_hint}</p>` + status() +
+    templates(w, "hint", "sum", "pick", "score", "terms", "terms_hint"));
 }
 
 export function mount(root) {
   const data = JSON.parse(root.querySelector("[data-data]").dataset.data);
   const inputs = [...root.querySelectorAll("input[data-x]")];
-  const picks = [...root.querySelectorAll('[data-matrix="output"] button')];
+  const picks = [...root.querySelectorAll("button[data-pick]")];
+  const scoreButtons = [...root.querySelectorAll("button[data-score]")];
   const table = (key) => root.querySelector(`[data-matrix="${key}"]`);
+  const terms = root.querySelector(".explorable-terms");
+  const at = (b) => [Number(b.closest("td").dataset.i), Number(b.closest("td").dataset.j)];
   let state = null;
   let chosen = null;
+  let pointed = null;
+  let later = null;
 
-  const highlight = () => {
+  // Say `html` now, or after the reader has stopped typing for a moment
+  // (one announcement, not one a keystroke).
+  const say = (html, wait = false) => {
+    clearTimeout(later);
+    if (wait) later = setTimeout(() => announce(root, html), 600);
+    else announce(root, html);
+  };
+
+  const highlight = (wait = false) => {
     for (const cell of root.querySelectorAll(".explorable-on")) cell.classList.remove("explorable-on");
     for (const b of picks) b.setAttribute("aria-pressed", "false");
-    if (!chosen) return announce(root, words(root, "hint"));
+    if (!chosen) return say(words(root, "hint"), wait);
     const [i, j] = chosen;
-    picks.find((b) => b.closest("td").dataset.i === String(i) && b.closest("td").dataset.j === String(j))
-      .setAttribute("aria-pressed", "true");
+    picks.find((b) => at(b)[0] === i && at(b)[1] === j).setAttribute("aria-pressed", "true");
     for (const cell of table("weights").querySelectorAll(`td[data-i="${i}"]`)) cell.classList.add("explorable-on");
     for (const cell of table("v").querySelectorAll(`td[data-j="${j}"]`)) cell.classList.add("explorable-on");
     // z_ij = sum_p A_ip V_pj
-    const terms = state.weights[i].map((a, p) => `${fmt(a, 3)} × ${fmt(state.v[p][j], 2)}`);
-    announce(root, message(words(root, "sum"), {
-      i: i + 1, j: j + 1, terms: terms.join(" + "), value: fmt(state.output[i][j], 3),
-    }));
+    const products = state.weights[i].map((a, p) => `${fmt(a, 3)} × ${fmt(state.v[p][j], 2)}`);
+    say(message(words(root, "sum"), {
+      i: i + 1, j: j + 1, terms: products.join(" + "), value: fmt(state.output[i][j], 3),
+    }), wait);
   };
 
-  const update = () => {
+  // The score the reader points at: q_i's and k_j's rows lit, and
+  // s_ij = (Σ_p q_ip k_jp) / √d_k written term by term.
+  const point = () => {
+    for (const cell of root.querySelectorAll(".explorable-linked")) cell.classList.remove("explorable-linked");
+    if (!pointed) {
+      terms.textContent = words(root, "terms_hint");
+      return;
+    }
+    const [i, j] = pointed;
+    for (const cell of table("q").querySelectorAll(`td[data-i="${i}"]`)) cell.classList.add("explorable-linked");
+    for (const cell of table("k").querySelectorAll(`td[data-i="${j}"]`)) cell.classList.add("explorable-linked");
+    for (const cell of table("scores").querySelectorAll(`td[data-i="${i}"][data-j="${j}"]`)) {
+      cell.classList.add("explorable-linked");
+    }
+    const products = state.q[i].map((x, p) => `${fmt(x, 2)} × ${fmt(state.k[j][p], 2)}`);
+    terms.innerHTML = message(words(root, "terms"), {
+      i: i + 1, j: j + 1, terms: products.join(" + "),
+      root: fmt(Math.sqrt(state.q[0].length), 2), value: fmt(state.scores[i][j], 3),
+    });
+  };
+
+  const update = (wait = false) => {
     const x = [];
     for (const input of inputs) {
       const td = input.closest("td");
@@ -72,23 +113,44 @@ export function mount(root) {
     const output = matmul(weights, v); // (n, n) @ (n, d_v) -> (n, d_v)
     state = { q, k, v, scores, weights, output };
     for (const key of ["q", "k", "v"]) fill(root, key, state[key], 2);
-    fill(root, "scores", scores, 3);
     fill(root, "weights", weights, 3);
-    for (const b of picks) {
-      const td = b.closest("td");
-      show(b, output[td.dataset.i][td.dataset.j], 3);
+    // The heat maps: A's colour is the weight; S's, the score's place
+    // between the smallest and the largest score.
+    const low = Math.min(...scores.flat());
+    const span = Math.max(...scores.flat()) - low;
+    for (const b of scoreButtons) {
+      const [i, j] = at(b);
+      show(b, scores[i][j], 3);
+      b.closest("td").style.setProperty("--w", String(span > 0 ? (scores[i][j] - low) / span : 0.5));
+      b.setAttribute("aria-label", message(words(root, "score"), { i: i + 1, j: j + 1, value: fmt(scores[i][j], 3) }));
     }
-    highlight();
+    for (const td of table("weights").querySelectorAll("td[data-i]")) {
+      td.style.setProperty("--w", String(weights[td.dataset.i][td.dataset.j]));
+    }
+    for (const b of picks) {
+      const [i, j] = at(b);
+      show(b, output[i][j], 3);
+      b.setAttribute("aria-label", message(words(root, "pick"), { i: i + 1, j: j + 1, value: fmt(output[i][j], 3) }));
+    }
+    highlight(wait);
+    point();
   };
 
-  for (const input of inputs) input.addEventListener("input", update);
+  for (const input of inputs) input.addEventListener("input", () => update(true));
   for (const b of picks) {
     b.addEventListener("click", () => {
-      const td = b.closest("td");
-      const pick = [Number(td.dataset.i), Number(td.dataset.j)];
+      const pick = at(b);
       chosen = chosen && chosen[0] === pick[0] && chosen[1] === pick[1] ? null : pick;
       highlight();
     });
+  }
+  for (const b of scoreButtons) {
+    const on = () => { pointed = at(b); point(); };
+    const off = () => { pointed = null; point(); };
+    b.addEventListener("focus", on);
+    b.addEventListener("pointerenter", on);
+    b.addEventListener("blur", off);
+    b.addEventListener("pointerleave", () => (b === b.ownerDocument.activeElement ? on() : off()));
   }
   update();
 }

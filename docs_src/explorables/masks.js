@@ -1,9 +1,15 @@
-// Masks: a boolean mask (True = may attend) toggled cell by cell, with the
-// causal (bottom-right aligned) and padding presets. Masked scores become
-// −∞ before the softmax; a fully masked row gets zero weights and output.
+// Masks: one grid, the attention weights A drawn as a heat map in A's pink
+// with the boolean mask M (True = may attend) on the same cells. Each cell
+// is a checkbox, "query i may see key j", that covers the whole cell: a
+// click, a tap or Space toggles M_ij. A masked cell is hatched (a cue that
+// is not a colour) and its weight is 0. The causal (bottom-right aligned)
+// and padding presets set the whole grid. Masked scores become −∞ before the
+// softmax; a fully masked row gets zero weights and output. The masked
+// scores and the output stay beside the grid, in smaller tables, and the
+// cell under the pointer or the focus marks its score and its output row.
 import {
   announce, dataNode, esc, field, fill, frame, matmul, matrix, message, optionList, register,
-  resize, softmax, status, sub, templates, transpose, words,
+  resize, show, softmax, status, sub, templates, transpose, words,
 } from "./core.js";
 
 // data: the running example's q, k, v (n rows each); every cell may attend.
@@ -17,20 +23,41 @@ export function render(w, data) {
     '<div class="explorable-controls">' +
     select("nq", w.n_q, sizes) + select("nk", w.n_k, sizes) + preset("causal") + preset("all") +
     select("length", w.length, [0, ...sizes]) + preset("padding") + "</div>";
+  // The grid: rows the queries, columns the keys, in words. The causal mask
+  // (n_q = n_k = n) is the default: query i sees key j when j <= i.
+  const query = (i) => esc(message(w.query, { i }));
+  const key = (j) => esc(message(w.key, { j }));
+  const head = sizes.map((j) => `<th scope="col" data-j="${j - 1}">${key(j)}</th>`).join("");
+  const body = sizes.map((i) => {
+    const cells = sizes.map((j) => {
+      const on = j <= i;
+      const attrs = `data-i="${i - 1}" data-j="${j - 1}"`;
+      return `<td ${attrs}${on ? "" : " data-masked"}>` +
+        `<input type="checkbox" aria-label="${esc(message(w.cell, { i, j }))}" data-cell ${attrs}` +
+        `${on ? " checked" : ""} disabled><span data-value="0">0</span></td>`;
+    });
+    return `<tr data-i="${i - 1}"><th scope="row">${query(i)}</th>${cells.join("")}</tr>`;
+  }).join("");
+  const grid =
+    '<table class="explorable-matrix explorable-grid" data-matrix="weights">' +
+    `<caption>${w.weights}</caption><thead>` +
+    `<tr><td></td><th scope="colgroup" colspan="${n}" class="explorable-axis">${w.keys}</th></tr>` +
+    `<tr><td></td>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  // The legend: the ramp of the weights, and the hatch of a masked cell.
+  const legend =
+    '<ul class="explorable-legend">' +
+    `<li><span class="explorable-swatch explorable-ramp" aria-hidden="true"></span>${w.legend_weight}</li>` +
+    `<li><span class="explorable-swatch explorable-hatch" aria-hidden="true"></span>${w.legend_masked}</li>` +
+    `<li>${w.legend_causal}</li></ul>`;
   const rows = sizes.map((i) => sub("q", i));
   const cols = sizes.map((j) => sub("k", j));
-  // The causal mask (n_q = n_k = n): query i sees key j when j <= i.
-  const checkbox = (i, j, attrs) =>
-    `<td${attrs}><input type="checkbox" aria-label="${esc(message(w.cell, { i: i + 1, j: j + 1 }))}" ` +
-    `data-cell data-i="${i}" data-j="${j}"${j <= i ? " checked" : ""} disabled></td>`;
   const dims = data.v[0].map((_, j) => String(j + 1));
   const tables =
-    '<div class="explorable-tables">' +
-    matrix("mask", w.mask, rows, cols, { cell: checkbox }) +
+    '<div class="explorable-tables explorable-small">' +
     matrix("scores", w.scores, rows, cols) +
-    matrix("weights", w.weights, rows, cols) +
     matrix("output", w.output, sizes.map((i) => sub("z", i)), dims) + "</div>";
-  return frame("masks", w, dataNode(data) + controls + tables + status() +
+  return frame("masks", w, dataNode(data) + controls +
+    `<div class="explorable-tables">${grid}${legend}</div>` + tables + status() +
     templates(w, "status_ok", "status_empty"));
 }
 
@@ -71,18 +98,43 @@ export function mount(root) {
     );
     const weights = scores.map(softmax); // a fully masked row: all zeros
     const output = matmul(weights, V); // z_i = sum_j A_ij v_j (0 if none)
-    for (const key of ["mask", "scores", "weights"]) resize(root, key, q, k);
+    for (const key of ["weights", "scores"]) resize(root, key, q, k);
     resize(root, "output", q, V[0].length);
     fill(root, "scores", scores, 2);
-    fill(root, "weights", weights, 3);
     fill(root, "output", output, 3);
+    // The weights in the grid, a heat map: the colour's strength is the weight (--w, 0 to 1); a
+    // masked cell is hatched, in the grid and in the scores.
+    weights.forEach((row, i) => row.forEach((a, j) => {
+      const td = root.querySelector(`[data-matrix="weights"] td[data-i="${i}"][data-j="${j}"]`);
+      show(td.querySelector("span"), a, 3);
+      td.style.setProperty("--w", String(a));
+      td.toggleAttribute("data-masked", !mask[i][j]);
+      root.querySelector(`[data-matrix="scores"] td[data-i="${i}"][data-j="${j}"]`)
+        .toggleAttribute("data-masked", !mask[i][j]);
+    }));
     const empty = mask.flatMap((row, i) => (row.some(Boolean) ? [] : [i + 1]));
+    for (const tr of root.querySelectorAll('[data-matrix="weights"] tbody tr')) {
+      tr.toggleAttribute("data-empty", empty.includes(Number(tr.dataset.i) + 1));
+    }
     announce(root, empty.length
       ? message(words(root, "status_empty"), { rows: empty.join(", ") })
       : words(root, "status_ok"));
   };
 
-  for (const c of cells) c.addEventListener("change", update);
+  // The cell under the pointer or the focus marks its score s_ij and its
+  // output row z_i in the smaller tables.
+  const link = (c, on) => {
+    const [i, j] = [c.dataset.i, c.dataset.j];
+    for (const td of root.querySelectorAll(
+      `[data-matrix="scores"] td[data-i="${i}"][data-j="${j}"], [data-matrix="output"] td[data-i="${i}"]`
+    )) td.classList.toggle("explorable-linked", on);
+  };
+  for (const c of cells) {
+    c.addEventListener("change", update);
+    for (const [type, on] of [["focus", true], ["blur", false], ["pointerenter", true], ["pointerleave", false]]) {
+      c.addEventListener(type, () => link(c, on));
+    }
+  }
   nq.addEventListener("change", () => apply("causal"));
   nk.addEventListener("change", () => apply("causal"));
   for (const button of root.querySelectorAll("button[data-preset]")) {

@@ -13,6 +13,7 @@ fills it in) and leave no console error.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 
@@ -367,6 +368,100 @@ def test_masks(load) -> None:
     assert not agrees(2, 3).any()  # every row fully masked: zeros, no NaN
     root.locator('button[data-preset="all"]').click()
     assert agrees(2, 3).all()
+    # The grid itself is the control: a click anywhere on a cell toggles it.
+    root.locator('[data-matrix="weights"] td[data-i="1"][data-j="2"]').click()
+    mask = agrees(2, 3)
+    assert not mask[1, 2] and mask.sum() == 5
+    root.locator('[data-matrix="weights"] td[data-i="1"][data-j="2"]').click()
+    assert agrees(2, 3).all()
+    assert not watch.problems(), watch.problems()
+
+
+#: Each shown cell of the masks' grid: its indices, its weight, its
+#: background (colour and image) as the browser computes it, and its
+#: checkbox's size on the screen.
+GRID = """root => [...root.querySelectorAll('[data-matrix="weights"] td[data-i]')]
+    .filter(td => !td.hidden && !td.parentElement.hidden)
+    .map(td => {
+        const style = getComputedStyle(td);
+        const box = td.querySelector("input").getBoundingClientRect();
+        return {i: Number(td.dataset.i), j: Number(td.dataset.j),
+                weight: Number(td.querySelector("[data-value]").dataset.value),
+                colour: style.backgroundColor, image: style.backgroundImage,
+                width: box.width, height: box.height};
+    })"""
+
+
+def luminance(colour: str) -> float:
+    """WCAG's relative luminance of a computed colour, rgb() or color(srgb)."""
+    if colour.startswith("color(srgb"):
+        channels = [float(x) for x in colour[11:].split(")")[0].split()[:3]]
+    else:
+        channels = [float(x) / 255 for x in re.findall(r"[\d.]+", colour)[:3]]
+    linear = [
+        c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels
+    ]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_masks_grid_is_drawn_and_named(load) -> None:
+    """One grid: A as a heat map whose colour deepens with the weight (in
+    either scheme), masked cells hatched, each cell a named checkbox as
+    large as the cell, rows and columns named in words, and the cell under
+    the pointer marking its score and its output row."""
+    page, watch, root = load("masks", "masks")
+    for index in range(3):
+        i, j = index + 1, 3 - index
+        box = root.get_by_role("checkbox", name=f"クエリ {i} がキー {j} を参照してよい")
+        assert box.get_attribute("data-i") == str(i - 1)
+        assert box.get_attribute("data-j") == str(j - 1)
+    rows = root.locator('[data-matrix="weights"] tbody th').all_inner_texts()
+    columns = root.locator('[data-matrix="weights"] thead th[data-j]').all_inner_texts()
+    assert rows == ["クエリ 1", "クエリ 2", "クエリ 3"]
+    assert columns == ["キー 1", "キー 2", "キー 3"]
+    assert "後ろ" in root.locator(".explorable-grid .explorable-axis").inner_text()
+
+    cells = root.evaluate(GRID)
+    masked = {
+        (c["i"], c["j"]) for c in cells if "repeating-linear-gradient" in c["image"]
+    }
+    assert masked == {(0, 1), (0, 2), (1, 2)}  # the causal mask, hatched
+    for c in cells:
+        assert c["width"] >= 24 and c["height"] >= 24, c  # a target of >= 24 px
+
+    for scheme, darker in (("default", True), ("slate", False)):
+        page.evaluate(
+            "s => document.body.setAttribute('data-md-color-scheme', s)", scheme
+        )
+        # The causal mask's weights: 1, 0.5, 0.5, 0.452, 0.274, 0.274, both
+        # halves of the colour scale (it turns at 0.5).
+        cells = [c for c in root.evaluate(GRID) if "gradient" not in c["image"]]
+        cells.sort(key=lambda c: c["weight"])
+        assert len(cells) == 6 and cells[0]["weight"] < 0.3 < 0.9 < cells[-1]["weight"]
+        # A larger weight, a deeper colour: darker on the light page,
+        # lighter on the dark one.
+        for low, high in itertools.pairwise(cells):
+            if high["weight"] - low["weight"] > 1e-3:
+                step = luminance(high["colour"]) - luminance(low["colour"])
+                assert (step < 0) if darker else (step > 0), (scheme, low, high)
+    page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
+    root.locator('button[data-preset="all"]').click()
+    assert not any("gradient" in c["image"] for c in root.evaluate(GRID))
+
+    cell = root.locator('[data-matrix="weights"] td[data-i="1"][data-j="2"]')
+    cell.hover()
+    linked = root.locator(".explorable-linked")
+    score = '[data-matrix="scores"] td[data-i="1"][data-j="2"].explorable-linked'
+    assert root.locator(score).count() == 1
+    output = '[data-matrix="output"] td[data-i="1"].explorable-linked'
+    d_v = running_example()[3].shape[1]
+    assert root.locator(output).count() == d_v
+    assert linked.count() == 1 + d_v
+    root.locator("select[data-nq]").hover()
+    assert linked.count() == 0
+    root.get_by_role("checkbox", name="クエリ 3 がキー 1 を参照してよい").focus()
+    score = '[data-matrix="scores"] td[data-i="2"][data-j="0"].explorable-linked'
+    assert root.locator(score).count() == 1
     assert not watch.problems(), watch.problems()
 
 
@@ -404,6 +499,85 @@ def test_running_example(load) -> None:
     assert oracle.fmt(state["output"][2][1], 3) in said
     for p in range(3):
         assert oracle.fmt(state["weights"][2][p], 3) in said
+    assert not watch.problems(), watch.problems()
+
+
+#: The marked cells of the running example: (outline colour, background).
+MARKED = """root => [...root.querySelectorAll("td.explorable-on, td.explorable-linked")]
+    .map(td => getComputedStyle(td))
+    .map(style => [style.outlineColor, style.backgroundColor])"""
+
+#: Count the rewrites of the figure's live region from now on.
+COUNT_STATUS = """root => {
+    window.statusWrites = 0;
+    new MutationObserver(() => window.statusWrites += 1).observe(
+        root.querySelector(".explorable-status"), {childList: true, subtree: true,
+                                                   characterData: true});
+}"""
+
+
+def contrast(a: str, b: str) -> float:
+    light, dark = sorted([luminance(a), luminance(b)], reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_running_example_is_named_and_linked(load) -> None:
+    """The outputs named in words, a score's q row and k row lit with the
+    products that make it, marks at >= 3:1 in either scheme, and one
+    announcement, not one a keystroke, while the reader types."""
+    page, watch, root = load("scaled-dot-product", "example")
+    state = oracle.example_state(running_example()[0])
+    z = np.asarray(state["output"])
+    for i, j in np.ndindex(z.shape):
+        value = oracle.fmt(z[i, j], 3)
+        name = (
+            f"z({i + 1}, {j + 1}) = {value}：トークン {i + 1} の出力の第 {j + 1} 成分"
+        )
+        assert root.get_by_role("button", name=name, exact=True).count() == 1, name
+
+    def lit(i: int, j: int) -> None:
+        for key, row in (("q", i), ("k", j)):
+            cells = root.locator(f'[data-matrix="{key}"] td.explorable-linked')
+            assert cells.count() == len(state[key][row]), key
+            assert root.locator(
+                f'[data-matrix="{key}"] td[data-i="{row}"].explorable-linked'
+            ).count() == len(state[key][row]), key
+        score = (
+            f'[data-matrix="scores"] td[data-i="{i}"][data-j="{j}"].explorable-linked'
+        )
+        assert root.locator(score).count() == 1
+        assert root.locator(".explorable-linked").count() == 1 + 2 * len(state["q"][i])
+        terms = root.locator(".explorable-terms").inner_text()
+        for p, q in enumerate(state["q"][i]):
+            assert f"{oracle.fmt(q, 2)} × {oracle.fmt(state['k'][j][p], 2)}" in terms
+        assert terms.endswith(oracle.fmt(state["scores"][i][j], 3)), terms
+
+    root.locator('[data-matrix="scores"] td[data-i="0"][data-j="1"] button').hover()
+    lit(0, 1)
+    root.locator('[data-matrix="scores"] td[data-i="2"][data-j="0"] button').focus()
+    lit(2, 0)
+    root.locator('[data-matrix="output"] td[data-i="2"][data-j="1"] button').click()
+    for scheme in ("default", "slate"):
+        page.evaluate(
+            "s => document.body.setAttribute('data-md-color-scheme', s)", scheme
+        )
+        marked = root.evaluate(MARKED)
+        assert len(marked) >= 6
+        for outline, background in marked:
+            assert contrast(outline, background) >= 3, (scheme, outline, background)
+    page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
+
+    entry = root.locator('[data-matrix="x"] td[data-i="0"][data-j="0"] input')
+    entry.click()
+    root.evaluate(COUNT_STATUS)
+    entry.press("End")
+    page.keyboard.type("234", delay=60)  # 1 -> 1234, three keystrokes
+    page.wait_for_function("window.statusWrites > 0")
+    page.wait_for_timeout(800)
+    assert page.evaluate("window.statusWrites") <= 2  # not one a keystroke
+    x = running_example()[0].copy()
+    x[0, 0] = 1234
+    compare(page, "example", "output", oracle.example_state(x)["output"])
     assert not watch.problems(), watch.problems()
 
 

@@ -195,6 +195,47 @@ def test_the_masks_are_drawn_as_the_package_computes_them() -> None:
         np.testing.assert_allclose(tables[key], state[key], rtol=1e-12, err_msg=key)
 
 
+def grid_cells(figure: str) -> dict[tuple[int, int], dict[str, str]]:
+    """The attributes of each cell of the masks' grid (data-matrix=weights)."""
+    grid = figure.split('data-matrix="weights"')[1].split("</table>")[0]
+    cells = {}
+    for attrs, inner in re.findall(r"<td ([^>]*)>(.*?)</td>", grid):
+        a = dict(re.findall(r'([\w-]+)(?:="([^"]*)")?', attrs))
+        box = dict(re.findall(r'([\w-]+)(?:="([^"]*)")?', inner.split(">")[0]))
+        cells[int(a["data-i"]), int(a["data-j"])] = a | {"box": box}
+    return cells
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+def test_the_masks_grid_is_drawn_hatched_and_named(language: str) -> None:
+    """Without JavaScript the grid shows the causal mask hatched where it is
+    False, each cell's colour its weight, and each checkbox its words."""
+    figure = explorables.render("masks", language)
+    cells = grid_cells(figure)
+    mask = causal_mask(3, 3)
+    weights = oracle.masks_state(3, 3, mask)["weights"]
+    words = explorables.words_for("masks", language)
+    for (i, j), cell in cells.items():
+        assert ("data-masked" in cell) == (not mask[i, j]), (i, j)
+        assert float(cell["style"].split("--w:")[1].strip(" ;")) == weights[i][j]
+        assert ("checked" in cell["box"]) == mask[i, j]
+        name = words["cell"].format(i=i + 1, j=j + 1)
+        assert cell["box"]["aria-label"] == name
+    assert len(cells) == 9
+    assert words["query"].format(i=1) in figure and words["key"].format(j=3) in figure
+
+
+def test_the_example_outputs_are_named_in_words() -> None:
+    figure = explorables.render("example", "ja")
+    z = oracle.example_state(running_example()[0])["output"]
+    for i, row in enumerate(z):
+        for j, value in enumerate(row):
+            name = f"z({i + 1}, {j + 1}) = {oracle.fmt(value, 3)}："
+            assert (
+                f'aria-label="{name}トークン {i + 1} の出力の第 {j + 1} 成分"' in figure
+            )
+
+
 def test_the_heads_are_drawn_as_the_package_computes_them() -> None:
     tables = drawn("heads", "zh-Hant")
     state = oracle.heads_state(2, "mixing")
