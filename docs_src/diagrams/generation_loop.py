@@ -38,8 +38,8 @@ def figure(labels: dict) -> Figure:
     text(ax, 4, 178, labels["decode"], ha="left")
     _step(ax, 218, 1, N0 + 1, labels)
     cached = f"K_{{cache}}, V_{{cache}}: ({h}, {N0 + 1}, {d_k})"
-    text(ax, 4, 308, f"Q: ({h}, 1, {d_k}),   {cached}", ha="left")
-    text(ax, 4, 330, f"{labels['layers']} L = {n_layers}", ha="left")
+    text(ax, 4, 311, f"Q: ({h}, 1, {d_k}),   {cached}", ha="left")
+    text(ax, 4, 333, f"{labels['layers']} L = {n_layers}", ha="left")
     legend(
         ax, 10, 358, [("keep", "True"), ("mask", "False"), ("highlight", labels["new"])]
     )

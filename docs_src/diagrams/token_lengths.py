@@ -12,7 +12,7 @@ from attention_docs import CharTokenizer
 from attention_docs.language_model import load_corpus, split_corpus
 
 SIZES = (2000, 4000)
-LEFT, LENGTH, BAR, STEP = 150.0, 160.0, 20.0, 32.0
+LEFT, LENGTH, BAR, STEP = 154.0, 156.0, 20.0, 32.0
 
 
 def subword(lines: list[str], model_type: str, vocab_size: int):

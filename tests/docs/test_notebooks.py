@@ -238,9 +238,10 @@ def test_an_invalid_notebook_fails_the_build_naming_its_page(tmp_path):
     notebook["cells"][1]["outputs"] = []  # a Markdown cell has no outputs
     page = SimpleNamespace(
         file=SimpleNamespace(src_uri="masks.md", dest_uri="masks/index.html"),
+        url="masks/",
         notebook={"name": "masks.ipynb", "notebook": notebook},
     )
-    config = SimpleNamespace(site_dir=str(tmp_path))
+    config = SimpleNamespace(site_dir=str(tmp_path), site_url="https://example.org/ja/")
     with pytest.raises(PluginError, match=r"^masks\.md: the notebook is invalid"):
         notebooks.on_post_page("<html></html>", page, config)
     assert not (tmp_path / "masks" / "masks.ipynb").exists()
