@@ -40,14 +40,11 @@ from ``node_modules``) but no KaTeX script.
   exclusion. So the page is indexed with each formula as readable text
   (``QK^⊤/√(d_k)``, by pylatexenc), and the typeset formulas replace those
   placeholders once the page is indexed.
-- **MathML only, the default.** KaTeX is asked for MathML only (half the
-  elements of a long page), rewritten for the browsers' MathML Core
-  (``rewrite_mathml``) and drawn in STIX Two Math (``\\mathcal`` in
-  KaTeX's calligraphic capitals), cut like KaTeX's fonts; KaTeX's
-  stylesheet and fonts are not shipped. ``BOOK_MATH=html`` builds the
-  book as it was until 2026-12-03 (KaTeX's HTML and MathML, the points
-  above on KaTeX's fonts), to compare; docs-dev/performance.md says what
-  still differs.
+- **MathML only, on trial.** ``BOOK_MATH=mathml`` asks KaTeX for MathML
+  only (half the elements of a long page), rewritten for the browsers'
+  MathML Core (``rewrite_mathml``) and drawn in STIX Two Math, cut like
+  KaTeX's fonts; KaTeX's stylesheet and fonts are then not shipped. Not the
+  default: docs-dev/performance.md says what still differs.
 - **Headings.** The toc extension names a heading's entry in the table of
   contents with the heading's text, the TeX of an inline formula included
   (``\\(\\sqrt{d_{\\text{model}}}\\)``). Such an entry gets the formula
@@ -89,15 +86,6 @@ STIX = ROOT / "node_modules" / "@fontsource" / "stix-two-math"
 STIX_FONT = STIX / "files" / "stix-two-math-latin-400-normal.woff2"
 MATH_FONT = "assets/math/stix-two-math.woff2"
 MATH_LICENCE = "assets/math/OFL.txt"
-#: ``\mathcal``'s capitals, KaTeX's own (MIT): STIX Two Math has no
-#: calligraphic letters (its script ones are round-hand, and the npm build
-#: has neither a stylistic set nor a variation sequence to select others).
-CALLIGRAPHIC_SOURCE = KATEX_DIST / "fonts" / "KaTeX_Caligraphic-Regular.woff2"
-CALLIGRAPHIC_FONT = "assets/math/katex-caligraphic.woff2"
-CALLIGRAPHIC_LICENCE = "assets/math/KaTeX-LICENSE.txt"
-#: The letters KaTeX_Caligraphic has, and the class its ``<mi>`` get.
-CALLIGRAPHIC = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-CALLIGRAPHIC_CLASS = "book-cal"
 
 #: pymdownx.arithmatex's generic output: the TeX, HTML-escaped, delimiters kept.
 ARITHMATEX = re.compile(
@@ -256,10 +244,9 @@ class Katex:
 
 
 def math_output() -> str:
-    """ "mathml" (MathML only, drawn by the browser in STIX Two Math: the
-    default) or "html" (KaTeX's HTML and MathML, the book's output until
-    2026-12-03, kept to compare the two): ``BOOK_MATH``."""
-    output = os.environ.get("BOOK_MATH", "mathml")
+    """ "html" (KaTeX's HTML and MathML, the default) or "mathml" (MathML
+    only, drawn by the browser in STIX Two Math): ``BOOK_MATH``."""
+    output = os.environ.get("BOOK_MATH", "html")
     if output not in MATH_OUTPUTS:
         raise PluginError(f"BOOK_MATH={output!r}: one of {', '.join(MATH_OUTPUTS)}")
     return output
@@ -413,19 +400,9 @@ def _style(element, declarations: str) -> None:
     element.set("style", f"{old}; {declarations}" if old else declarations)
 
 
-def _rewrite_variant(element, calligraphic: bool = True) -> None:
+def _rewrite_variant(element) -> None:
     variant = element.get("mathvariant")
     if variant is None or variant == "normal" or not element.text:
-        return
-    if (
-        calligraphic
-        and variant == "script"
-        and _tag(element) == "mi"
-        and set(element.text) <= CALLIGRAPHIC
-    ):
-        # \mathcal{V}: KaTeX's calligraphic capitals (book.css), upright.
-        element.set("mathvariant", "normal")
-        element.set("class", CALLIGRAPHIC_CLASS)
         return
     # \textbf{…} is text: its font's bold (below), not maths letters.
     chars = [styled(char, variant) for char in element.text]
@@ -582,55 +559,31 @@ def _rewrite_prime(msup) -> None:
         row.getparent().remove(msup)
 
 
-#: STIX Two Math's SuperscriptShiftUp (its MATH table): how far MathML Core
-#: raises a superscript beside a subscript, in the base's em.
-SUPERSCRIPT_SHIFT = "0.36em"
-
-
 def _rewrite_subsup_prime(msubsup) -> None:
-    """m'_i: the prime and the subscript stacked after the base, as TeX sets
-    them. KaTeX's msubsup(m, i, ′) would draw the prime at script size and a
-    superscript's height above the font's raised ′: the prime keeps its
-    base's size (``math-depth: add(0)``) and is lowered by the superscript's
-    shift (``mpadded``), so that it stands where it does in ``X′``."""
+    """m'_i: KaTeX's msubsup(m, i, ′) becomes msub(m′, i), the prime at the
+    font's height as in ``_rewrite_prime``."""
     if len(msubsup) != 3:
         return
-    script = msubsup[2]
+    base, _sub, script = msubsup
     if not (_tag(script) == "mo" and script.text and set(script.text) <= PRIME):
         return
-    padded = etree.Element(f"{{{MATHML_NS}}}mpadded")
-    padded.set("voffset", f"-{SUPERSCRIPT_SHIFT}")
-    padded.set("style", "math-depth: add(0)")
-    script.addprevious(padded)
+    row = etree.Element(f"{{{MATHML_NS}}}mrow")
+    msubsup.insert(0, row)
+    row.append(base)
     script.set("lspace", "0em")
     script.set("rspace", "0em")
-    padded.append(script)
-
-
-#: The least width of KaTeX's \underbrace and \overbrace (1.6 of its em,
-#: katex/src/stretchy.js), in the MathML's em.
-BRACE_MIN_WIDTH = 1.6 * KATEX_EM
+    row.append(script)  # moved out of msubsup: msubsup(row, sub)
+    msubsup.tag = f"{{{MATHML_NS}}}msub"
 
 
 def _rewrite_brace(element) -> None:
     r"""\underbrace, \overbrace: the brace is an accent of its base (full
-    size, close to it), not a script set smaller; under one letter it keeps
-    KaTeX's least width (the browser stretches it to the base only), the
-    letter padded on both sides to it."""
+    size, close to it), not a script set smaller."""
     if len(element) != 2:
         return
-    base, script = element
+    script = element[1]
     if _tag(script) == "mo" and script.get("stretchy") == "true":
         element.set("accentunder" if _tag(element) == "munder" else "accent", "true")
-        if script.text in ("\u23df", "\u23de") and _tag(base) == "mi":
-            char = _drawn(base)
-            cmap, metrics, _ = _stix()
-            glyph = cmap.get(ord(char)) if char else None
-            if glyph is not None:
-                width = metrics["advance"](glyph) / 1000
-                pad = (BRACE_MIN_WIDTH - width) / 2
-                if pad > 0:
-                    _style(base, f"padding-inline: {pad:.3g}em")
 
 
 #: KaTeX's struts (``\arraystretch`` times the baseline skip, 1.2 em: 70 %
@@ -671,86 +624,6 @@ def _add_struts(table) -> None:
 SCRIPTED = ("msub", "msup", "msubsup", "munder", "mover", "munderover")
 
 
-@functools.cache
-def _stix() -> tuple[dict[int, str], dict, dict]:
-    """STIX Two Math's character map, its glyphs' heights (font units) and
-    the bottom-right cut-ins of its MATH table: glyph -> (heights, kerns)."""
-    from fontTools.pens.boundsPen import BoundsPen
-    from fontTools.ttLib import TTFont
-
-    font = TTFont(STIX_FONT)
-    cmap = font.getBestCmap()
-    glyphs = font.getGlyphSet()
-
-    @functools.cache
-    def top(glyph: str) -> float:
-        pen = BoundsPen(glyphs)
-        glyphs[glyph].draw(pen)
-        return pen.bounds[3] if pen.bounds else 0.0
-
-    info = font["MATH"].table.MathGlyphInfo.MathKernInfo
-    kerns = {}
-    for glyph, record in zip(
-        info.MathKernCoverage.glyphs, info.MathKernInfoRecords, strict=True
-    ):
-        kern = record.BottomRightMathKern
-        if kern is not None:
-            kerns[glyph] = (
-                [height.Value for height in kern.CorrectionHeight],
-                [value.Value for value in kern.KernValue],
-            )
-
-    def advance(glyph: str) -> float:
-        return glyphs[glyph].width
-
-    return cmap, {"top": top, "advance": advance}, kerns
-
-
-#: STIX Two Math's SubscriptShiftDown and ScriptPercentScaleDown (MATH table).
-SUBSCRIPT_SHIFT_DOWN = 210
-SCRIPT_SCALE = 0.7
-
-
-def _drawn(mi) -> str | None:
-    """The one character an ``<mi>`` is drawn as: a lone letter is set in
-    its mathematical italic (MathML's math-auto), a styled one as it is."""
-    text = mi.text or ""
-    if len(text) != 1 or len(mi):
-        return None
-    if mi.get("mathvariant") is None:
-        return styled(text, "italic") or text
-    return text if mi.get("class") is None else None
-
-
-def _kern_subscript(msub) -> None:
-    """W_a, γ_j: the subscript moved in under the letter as far as the font's
-    bottom-right cut-in says at the subscript's top (OpenType MATH kerning,
-    which TeX engines apply and Chromium does not), by a negative margin
-    after the base; an msub only, as a superscript keeps its place."""
-    if len(msub) != 2 or _tag(msub[0]) != "mi":
-        return
-    sub = msub[1]
-    if _tag(sub) == "mrow" and len(sub):  # W_{a,q}: its first letter
-        sub = sub[0]
-    if _tag(sub) not in ("mi", "mn"):
-        return
-    char = _drawn(msub[0])
-    first = (sub.text or "")[:1]
-    if char is None or not first or msub[0].get("style"):
-        return
-    cmap, metrics, kerns = _stix()
-    glyph = cmap.get(ord(char))
-    script = (_drawn(sub) or first) if _tag(sub) == "mi" else first
-    script_glyph = cmap.get(ord(script[0])) if script else None
-    if glyph not in kerns or script_glyph is None:
-        return
-    height = SCRIPT_SCALE * metrics["top"](script_glyph) - SUBSCRIPT_SHIFT_DOWN
-    heights, values = kerns[glyph]
-    kern = values[sum(1 for h in heights if height >= h)]
-    if kern < 0:
-        _style(msub[0], f"margin-inline-end: {kern / 1000:.3g}em")
-
-
 def _unspace_scripts(math) -> None:
     r"""TeX sets no space around a relation or a binary operator in a script
     (``e^{m_i - c_i}``, ``\sum_{j=1}``, ``n_q \times n_k``); MathML Core
@@ -789,21 +662,6 @@ def _rewrite_big(mo) -> None:
         mo.set("rspace", "0em")
 
 
-def _calligraphic(math) -> bool:
-    r"""Whether the formula's script letters are ``\mathcal``'s (calligraphic)
-    or ``\mathscr``'s (STIX's round-hand script): KaTeX's MathML writes both
-    as ``mathvariant="script"``, so its TeX (the annotation) tells."""
-    annotation = math.find(f".//{{{MATHML_NS}}}annotation")
-    tex = annotation.text if annotation is not None and annotation.text else ""
-    script = re.search(r"\\mathscr(?![a-zA-Z])", tex) is not None
-    if script and re.search(r"\\mathcal(?![a-zA-Z])", tex):
-        raise KatexError(
-            "\\mathcal and \\mathscr in one formula: KaTeX's MathML cannot tell "
-            "them apart (write them in separate formulas)"
-        )
-    return not script
-
-
 @functools.cache
 def rewrite_mathml(fragment: str, display: bool) -> str:
     """KaTeX's ``output: "mathml"`` answer made to draw as KaTeX's HTML does
@@ -812,11 +670,10 @@ def rewrite_mathml(fragment: str, display: bool) -> str:
     root = etree.fromstring(fragment)
     math = root.find(f"{{{MATHML_NS}}}math")
     math.set("class", "book-math")
-    calligraphic = _calligraphic(math)
     for element in math.iter():
         tag = _tag(element)
         if tag in ("mi", "mn", "mo", "mtext", "ms"):
-            _rewrite_variant(element, calligraphic)
+            _rewrite_variant(element)
         if tag == "mtable":
             _add_struts(element)
             _rewrite_table(element)
@@ -829,8 +686,6 @@ def rewrite_mathml(fragment: str, display: bool) -> str:
             _rewrite_sign(element)
             _rewrite_function(element)
     _unspace_scripts(math)
-    for msub in list(math.iter(f"{{{MATHML_NS}}}msub")):
-        _kern_subscript(msub)
     for msup in list(math.iter(f"{{{MATHML_NS}}}msup")):
         _rewrite_prime(msup)
     for msubsup in list(math.iter(f"{{{MATHML_NS}}}msubsup")):
@@ -849,22 +704,6 @@ def rewrite_mathml(fragment: str, display: bool) -> str:
 #: the cut font whatever the formulas hold.
 MATHML_GLYPHS = set("\u221a()[]{}|\u2016\u27e8\u27e9\u23df\u23de\u2190\u2192\u203e")
 
-#: The dotless i and j in mathematical italic, which an accent over i or j
-#: may be drawn on.
-DOTLESS_ITALIC = {"\U0001d6a4", "\U0001d6a5"}
-
-
-def math_font_characters(characters: set[str]) -> set[str]:
-    """What the cut STIX Two Math keeps for formulas holding ``characters``:
-    those, printable ASCII, the glyphs MathML draws of its own, and the
-    mathematical italic of each letter, which the browser draws a lone
-    letter of an ``<mi>`` in (math-auto: x is drawn as 𝑥, U+1D465)."""
-    kept = characters | ASCII | MATHML_GLYPHS | DOTLESS_ITALIC
-    return kept | {
-        italic for char in kept if (italic := styled(char, "italic")) is not None
-    }
-
-
 EMPTY = re.compile(r"<([\w:-]+)((?:\s[^<>]*?)?)/>")
 
 
@@ -875,9 +714,6 @@ _TYPESET: dict[str, list[str]] = {}
 _FONTS: dict[str, list[str]] = {}
 #: Every character of the edition's formulas, and the fonts its pages use.
 _CHARACTERS: set[str] = set()
-#: The letters the edition sets in ``\mathcal``.
-_CALLIGRAPHIC_LETTERS: set[str] = set()
-CALLIGRAPHIC_MI = re.compile(r'<mi [^>]*class="book-cal"[^>]*>([^<]*)</mi>')
 _FONTS_USED: set[str] = set()
 #: A safety margin kept in every cut font: printable ASCII.
 ASCII = {chr(code) for code in range(0x20, 0x7F)}
@@ -923,9 +759,6 @@ def fonts_used(formulas: list[str]) -> list[str]:
     if not formulas:
         return []
     if math_output() == "mathml":
-        calligraphic = f'class="{CALLIGRAPHIC_CLASS}"'
-        if any(calligraphic in formula for formula in formulas):
-            return [MATH_FONT, CALLIGRAPHIC_FONT]
         return [MATH_FONT]
     used = {"KaTeX_Main-Regular.woff2"}  # .katex's own font
     class_sets = {
@@ -960,8 +793,6 @@ def _typeset(tex: str, display: bool, page, errors: list[str]) -> str | None:
     formulas.append(rendered)
     # Its characters (a superset: MathML and the TeX annotation count too).
     _CHARACTERS.update(html.unescape(TAG.sub("", rendered)))
-    for letters in CALLIGRAPHIC_MI.findall(rendered):
-        _CALLIGRAPHIC_LETTERS.update(letters)
     text = html.escape(_readable(tex), quote=False)
     return f'<formula-text data-n="{len(formulas) - 1}">{text}</formula-text>'
 
@@ -1088,13 +919,7 @@ def _cut_fonts(config) -> None:
             (site / MATH_FONT).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(STIX_FONT, site / MATH_FONT)
             shutil.copyfile(STIX / "LICENSE", site / MATH_LICENCE)
-            cut_font(site / MATH_FONT, math_font_characters(_CHARACTERS))
-        elif name == CALLIGRAPHIC_FONT:
-            # KaTeX's calligraphic capitals (MIT), with KaTeX's licence.
-            (site / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(CALLIGRAPHIC_SOURCE, site / name)
-            shutil.copyfile(KATEX_DIST.parent / "LICENSE", site / CALLIGRAPHIC_LICENCE)
-            cut_font(site / name, _CALLIGRAPHIC_LETTERS)
+            cut_font(site / MATH_FONT, _CHARACTERS | ASCII | MATHML_GLYPHS)
         else:
             cut_font(fonts / name, _CHARACTERS | ASCII)
 
@@ -1108,7 +933,6 @@ def reset() -> None:
     _TYPESET.clear()
     _FONTS.clear()
     _CHARACTERS.clear()
-    _CALLIGRAPHIC_LETTERS.clear()
     _FONTS_USED.clear()
     KATEX.close()
 
