@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The browser tests need a Chromium and fonts that draw Japanese and Chinese;
-# the PDF tests read the PDFs' text with Poppler's pdftotext. Install what is
-# missing from the distribution's packages (Debian: chromium, fonts-noto-cjk,
-# poppler-utils); never download a browser of another origin. CHROMIUM names
-# an existing Chromium or Chrome to use instead of /usr/bin/chromium.
+# The PDFs and the benchmarks need a Chromium, the browser tests its headless
+# shell (the same version, without the browser around it), and both fonts that
+# draw Japanese and Chinese; the PDF tests read the PDFs' text with Poppler's
+# pdftotext. Install what is missing from the distribution's packages (Debian:
+# chromium, chromium-headless-shell, fonts-noto-cjk, poppler-utils); never
+# download a browser of another origin. CHROMIUM names an existing Chromium or
+# Chrome to use instead of both.
 set -euo pipefail
 
 chromium="${CHROMIUM:-/usr/bin/chromium}"
@@ -14,6 +16,9 @@ if [ ! -x "$chromium" ]; then
     exit 1
   fi
   packages+=(chromium)
+fi
+if [ -z "${CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium-headless-shell ]; then
+  packages+=(chromium-headless-shell)
 fi
 if ! fc-list :lang=ja 2>/dev/null | grep -q . || ! fc-list :lang=zh-tw 2>/dev/null | grep -q .; then
   packages+=(fonts-noto-cjk)

@@ -68,7 +68,7 @@ def figure(labels: dict) -> Figure:
     for ax in axes:
         ax.set_ylabel(labels["ylabel"])
     handles, names = axes[1].get_legend_handles_labels()
-    fig.legend(handles, names, loc="outside lower center", ncols=1)
+    fig.legend(handles, names, loc="outside lower center", ncols=1, borderpad=0.9)
     return fig
 
 

@@ -56,7 +56,7 @@ def figure(labels: dict) -> Figure:
     axes[1].set_xlabel(labels["xlabel"])
     axes[1].set_xticks([1, 64, 128, 192, 256])
     handles, names = axes[1].get_legend_handles_labels()
-    fig.legend(handles, names, loc="outside lower center", ncols=1)
+    fig.legend(handles, names, loc="outside lower center", ncols=1, borderpad=0.9)
     return fig
 
 

@@ -1,7 +1,8 @@
 """Playwright fixtures: Debian's Chromium against the built site on 127.0.0.1.
 
-The tests never download a browser: they drive the Chromium that ``make test``
-installs from Debian's packages (``CHROMIUM`` names another executable, e.g. on
+The tests never download a browser: they drive Chromium's headless shell,
+which ``make test`` installs from Debian's packages (``TEST_CHROMIUM``;
+``CHROMIUM`` names another executable, e.g. on
 GitHub's runners). Every request to a host other than the test server is
 recorded, so a test can fail on it, and fails: the browser resolves no
 other host (``CHROMIUM_ARGS``), so nothing reaches the network.
@@ -16,7 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from attention_book.browser import CHROMIUM, CHROMIUM_ARGS
+from attention_book.browser import CHROMIUM_ARGS, TEST_CHROMIUM
 
 from ..site.helpers import LOCAL_HOST, ROOT
 
@@ -44,13 +45,15 @@ class Watch:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no Chromium at {CHROMIUM}: run `make test`, which installs it")
+    if not Path(TEST_CHROMIUM).exists():
+        pytest.fail(
+            f"no Chromium at {TEST_CHROMIUM}: run `make test`, which installs it"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS
+            executable_path=TEST_CHROMIUM, args=CHROMIUM_ARGS
         )
         yield browser
         browser.close()

@@ -1,4 +1,4 @@
-"""The browser that prints the PDFs, measures the pages and runs the browser tests."""
+"""The browsers that print the PDFs, measure the pages and run the browser tests."""
 
 from __future__ import annotations
 
@@ -7,6 +7,14 @@ import os
 #: Chromium: Debian's, or the one ``CHROMIUM`` names (scripts/build_pdf.py,
 #: scripts/bench.py, tests/browser/conftest.py). Never a browser of its own.
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+#: The browser tests' Chromium: Debian's headless shell (package
+#: ``chromium-headless-shell``), the same version and the same Blink as
+#: ``chromium`` without the browser around it, which is what Playwright runs
+#: when it runs headless. A test spends a fifth less processor time in it
+#: (docs-dev/performance.md); the PDFs and ``make bench``'s loads keep the
+#: whole browser, as a reader meets the book. ``CHROMIUM``, when set, names
+#: the browser of every use.
+TEST_CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium-headless-shell")
 #: Its flags: headless, and no network of its own. No host but 127.0.0.1
 #: (where the site and the print page are served) resolves, IP addresses
 #: and ``localhost`` included: a request to any other fails in the browser
