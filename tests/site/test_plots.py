@@ -199,6 +199,27 @@ def page_showing(kind: str, name: str) -> str:
     return page
 
 
+@functools.cache
+def notebook_markdown(edition: Path) -> list[tuple[Path, list[str]]]:
+    """Each notebook of an edition's build with the sources of its Markdown
+    cells, read once for the figures' tests (the notebooks carry every
+    diagram inline: some 0.1 s an edition to read)."""
+    notebooks = []
+    for path in sorted(edition.rglob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        notebooks.append(
+            (
+                path,
+                [
+                    "".join(cell["source"])
+                    for cell in cells
+                    if cell["cell_type"] == "markdown"
+                ],
+            )
+        )
+    return notebooks
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize(("kind", "name"), FIGURES)
 def test_the_chapter_notebook_carries_the_figure(site, kind, name, language) -> None:
@@ -208,11 +229,9 @@ def test_the_chapter_notebook_carries_the_figure(site, kind, name, language) -> 
     page = page_showing(kind, name)
     caption = caption_html(labels(kind, name, language)["caption"])
     found = []
-    for path in sorted((site / language).rglob("*.ipynb")):
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        for cell in cells:
-            source = "".join(cell["source"])
-            if cell["cell_type"] == "markdown" and source.endswith(caption):
+    for path, markdown_cells in notebook_markdown(site / language):
+        for source in markdown_cells:
+            if source.endswith(caption):
                 found.append(path)
                 assert re.search(rf"\*\*{FIGURE_WORD[language]} [\dA-Z.]+\*\* ", source)
                 if kind == "diagrams":
