@@ -100,8 +100,8 @@ bench: setup browser
 	$(BIN)/python scripts/bench.py
 
 lint: setup
-	$(BIN)/ruff check src tools tests scripts conftest.py
-	$(BIN)/ruff format --check src tools tests scripts conftest.py
+	$(BIN)/ruff check src tools tests scripts docs_src conftest.py
+	$(BIN)/ruff format --check src tools tests scripts docs_src conftest.py
 	$(BIN)/python -m attention_book.prose_lint
 
 clean:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RUFF = Path(sys.executable).parent / "ruff"
-PATHS = ["src", "tools", "tests", "scripts", "conftest.py"]
+PATHS = ["src", "tools", "tests", "scripts", "docs_src", "conftest.py"]
 
 
 def ruff(*args: str) -> subprocess.CompletedProcess:

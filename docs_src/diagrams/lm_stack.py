@@ -1,6 +1,5 @@
 """The edition's language model, top to bottom: ids to the next token's distribution."""
 
-
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle
 

@@ -1,6 +1,5 @@
 """The edition's model: the next character's probabilities at three temperatures."""
 
-
 import numpy as np
 from matplotlib.figure import Figure
 
