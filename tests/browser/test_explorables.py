@@ -861,6 +861,26 @@ def test_rope_drag_is_announced_once(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+def online_chart_agrees(page, state: dict, keys: int | None) -> None:
+    """m and l against the keys processed, as the package's steps give them,
+    and the cursor at ``keys`` (none before the first block)."""
+    chart = Chart(svg(page, "online", "running"))
+    n = len(explorables.ONLINE_S)
+    block = n // len(state["steps"])
+    ms = [((b + 1) * block, step[0]) for b, step in enumerate(state["steps"])]
+    ls = [(0, 0.0)] + [
+        ((b + 1) * block, step[1]) for b, step in enumerate(state["steps"])
+    ]
+    lines = chart.lines()
+    for k, expected in ((0, ms), (1, ls)):
+        (points,) = lines[k]
+        assert len(points) == len(expected), (k, points)
+        for (t, v), (t_expected, v_expected) in zip(points, expected, strict=True):
+            assert abs(t - t_expected) < 1e-3 and abs(v - v_expected) < 1e-3, (k, t, v)
+    cursor = chart.cursor()
+    assert (cursor is None) if keys is None else abs(cursor - keys) < 1e-3, cursor
+
+
 def test_online_softmax(load) -> None:
     page, watch, root = load("efficient-attention", "online")
     s = list(explorables.ONLINE_S)
@@ -876,11 +896,13 @@ def test_online_softmax(load) -> None:
         return state
 
     state = agrees(1)  # the default state: one key at a time
+    online_chart_agrees(page, state, None)
     button = root.locator("button[data-next]")
     button.focus()
     for step in range(1, 4):
         page.keyboard.press("Enter")
         assert oracle.fmt(state["steps"][step - 1][1], 4) in status(page, "online")
+        online_chart_agrees(page, state, step)  # the cursor at key `step`
     page.keyboard.press("Enter")  # the last key
     said = status(page, "online")  # the page's prediction: (1.4366, 0.2749)
     assert "(1.4366, 0.2749)" in said and "softmax(s)V" in said
@@ -890,7 +912,10 @@ def test_online_softmax(load) -> None:
     s[3] = 0.0
     agrees(2)
     root.locator("select[data-block]").select_option("4")
-    agrees(4)
+    state = agrees(4)
+    online_chart_agrees(page, state, None)
+    root.locator("button[data-next]").click()
+    online_chart_agrees(page, state, 4)
     root.locator('input[data-s="0"]').fill("-2.5")
     s[0] = -2.5
     agrees(4)
