@@ -20,6 +20,7 @@ from attention_docs import (
     kv_cache_bytes,
     multi_head_attention,
     project_qkv,
+    rope_frequencies,
     running_example,
     scaled_dot_product_attention,
     sliding_window_mask,
@@ -150,10 +151,28 @@ def window_state(n: int, window: int, n_sink: int) -> dict:
     }
 
 
-def rope_state(m: float, n: float) -> dict:
-    q = apply_rope(np.array([ROPE_Q]), positions=[m])  # q R_m
-    k = apply_rope(np.array([ROPE_K]), positions=[n])  # k R_r
-    return {"q": q[0].tolist(), "k": k[0].tolist(), "score": float((q @ k.T).item())}
+def rope_state(m: float, n: float, d: int = 4) -> dict:
+    """The page's q and k (d = 4; repeated for a larger d) at positions m and n."""
+    reps = d // len(ROPE_Q)
+    q0, k0 = np.tile(ROPE_Q, reps)[None, :], np.tile(ROPE_K, reps)[None, :]
+    theta = rope_frequencies(d)  # theta_i = 10000^(-2i/d)
+    q = apply_rope(q0, positions=[m])  # q R_m
+    k = apply_rope(k0, positions=[n])  # k R_r
+    pairs = (q * k)[0].reshape(d // 2, 2).sum(axis=1)  # each pair's term
+    return {
+        "q": q[0].tolist(),
+        "k": k[0].tolist(),
+        "score": float((q @ k.T).item()),
+        "pairs": np.column_stack([theta, (m - n) * theta, pairs]).tolist(),
+    }
+
+
+def rope_curve(d: int, offsets) -> list[float]:
+    """The score q R_t k^T at each offset t = m - r (the key at 0)."""
+    reps = d // len(ROPE_Q)
+    q0, k0 = np.tile(ROPE_Q, reps)[None, :], np.tile(ROPE_K, reps)[None, :]
+    q = apply_rope(np.repeat(q0, len(offsets), axis=0), positions=list(offsets))
+    return (q @ k0.T)[:, 0].tolist()
 
 
 def online_state(s: list[float], block: int) -> dict:

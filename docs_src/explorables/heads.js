@@ -2,9 +2,13 @@
 // d_k = d_model / h; head i takes columns (i−1)d_k+1 … i d_k of Q, K and V,
 // has its own weights A_i = softmax(Q_i K_iᵀ / √d_k), and its output head_i =
 // A_i V_i. The output Concat(head_1, …, head_h) W^O is Σ_i head_i W^O_i.
+// Each head's weights are a heat map in that head's colour in the page's
+// figures (diagrams.FILLS head1, head2, …), its rows the queries and its
+// columns the keys in words; pointing at (or focusing) one head's cell marks
+// the same query and key in every other head and says all their weights.
 import {
-  announce, dataNode, field, fill, frame, matmul, matrix, message, optionList, register, softmax,
-  status, sub, templates, transpose, words,
+  announce, dataNode, esc, field, fill, fmt, frame, matmul, matrix, message, optionList, register,
+  show, softmax, status, sub, templates, transpose, words,
 } from "./core.js";
 
 // data: the running example's X, W_Q, W_K, W_V; the page's W^O choices
@@ -20,18 +24,31 @@ export function render(w, data) {
     "</div>";
   const tokens = data.x.map((_, i) => sub("x", i + 1));
   const dims = data.x[0].map((_, j) => String(j + 1));
-  const keys = data.x.map((_, j) => sub("k", j + 1));
-  // One table per head; those past the h shown are hidden.
-  const perHead = (key, word, cols) =>
-    [...Array(most).keys()].map((i) =>
-      matrix(`${key}${i}`, message(word, { i: i + 1 }), tokens, cols)
-        .replace("<table ", `<table${i < data.h ? "" : " hidden"} `)).join("");
+  const queries = data.x.map((_, i) => esc(message(w.query, { i: i + 1 })));
+  const keys = data.x.map((_, j) => esc(message(w.key, { j: j + 1 })));
+  // A head's weight: a button (named by mount()) that covers its cell; one
+  // button a map is in the Tab order, the arrow keys move inside the map.
+  const weight = (g) => (i, j, attrs) =>
+    `<td${attrs}><button type="button" data-weight data-head="${g}" ` +
+    `tabindex="${i === 0 && j === 0 ? 0 : -1}" data-value="0" disabled>0</button></td>`;
+  const hide = (i) => (i < data.h ? "" : " hidden");
+  const maps = [...Array(most).keys()].map((g) =>
+    matrix(`weights${g}`, message(w.weights, { i: g + 1 }), queries, keys, { cell: weight(g) })
+      .replace('<table class="explorable-matrix"',
+        `<table${hide(g)} class="explorable-matrix explorable-head-map" data-head="${g}"`)).join("");
+  const terms = [...Array(most).keys()].map((g) =>
+    matrix(`term${g}`, message(w.term, { i: g + 1 }), tokens, dims)
+      .replace('<table class="explorable-matrix"',
+        `<table${hide(g)} class="explorable-matrix explorable-head-fill" data-head="${g}"`)).join("");
+  const legend = `<p class="explorable-note">${w.legend}</p>`;
   return frame("heads", w,
     dataNode({ x: data.x, w_q: data.w_q, w_k: data.w_k, w_v: data.w_v, w_o: data.w_o }) + controls +
-    `<div class="explorable-tables">${matrix("q", w.q, tokens, dims)}${perHead("weights", w.weights, keys)}</div>` +
+    `<div class="explorable-tables">${matrix("q", w.q, tokens, dims)}</div>` + legend +
+    `<div class="explorable-tables explorable-head-maps">${maps}</div>` +
+    `<p class="explorable-terms" data-linked-said>${w.linked_hint}</p>` +
     `<div class="explorable-tables">${matrix("concat", w.concat, tokens, dims)}` +
-    `${perHead("term", w.term, dims)}${matrix("output", w.output, tokens, dims)}</div>` +
-    status() + templates(w, "status"));
+    `${terms}${matrix("output", w.output, tokens, dims)}</div>` +
+    status() + templates(w, "status", "cell", "linked", "linked_head", "linked_hint"));
 }
 
 const columns = (a, from, to) => a.map((row) => row.slice(from, to));
@@ -42,6 +59,26 @@ export function mount(root) {
   const wSelect = root.querySelector("select[data-w-o]");
   const table = (key) => root.querySelector(`[data-matrix="${key}"]`);
   const most = root.querySelectorAll('[data-matrix^="weights"]').length;
+  const said = root.querySelector("[data-linked-said]");
+  const at = (b) => [Number(b.closest("td").dataset.i), Number(b.closest("td").dataset.j)];
+  let state = null;
+  let pointed = null; // [head, query, key] under the pointer or the focus
+
+  // The cell (i, j) marked in every shown head, and its weights said.
+  const link = () => {
+    for (const cell of root.querySelectorAll(".explorable-linked")) cell.classList.remove("explorable-linked");
+    if (!pointed) {
+      said.textContent = words(root, "linked_hint");
+      return;
+    }
+    const [, i, j] = pointed;
+    const parts = [];
+    state.heads.forEach(({ weights }, g) => {
+      table(`weights${g}`).querySelector(`td[data-i="${i}"][data-j="${j}"]`).classList.add("explorable-linked");
+      parts.push(message(words(root, "linked_head"), { g: g + 1, weight: fmt(weights[i][j], 3) }));
+    });
+    said.innerHTML = message(words(root, "linked"), { i: i + 1, j: j + 1, weights: parts.join("、") });
+  };
 
   const update = () => {
     const h = Number(hSelect.value);
@@ -63,22 +100,60 @@ export function mount(root) {
     }
     const concat = q.map((_, r) => heads.flatMap(({ head }) => head[r])); // (n, d_model)
     const output = matmul(concat, wO);
+    state = { heads };
     fill(root, "q", q, 2);
-    for (const td of table("q").querySelectorAll("td[data-j]")) {
-      td.dataset.head = String(Math.floor(Number(td.dataset.j) / dK));
+    for (const key of ["q", "concat"]) {
+      for (const td of table(key).querySelectorAll("td[data-j]")) {
+        td.dataset.head = String(Math.floor(Number(td.dataset.j) / dK)); // its head's colour
+      }
     }
-    for (let i = 0; i < most; i++) {
-      table(`weights${i}`).hidden = i >= h;
-      table(`term${i}`).hidden = i >= h;
-      if (i < h) {
-        fill(root, `weights${i}`, heads[i].weights, 3);
-        fill(root, `term${i}`, heads[i].term, 3);
+    for (let g = 0; g < most; g++) {
+      table(`weights${g}`).hidden = g >= h;
+      table(`term${g}`).hidden = g >= h;
+      if (g >= h) continue;
+      fill(root, `term${g}`, heads[g].term, 3);
+      for (const b of table(`weights${g}`).querySelectorAll("button[data-weight]")) {
+        const [i, j] = at(b);
+        const a = heads[g].weights[i][j];
+        show(b, a, 3);
+        b.closest("td").style.setProperty("--w", String(a)); // the heat map: the colour is the weight
+        b.setAttribute("aria-label", message(words(root, "cell"), {
+          g: g + 1, i: i + 1, j: j + 1, weight: fmt(a, 3),
+        }));
       }
     }
     fill(root, "concat", concat, 3);
     fill(root, "output", output, 3);
+    if (pointed && pointed[0] >= h) pointed = null;
+    link();
     announce(root, message(words(root, "status"), { h, d_k: dK }));
   };
+
+  const buttons = [...root.querySelectorAll("button[data-weight]")];
+  for (const b of buttons) {
+    const g = Number(b.dataset.head);
+    const on = () => { pointed = [g, ...at(b)]; link(); };
+    const off = () => { pointed = null; link(); };
+    b.addEventListener("focus", on);
+    b.addEventListener("pointerenter", on);
+    b.addEventListener("blur", off);
+    b.addEventListener("pointerleave", () => (b === b.ownerDocument.activeElement ? on() : off()));
+    // The arrow keys, Home and End move inside the head's map (one Tab stop a map).
+    b.addEventListener("keydown", (event) => {
+      const [i, j] = at(b);
+      const n = data.x.length;
+      const to = {
+        ArrowUp: [i - 1, j], ArrowDown: [i + 1, j], ArrowLeft: [i, j - 1], ArrowRight: [i, j + 1],
+        Home: [i, 0], End: [i, n - 1],
+      }[event.key];
+      if (!to || to[0] < 0 || to[1] < 0 || to[0] >= n || to[1] >= n) return;
+      event.preventDefault();
+      const next = table(`weights${g}`).querySelector(`td[data-i="${to[0]}"][data-j="${to[1]}"] button`);
+      b.tabIndex = -1;
+      next.tabIndex = 0;
+      next.focus();
+    });
+  }
   for (const select of [hSelect, wSelect]) select.addEventListener("input", update);
   update();
 }

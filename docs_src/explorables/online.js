@@ -1,10 +1,13 @@
 // Online softmax: the keys in blocks; after each block the running maximum
 // m, the running sum l and the unnormalised output o, rescaled by e^(m − m')
 // whenever the maximum rises. After the last block, o / l = softmax(s) V.
+// A chart draws m and l against t, the keys processed, with a cursor at the
+// block the reader has reached; where m rises, l is rescaled by e^(m − m').
 import {
   announce, dataNode, field, fill, fmt, frame, matrix, message, optionList, register, resize,
   softmax, status, sub, templates, words,
 } from "./core.js";
+import { chartBox, draw } from "./chart.js";
 
 // data: the page's scores s of one query, its values v (one row per key)
 // and the block sizes to offer (the first shown).
@@ -20,7 +23,8 @@ export function render(w, data) {
     ["m", "ℓ", sub("o", 1), sub("o", 2), `${sub("o", 1)}/ℓ`, `${sub("o", 2)}/ℓ`]);
   const plain = matrix("plain", w.plain, [w.plain_row], ["1", "2"]);
   return frame("online", w,
-    dataNode(data.v) + controls + steps + plain + status() + templates(w, "start", "step", "done"));
+    dataNode(data.v) + controls +
+    `<div class="explorable-charts">${chartBox("running", w.chart)}</div>` + steps + plain + status() + templates(w, "start", "step", "done"));
 }
 
 export function mount(root) {
@@ -60,10 +64,26 @@ export function mount(root) {
     return plain;
   };
 
+  // m and l after each block, against the keys processed t (l = 0 at t = 0),
+  // the cursor at the last block shown.
+  const chart = () => {
+    const ms = steps.map((step) => [step.keys, step.row[0]]);
+    const ls = [[0, 0], ...steps.map((step) => [step.keys, step.row[1]])];
+    const values = [...ms, ...ls].map(([, v]) => v);
+    const [low, high] = [Math.min(...values), Math.max(...values)];
+    draw(root.querySelector('[data-chart="running"]'), {
+      x: { min: 0, max: inputs.length, label: "t" },
+      y: { min: low, max: high > low ? high : low + 1 },
+      lines: [{ points: ms, label: "m" }, { points: ls, label: "ℓ" }],
+      cursor: shown > 0 ? steps[shown - 1].keys : undefined,
+    });
+  };
+
   const showUpTo = (count) => {
     shown = Math.min(count, steps.length);
     rows.forEach((tr, t) => tr.classList.toggle("explorable-later", t >= shown));
     rows.forEach((tr, t) => tr.classList.toggle("explorable-on", t === shown - 1));
+    chart();
     if (shown === 0) return announce(root, words(root, "start"));
     const [m, l, o1, o2, z1, z2] = steps[shown - 1].row;
     const values = { keys: steps[shown - 1].keys, m: fmt(m, 4), l: fmt(l, 4), z: `(${fmt(z1, 4)}, ${fmt(z2, 4)})` };

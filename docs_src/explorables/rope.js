@@ -1,86 +1,169 @@
 // RoPE: the query at position m and the key at position r, each pair of
 // components (2i, 2i+1) rotated by the angle m θ_i (r θ_i), θ_i = 10000^(−2i/d).
-// The score q R_m (k R_r)ᵀ depends on m − r only.
+// The score q R_m (k R_r)ᵀ depends on m − r only: each pair's term is its
+// two vectors' product after the pair has turned by (m − r) θ_i relative to
+// the other. The reader sets m and r with sliders and d (4, 8 or 16; above 4
+// the page's q and k repeated); each pair is drawn as a plane, its arc the
+// angle between the rotated query and key, and a chart draws the score
+// against m − r over every offset the sliders reach, with a cursor at the
+// current m − r: moving m and r together leaves the cursor where it is.
 import {
-  announce, dataNode, field, fill, fmt, frame, matrix, message, register, show, status, templates,
-  words,
+  announce, announceSettled, dataNode, esc, field, fill, fmt, frame, matrix, message, optionList,
+  register, show, showSci, status, templates, words,
 } from "./core.js";
+import { chartBox, draw } from "./chart.js";
 
-// data: the page's query q and key k, their positions m and r, and the
-// radius of each pair's drawing (in the vectors' units).
+const BASE = 10000;
+
+// The query and key of width d: the page's (d = 4) repeated d / 4 times.
+const widen = (x, d) => Array.from({ length: d }, (_, j) => x[j % x.length]);
+
+// data: the page's query q and key k (d = 4), the widths offered (dims) and
+// the one shown first (d), the positions m and r, the sliders' largest
+// position, and the radius of each pair's drawing (in the vectors' units).
 export function render(w, data) {
-  const position = (key, p) => field(w[key],
-    `<input type="number" min="0" max="100000" step="1" value="${p}" data-${key} disabled inputmode="numeric">`);
+  const most = Math.max(...data.dims);
+  const slider = (key, p) =>
+    `<div class="explorable-range"><label for="explorable-rope-${key}">${w[key]}</label>` +
+    `<input type="range" id="explorable-rope-${key}" min="0" max="${data.max}" step="1" ` +
+    `value="${p}" data-${key} disabled>` +
+    `<output for="explorable-rope-${key}" data-shown="${key}">${p}</output></div>`;
+  const controls =
+    '<div class="explorable-controls">' +
+    field(w.d, `<select data-d disabled>${optionList(data.dims, data.d)}</select>`) +
+    `<button type="button" data-shift disabled>${w.shift}</button>` +
+    slider("m", data.m) + slider("n", data.r) + "</div>";
   const r = data.radius;
   const axes =
     `<line class="explorable-axis" x1="${-r}" x2="${r}" y1="0" y2="0"></line>` +
     `<line class="explorable-axis" y1="${-r}" y2="${r}" x1="0" x2="0"></line>`;
   const arrow = (name, i) =>
     `<line class="explorable-${name}" data-arrow="${name}${i}" x1="0" y1="0" x2="0" y2="0"></line>`;
-  const pairs = [...Array(data.q.length / 2).keys()].map((i) =>
-    `<div class="explorable-plane"><svg viewBox="${-r} ${-r} ${2 * r} ${2 * r}" aria-hidden="true" ` +
-    `focusable="false"><circle r="${r - 0.5}"></circle>${axes}${arrow("q", i)}${arrow("k", i)}</svg>` +
+  // One plane a pair; those past d / 2 are hidden.
+  const planes = [...Array(most / 2).keys()].map((i) =>
+    `<div class="explorable-plane" data-pair="${i}"${2 * i < data.d ? "" : " hidden"}>` +
+    `<svg viewBox="${-r} ${-r} ${2 * r} ${2 * r}" aria-hidden="true" focusable="false">` +
+    `<circle r="${r - 0.5}"></circle>${axes}<path class="explorable-arc" data-arc="${i}" d=""></path>` +
+    `${arrow("k", i)}${arrow("q", i)}</svg>` +
     `<p>${message(w.pair, { i })}</p></div>`).join("");
+  const legend = `<p class="explorable-note">${w.legend}</p>`;
   // Pairs and components counted from 0, as the page counts them.
-  const dims = data.q.map((_, j) => String(j));
-  const table = matrix("rotated", w.rotated, [w.q_row, w.k_row], dims);
+  const pairs = matrix("pairs", w.pairs, [...Array(most / 2).keys()].map((i) => message(w.pair_row, { i })),
+    [w.theta, w.angle, w.term], { shownRows: data.d / 2 });
+  const rotated = matrix("rotated", w.rotated, [w.q_row, w.k_row],
+    [...Array(most).keys()].map(String), { shownCols: data.d });
   const results =
     '<dl class="explorable-results">' +
     '<dt>m − r</dt><dd data-result="shift" data-value="0">0</dd>' +
     `<dt>${w.score}</dt><dd data-result="score" data-value="0">0</dd></dl>`;
-  const controls =
-    `<div class="explorable-controls">${position("m", data.m)}${position("n", data.r)}` +
-    `<button type="button" data-shift disabled>${w.shift}</button></div>`;
   return frame("rope", w,
-    dataNode({ q: data.q, k: data.k }) + controls + `<div class="explorable-tables">${pairs}</div>` +
-    table + results + status() + templates(w, "status"));
+    dataNode({ q: data.q, k: data.k, max: data.max }) + controls +
+    `<div class="explorable-tables explorable-planes">${planes}</div>` + legend +
+    `<div class="explorable-charts">${chartBox("score", w.chart)}</div>` +
+    `<p class="explorable-note">${w.same}</p>` + results +
+    `<div class="explorable-tables">${pairs}` +
+    `<div class="explorable-scroll" tabindex="0" role="region" aria-label="${esc(w.rotated)}">` +
+    `${rotated}</div></div>` + status() + templates(w, "status"));
 }
 
-const BASE = 10000;
+// θ_i = 10000^(−2i/d), i = 0, …, d/2 − 1
+const frequencies = (d) => Array.from({ length: d / 2 }, (_, i) => BASE ** (-(2 * i) / d));
 
 // x R_p: the pair (x_2i, x_2i+1) becomes
 // (x_2i cos pθ_i − x_2i+1 sin pθ_i, x_2i sin pθ_i + x_2i+1 cos pθ_i)
-function rotate(x, p) {
-  const d = x.length;
+function rotate(x, p, theta) {
   const out = [];
-  for (let i = 0; 2 * i < d; i++) {
-    const angle = p * BASE ** (-(2 * i) / d);
-    const [cos, sin] = [Math.cos(angle), Math.sin(angle)];
+  theta.forEach((t, i) => {
+    const [cos, sin] = [Math.cos(p * t), Math.sin(p * t)];
     out.push(x[2 * i] * cos - x[2 * i + 1] * sin, x[2 * i] * sin + x[2 * i + 1] * cos);
-  }
+  });
   return out;
+}
+
+// Each pair's term q̃_2i k̃_2i + q̃_2i+1 k̃_2i+1; the score is their sum.
+const terms = (q, k) => q.filter((_, j) => j % 2 === 0).map((_, i) =>
+  q[2 * i] * k[2 * i] + q[2 * i + 1] * k[2 * i + 1]);
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+
+// The arc from direction a to direction b (radians, counter-clockwise
+// positive) at radius rho, in the drawing's coordinates (y down).
+function arc(a, b, rho) {
+  let turn = b - a;
+  turn -= 2 * Math.PI * Math.round(turn / (2 * Math.PI)); // into [−π, π]
+  const at = (t) => `${(rho * Math.cos(t)).toFixed(4)} ${(-rho * Math.sin(t)).toFixed(4)}`;
+  return `M${at(a)}A${rho} ${rho} 0 0 ${turn > 0 ? 0 : 1} ${at(a + turn)}`;
 }
 
 export function mount(root) {
   const data = JSON.parse(root.querySelector("[data-data]").dataset.data);
-  const m = root.querySelector("input[data-m]");
-  const n = root.querySelector("input[data-n]");
-  const position = (input) => Math.max(0, Math.round(Number(input.value) || 0));
+  const [m, n] = ["m", "n"].map((key) => root.querySelector(`input[data-${key}]`));
+  const dSelect = root.querySelector("select[data-d]");
+  const shift = root.querySelector("button[data-shift]");
+  const svg = root.querySelector('[data-chart="score"]');
 
-  const update = () => {
-    const [pm, pn] = [position(m), position(n)];
-    const q = rotate(data.q, pm);
-    const k = rotate(data.k, pn);
-    const score = q.reduce((sum, qj, j) => sum + qj * k[j], 0); // q̃ · k̃
+  const update = (settled) => {
+    const d = Number(dSelect.value);
+    const [pm, pn] = [Number(m.value), Number(n.value)];
+    root.querySelector('[data-shown="m"]').textContent = String(pm);
+    root.querySelector('[data-shown="n"]').textContent = String(pn);
+    const theta = frequencies(d);
+    const [q0, k0] = [widen(data.q, d), widen(data.k, d)];
+    const q = rotate(q0, pm, theta); // q R_m
+    const k = rotate(k0, pn, theta); // k R_r
+    const perPair = terms(q, k);
+    const score = sum(perPair); // q̃ · k̃
+    // The rows and columns of the shown d.
+    for (const plane of root.querySelectorAll("[data-pair]")) plane.hidden = 2 * Number(plane.dataset.pair) >= d;
+    for (const tr of root.querySelectorAll('[data-matrix="pairs"] tr[data-i]')) tr.hidden = 2 * Number(tr.dataset.i) >= d;
+    for (const cell of root.querySelectorAll('[data-matrix="rotated"] [data-j]')) cell.hidden = Number(cell.dataset.j) >= d;
     fill(root, "rotated", [q, k], 4);
+    theta.forEach((t, i) => {
+      const row = `[data-matrix="pairs"] td[data-i="${i}"]`;
+      const cell = root.querySelector(`${row}[data-j="0"]`);
+      if (t < 0.01) showSci(cell, t); // the slowest pairs: 3.2 × 10^−4 rad a position
+      else show(cell, t, 4);
+      show(root.querySelector(`${row}[data-j="1"]`), (pm - pn) * t, 4); // (m − r) θ_i
+      show(root.querySelector(`${row}[data-j="2"]`), perPair[i], 4);
+    });
     for (const [name, v] of [["q", q], ["k", k]]) {
-      for (let i = 0; 2 * i < v.length; i++) {
+      theta.forEach((_, i) => {
         const line = root.querySelector(`[data-arrow="${name}${i}"]`);
         line.setAttribute("x2", v[2 * i].toFixed(4));
         line.setAttribute("y2", (-v[2 * i + 1]).toFixed(4));
-      }
+      });
     }
+    // The angle from the key to the query of each pair: the page's angle
+    // between the two before the rotation, plus (m − r) θ_i.
+    theta.forEach((_, i) => {
+      const [a, b] = [Math.atan2(k[2 * i + 1], k[2 * i]), Math.atan2(q[2 * i + 1], q[2 * i])];
+      root.querySelector(`[data-arc="${i}"]`).setAttribute("d", arc(a, b, 1.6));
+    });
+    // The chart: the score at every offset t = m − r the sliders reach,
+    // q R_t kᵀ (the key at 0, the query at t).
+    const offsets = Array.from({ length: 2 * data.max + 1 }, (_, j) => j - data.max);
+    const curve = offsets.map((t) => [t, sum(terms(rotate(q0, t, theta), k0))]);
+    const values = curve.map(([, v]) => v);
+    draw(svg, {
+      x: { min: -data.max, max: data.max, label: "m − r" },
+      y: { min: Math.min(...values), max: Math.max(...values) },
+      lines: [{ points: curve }],
+      cursor: pm - pn,
+    });
     show(root.querySelector("[data-result=shift]"), pm - pn, 0);
     show(root.querySelector("[data-result=score]"), score, 4);
-    announce(root, message(words(root, "status"), { shift: fmt(pm - pn, 0), score: fmt(score, 4) }));
+    shift.disabled = pm >= data.max || pn >= data.max;
+    (settled ? announce : announceSettled)(root, message(words(root, "status"), {
+      m: pm, r: pn, shift: fmt(pm - pn, 0), score: fmt(score, 4),
+    }));
   };
-  for (const input of [m, n]) input.addEventListener("input", update);
-  root.querySelector("button[data-shift]").addEventListener("click", () => {
-    m.value = String(position(m) + 1);
-    n.value = String(position(n) + 1);
-    update();
+  for (const input of [m, n]) input.addEventListener("input", () => update(false));
+  dSelect.addEventListener("input", () => update(true));
+  shift.addEventListener("click", () => {
+    m.value = String(Number(m.value) + 1);
+    n.value = String(Number(n.value) + 1);
+    update(true);
   });
-  update();
+  update(true);
 }
 
 register("rope", mount);

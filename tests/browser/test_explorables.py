@@ -745,39 +745,140 @@ def test_kv_cache_mla(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+def rope_agrees(page, root, m: int, n: int, d: int) -> float:
+    """Every number, arrow and the chart of the RoPE figure at (m, n, d)."""
+    state = oracle.rope_state(m, n, d)
+    compare(page, "rope", "rotated", [state["q"], state["k"]])
+    compare(page, "rope", "pairs", state["pairs"])
+    check(*result(page, "rope", "score"), state["score"], "rope/score")
+    check(*result(page, "rope", "shift"), m - n, "rope/shift")
+    most = max(explorables.ROPE_DIMS) // 2
+    for i in range(most):  # one plane a pair, its arrows the rotated pair
+        assert root.locator(f'[data-pair="{i}"]').is_visible() == (i < d // 2), (d, i)
+        if i >= d // 2:
+            continue
+        for name in ("q", "k"):
+            line = root.locator(f'[data-arrow="{name}{i}"]')
+            x2 = float(line.get_attribute("x2"))
+            y2 = float(line.get_attribute("y2"))
+            assert abs(x2 - state[name][2 * i]) < 1e-4
+            assert abs(y2 + state[name][2 * i + 1]) < 1e-4
+    # The chart: the package's score at every offset the sliders reach, and
+    # the cursor at m - r.
+    chart = Chart(svg(page, "rope", "score"))
+    top = explorables.ROPE_MAX
+    offsets = range(-top, top + 1)
+    expected = oracle.rope_curve(d, offsets)
+    ((points,),) = chart.lines().values()
+    assert len(points) == len(offsets)
+    span = max(expected) - min(expected)
+    for (t, value), t_expected, v_expected in zip(
+        points, offsets, expected, strict=True
+    ):
+        assert (
+            abs(t - t_expected) < 5e-3
+        )  # 0.01 of a unit: 0.0023 of an offset, (t, t_expected)
+        assert abs(value - v_expected) < 1e-3 * span, (t, value, v_expected)
+    assert abs(chart.cursor() - (m - n)) < 5e-3, (chart.cursor(), m - n)
+    # the cursor's height on the curve is the score shown
+    assert abs(expected[m - n + top] - state["score"]) < 1e-9
+    said = root.locator(".explorable-status")
+    expect(said).to_contain_text(f"m − r = {oracle.fmt(m - n, 0)}")
+    expect(said).to_contain_text(oracle.fmt(state["score"], 4))
+    return state["score"]
+
+
 def test_rope(load) -> None:
     page, watch, root = load("positional-encoding", "rope")
-
-    def agrees(m: int, n: int) -> float:
-        state = oracle.rope_state(m, n)
-        compare(page, "rope", "rotated", [state["q"], state["k"]])
-        check(*result(page, "rope", "score"), state["score"], "rope/score")
-        check(*result(page, "rope", "shift"), m - n, "rope/shift")
-        for name in ("q", "k"):  # the arrows are the rotated pairs
-            for i in range(2):
-                line = root.locator(f'[data-arrow="{name}{i}"]')
-                x2 = float(line.get_attribute("x2"))
-                y2 = float(line.get_attribute("y2"))
-                assert abs(x2 - state[name][2 * i]) < 1e-4
-                assert abs(y2 + state[name][2 * i + 1]) < 1e-4
-        return state["score"]
-
-    first = agrees(3, 0)  # the page's pair (3, 0): −0.76
+    m, n = root.locator("input[data-m]"), root.locator("input[data-n]")
+    for control in (
+        m,
+        n,
+        root.locator("select[data-d]"),
+        root.locator("button[data-shift]"),
+    ):
+        box = control.bounding_box()
+        assert box["height"] >= 24, box  # a target of at least 24 px
+    first = rope_agrees(page, root, 3, 0, 4)  # the page's pair (3, 0): −0.76
     assert result(page, "rope", "score")[0] == "\u22120.7600"
     shift = root.locator("button[data-shift]")
     shift.focus()
     for _ in range(5):
         page.keyboard.press("Enter")
-    assert abs(agrees(8, 5) - first) < 1e-12  # the same m − n, the same score
-    root.locator("input[data-m]").fill("0")
-    root.locator("input[data-n]").fill("3")
-    assert result(page, "rope", "score")[0] == "0.9512"  # m − n = −3
-    agrees(0, 3)
-    root.locator("input[data-m]").fill("1003")
-    root.locator("input[data-n]").fill("1000")
-    assert abs(agrees(1003, 1000) - first) < 1e-9
-    assert "\u22120.7600" in status(page, "rope")
+    # The same m − r, the same score, the cursor where it was.
+    assert abs(rope_agrees(page, root, 8, 5, 4) - first) < 1e-12
+    m.focus()
+    page.keyboard.press("Home")  # m = 0
+    n.focus()
+    for _ in range(2):
+        page.keyboard.press("ArrowLeft")  # r = 3
+    assert result(page, "rope", "score")[0] == "0.9512"  # m − r = −3
+    rope_agrees(page, root, 0, 3, 4)
+    root.locator("select[data-d]").select_option("16")  # eight pairs
+    rope_agrees(page, root, 0, 3, 16)
+    root.locator("select[data-d]").select_option("8")
+    at_three = rope_agrees(page, root, 0, 3, 8)
+    for slider in (m, n):
+        slider.focus()
+        page.keyboard.press("End")  # both at the last position
+    top = explorables.ROPE_MAX
+    rope_agrees(page, root, top, top, 8)
+    assert shift.is_disabled()  # no position beyond the sliders'
+    n.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")
+    shifted = rope_agrees(page, root, top, top - 3, 8)
+    assert abs(shifted - oracle.rope_state(3, 0, 8)["score"]) < 1e-9
+    assert abs(at_three - oracle.rope_state(3, 6, 8)["score"]) < 1e-9
     assert not watch.problems(), watch.problems()
+
+
+def test_rope_drag_is_announced_once(load) -> None:
+    """Dragging m moves the cursor and the numbers at once; the live region
+    speaks once, after the drag."""
+    page, watch, root = load("positional-encoding", "rope")
+    slider = root.locator("input[data-m]")
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
+    root.evaluate(COUNT_SAID)
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + 0.1 * box["width"], y)
+    page.mouse.down()
+    seen = set()
+    for step in range(1, 21):
+        page.mouse.move(box["x"] + (0.1 + 0.04 * step) * box["width"], y)
+        seen.add(slider.input_value())
+    page.mouse.up()
+    assert len(seen) >= 10, seen
+    chosen = int(slider.input_value())
+    state = oracle.rope_state(chosen, 0)
+    check(*result(page, "rope", "score"), state["score"], "rope/score")
+    chart = Chart(svg(page, "rope", "score"))
+    assert abs(chart.cursor() - chosen) < 5e-3
+    page.wait_for_timeout(700)
+    assert page.evaluate("window.__said") == 1
+    assert oracle.fmt(state["score"], 4) in status(page, "rope")
+    assert not watch.problems(), watch.problems()
+
+
+def online_chart_agrees(page, state: dict, keys: int | None) -> None:
+    """m and l against the keys processed, as the package's steps give them,
+    and the cursor at ``keys`` (none before the first block)."""
+    chart = Chart(svg(page, "online", "running"))
+    n = len(explorables.ONLINE_S)
+    block = n // len(state["steps"])
+    ms = [((b + 1) * block, step[0]) for b, step in enumerate(state["steps"])]
+    ls = [(0, 0.0)] + [
+        ((b + 1) * block, step[1]) for b, step in enumerate(state["steps"])
+    ]
+    lines = chart.lines()
+    for k, expected in ((0, ms), (1, ls)):
+        (points,) = lines[k]
+        assert len(points) == len(expected), (k, points)
+        for (t, v), (t_expected, v_expected) in zip(points, expected, strict=True):
+            assert abs(t - t_expected) < 1e-3 and abs(v - v_expected) < 1e-3, (k, t, v)
+    cursor = chart.cursor()
+    assert (cursor is None) if keys is None else abs(cursor - keys) < 1e-3, cursor
 
 
 def test_online_softmax(load) -> None:
@@ -795,11 +896,13 @@ def test_online_softmax(load) -> None:
         return state
 
     state = agrees(1)  # the default state: one key at a time
+    online_chart_agrees(page, state, None)
     button = root.locator("button[data-next]")
     button.focus()
     for step in range(1, 4):
         page.keyboard.press("Enter")
         assert oracle.fmt(state["steps"][step - 1][1], 4) in status(page, "online")
+        online_chart_agrees(page, state, step)  # the cursor at key `step`
     page.keyboard.press("Enter")  # the last key
     said = status(page, "online")  # the page's prediction: (1.4366, 0.2749)
     assert "(1.4366, 0.2749)" in said and "softmax(s)V" in said
@@ -809,7 +912,10 @@ def test_online_softmax(load) -> None:
     s[3] = 0.0
     agrees(2)
     root.locator("select[data-block]").select_option("4")
-    agrees(4)
+    state = agrees(4)
+    online_chart_agrees(page, state, None)
+    root.locator("button[data-next]").click()
+    online_chart_agrees(page, state, 4)
     root.locator('input[data-s="0"]').fill("-2.5")
     s[0] = -2.5
     agrees(4)
@@ -855,6 +961,120 @@ def test_heads(load) -> None:
     root.locator("select[data-w-o]").select_option("identity")
     agrees(4, "identity")
     assert "d" in status(page, "heads") and "1" in status(page, "heads")
+    assert not watch.problems(), watch.problems()
+
+
+#: Each shown cell of the heads' maps: head, indices, weight, background,
+#: its button's size, and whether it is marked.
+HEAD_MAPS = """root => [...root.querySelectorAll(
+        "table.explorable-head-map:not([hidden]) td[data-i]")]
+    .map(td => {
+        const button = td.querySelector("button");
+        const box = button.getBoundingClientRect();
+        return {g: Number(button.dataset.head), i: Number(td.dataset.i),
+                j: Number(td.dataset.j), weight: Number(button.dataset.value),
+                colour: getComputedStyle(td).backgroundColor,
+                width: box.width, height: box.height,
+                name: button.getAttribute("aria-label"),
+                linked: td.classList.contains("explorable-linked")};
+    })"""
+
+#: The background of Q's first row, one cell a column, as the browser computes it.
+Q_COLOURS = """root => [...root.querySelectorAll('[data-matrix="q"] tr[data-i="0"] td')]
+    .map(td => getComputedStyle(td).backgroundColor)"""
+
+
+def rgb_of(colour: str) -> tuple[int, int, int]:
+    if colour.startswith("color(srgb"):
+        channels = [float(x) for x in colour[11:].split(")")[0].split()[:3]]
+        return tuple(round(255 * c) for c in channels)
+    return tuple(int(float(x)) for x in re.findall(r"[\d.]+", colour)[:3])
+
+
+def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
+    """Each head's weights a heat map in that head's colour in the figures
+    (diagrams.FILLS), deeper with the weight in either scheme; rows and
+    columns in words; pointing at one head's cell marks the same query and
+    key in every other head and says their weights; one Tab stop a map."""
+    from attention_book.diagrams import FILLS
+
+    page, watch, root = load("multi-head", "heads")
+    root.locator("select[data-h]").select_option("4")
+    state = oracle.heads_state(4, "mixing")
+    rows = root.locator('[data-matrix="weights0"] tbody th').all_inner_texts()
+    columns = root.locator('[data-matrix="weights0"] thead th').all_inner_texts()
+    assert rows == ["クエリ 1", "クエリ 2", "クエリ 3"]
+    assert columns == ["キー 1", "キー 2", "キー 3"]
+    cells = root.evaluate(HEAD_MAPS)
+    assert len(cells) == 4 * 9
+    for c in cells:
+        assert c["width"] >= 24 and c["height"] >= 24, c  # a target of >= 24 px
+        weight = state["weights"][c["g"]][c["i"]][c["j"]]
+        assert abs(c["weight"] - weight) < 1e-12
+        assert c["name"] == (
+            f"ヘッド {c['g'] + 1}：クエリ {c['i'] + 1} がキー {c['j'] + 1} に置く重み "
+            f"{oracle.fmt(weight, 3)}"
+        )
+    for scheme, theme, darker in (
+        ("default", "light", True),
+        ("slate", "dark", False),
+    ):
+        page.evaluate(
+            "s => document.body.setAttribute('data-md-color-scheme', s)", scheme
+        )
+        # Q's columns in their heads' colours (h = 4: one column a head).
+        shown = [rgb_of(c) for c in root.evaluate(Q_COLOURS)]
+        fills = [FILLS[theme][f"head{g + 1}"] for g in range(4)]
+        assert shown == [
+            tuple(int(f[k : k + 2], 16) for k in (1, 3, 5)) for f in fills
+        ], (scheme, shown)
+        for g in range(4):
+            mine = sorted(
+                (c for c in root.evaluate(HEAD_MAPS) if c["g"] == g),
+                key=lambda c: c["weight"],
+            )
+            for low, high in itertools.pairwise(mine):
+                if high["weight"] - low["weight"] > 1e-3:
+                    step = luminance(high["colour"]) - luminance(low["colour"])
+                    assert (step < 0) if darker else (step > 0), (scheme, g, low, high)
+            # the map's strongest cell leans to its own head's hue
+            deepest = rgb_of(mine[-1]["colour"])
+            fill = tuple(int(fills[g][k : k + 2], 16) for k in (1, 3, 5))
+            others = [
+                tuple(int(fills[o][k : k + 2], 16) for k in (1, 3, 5))
+                for o in range(4)
+                if o != g
+            ]
+            near = sum((a - b) ** 2 for a, b in zip(deepest, fill, strict=True))
+            assert all(
+                near < sum((a - b) ** 2 for a, b in zip(deepest, o, strict=True))
+                for o in others
+            ), (scheme, g, deepest)
+    page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
+
+    said = root.locator("[data-linked-said]")
+    root.locator('[data-matrix="weights1"] td[data-i="0"][data-j="2"]').hover()
+    linked = [(c["g"], c["i"], c["j"]) for c in root.evaluate(HEAD_MAPS) if c["linked"]]
+    assert linked == [(g, 0, 2) for g in range(4)]
+    for g in range(4):
+        assert oracle.fmt(state["weights"][g][0][2], 3) in said.inner_text()
+    root.locator("select[data-h]").hover()
+    assert not any(c["linked"] for c in root.evaluate(HEAD_MAPS))
+    # The keyboard: one Tab stop a map, the arrows move inside it.
+    stops = root.locator('button[data-weight][tabindex="0"]:visible')
+    assert stops.count() == 4
+    first = root.locator('[data-matrix="weights2"] td[data-i="0"][data-j="0"] button')
+    first.focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    focused = root.locator('[data-matrix="weights2"] td[data-i="1"][data-j="1"] button')
+    expect(focused).to_be_focused()
+    linked = [(c["g"], c["i"], c["j"]) for c in root.evaluate(HEAD_MAPS) if c["linked"]]
+    assert linked == [(g, 1, 1) for g in range(4)]
+    assert stops.count() == 4
+    root.locator("select[data-h]").select_option("2")  # two heads: two marked cells
+    linked = [(c["g"], c["i"], c["j"]) for c in root.evaluate(HEAD_MAPS) if c["linked"]]
+    assert all(g < 2 for g, _, _ in linked)
     assert not watch.problems(), watch.problems()
 
 

@@ -545,3 +545,117 @@ def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
         assert abs(float(y) - line) <= 13 * len(rules) + 3
     heights = [float(y) for y, _ in labels]
     assert all(b - a >= 12 for a, b in itertools.pairwise(heights))
+
+
+@pytest.mark.parametrize(("m", "r", "d"), [(3, 0, 4), (0, 3, 16), (32, 29, 8)])
+def test_the_rope_is_drawn_as_the_package_computes_it(m: int, r: int, d: int) -> None:
+    """Each pair's angle and term, the rotated vectors, the curve of the score
+    against m − r at every offset the sliders reach, and the cursor at m − r."""
+    data = explorables.data_rope("ja")
+    if (m, r, d) == (explorables.ROPE_M, explorables.ROPE_N, explorables.ROPE_DIMS[0]):
+        html = explorables.render("rope", "zh-Hans")  # the page's own drawing
+    else:
+        html = draw_with("rope", data | {"m": m, "r": r, "d": d})
+    parser = Cells()
+    parser.feed(html)
+    state = oracle.rope_state(m, r, d)
+    pairs = np.array(
+        [[parser.tables["pairs"][i, j] for j in range(3)] for i in range(d // 2)]
+    )
+    np.testing.assert_allclose(pairs, state["pairs"], rtol=1e-12, atol=1e-12)
+    rotated = np.array(
+        [[parser.tables["rotated"][i, j] for j in range(d)] for i in range(2)]
+    )
+    np.testing.assert_allclose(
+        rotated, [state["q"], state["k"]], rtol=1e-12, atol=1e-12
+    )
+    assert f'data-result="score" data-value="{state["score"]!r}"' in html or (
+        abs(
+            float(re.search(r'data-result="score" data-value="([^"]+)"', html)[1])
+            - state["score"]
+        )
+        < 1e-12
+    )
+    # Hidden: the pairs and components beyond d.
+    shown = re.findall(
+        r'<div class="explorable-plane" data-pair="(\d+)"( hidden="")?', html
+    )
+    assert [int(i) for i, hidden in shown if not hidden] == list(range(d // 2))
+    chart = Chart(charts(html)["score"])
+    top = explorables.ROPE_MAX
+    offsets = range(-top, top + 1)
+    expected = oracle.rope_curve(d, offsets)
+    ((points,),) = chart.lines().values()
+    span = max(expected) - min(expected)
+    assert len(points) == len(expected)
+    for (t, value), t_expected, v_expected in zip(
+        points, offsets, expected, strict=True
+    ):
+        assert abs(t - t_expected) < 5e-3  # 0.01 of a unit: 0.0023 of an offset
+        assert abs(value - v_expected) < 1e-3 * span, (t, value, v_expected)
+    assert abs(chart.cursor() - (m - r)) < 5e-3
+    # The score depends on m − r only: the cursor's height is the score.
+    assert abs(expected[m - r + top] - state["score"]) < 1e-9
+
+
+def test_the_rope_says_that_the_score_depends_on_m_minus_r_only() -> None:
+    for language in ("ja", "zh-Hant", "zh-Hans"):
+        html = explorables.render("rope", language)
+        words = explorables.words_for("rope", language)
+        assert words["same"] in html and "m − r" in words["same"]
+
+
+def test_the_heads_have_the_figures_head_colours() -> None:
+    """explorables.css colours head g as diagrams.FILLS' head{g+1}, light and dark."""
+    from attention_book.diagrams import FILLS
+
+    css = (explorables.FOLDER / "explorables.css").read_text("utf-8")
+    blocks = re.findall(
+        r'(\[data-md-color-scheme="slate"\] )?'
+        r'\.explorable\[data-explorable="heads"\] \{([^}]*)\}',
+        css,
+    )
+    themes = {("dark" if slate else "light"): body for slate, body in blocks}
+    assert set(themes) == {"light", "dark"}
+    for theme, body in themes.items():
+        for g in range(max(explorables.HEAD_COUNTS)):
+            found = re.search(rf"--explorable-head-{g}:\s*(#[0-9a-f]{{6}})", body)
+            assert found and found[1] == FILLS[theme][f"head{g + 1}"], (theme, g)
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans"])
+def test_the_heads_maps_are_named_in_words(language: str) -> None:
+    """Without JavaScript each head's map shows its weights, each cell named."""
+    html = draw_with("heads", explorables.data_heads(language) | {"h": 4}, language)
+    words = explorables.words_for("heads", language)
+    state = oracle.heads_state(4, "mixing")
+    for g in range(4):
+        for i in range(3):
+            for j in range(3):
+                name = words["cell"].format(
+                    g=g + 1,
+                    i=i + 1,
+                    j=j + 1,
+                    weight=oracle.fmt(state["weights"][g][i][j], 3),
+                )
+                assert f'aria-label="{name}"' in html, name
+    assert words["query"].format(i=3) in html and words["key"].format(j=1) in html
+
+
+def test_the_online_chart_draws_the_package_s_running_max_and_sum() -> None:
+    """Without JavaScript: m and l after each key of the page's scores, l = 0
+    before the first, and no cursor (no block processed yet)."""
+    steps = oracle.online_state(list(explorables.ONLINE_S), 1)["steps"]
+    for language in ("ja", "zh-Hant", "zh-Hans"):
+        chart = Chart(charts(explorables.render("online", language))["running"])
+        lines = chart.lines()
+        expected = {
+            0: [(t + 1, step[0]) for t, step in enumerate(steps)],
+            1: [(0, 0.0)] + [(t + 1, step[1]) for t, step in enumerate(steps)],
+        }
+        for k, values in expected.items():
+            (points,) = lines[k]
+            assert len(points) == len(values)
+            for (t, v), (t_expected, v_expected) in zip(points, values, strict=True):
+                assert abs(t - t_expected) < 1e-3 and abs(v - v_expected) < 1e-3
+        assert chart.cursor() is None

@@ -56,7 +56,8 @@ SUB = 0.75
 #: Fills per kind of matrix and per theme: X and Y the inputs (Y the second
 #: sequence of cross-attention), W the weight matrices, Q K V S A Z, "exp" the
 #: exponentials of softmax (not yet weights), "mask"/"keep" a mask's False and
-#: True. A new kind of thing gets a new fill, never a matrix's. Pairs that
+#: True, "head1" ... "head4" the heads (the heads explorable, explorables.css,
+#: draws four). A new kind of thing gets a new fill, never a matrix's. Pairs that
 #: share figures and that colour-blind readers would confuse differ in
 #: lightness too (K and V, False and True: tests/docs/test_figure_contrast.py).
 FILLS = {
@@ -78,6 +79,8 @@ FILLS = {
         "accent": "#c2410c",
         "head1": "#bfdbfe",
         "head2": "#fde68a",
+        "head3": "#bbf7d0",
+        "head4": "#f5d0fe",
         "token1": "#f3f4f6",
         "token2": "#d1d5db",
         "token3": "#a8aeb8",
@@ -100,6 +103,8 @@ FILLS = {
         "accent": "#fdba74",
         "head1": "#1e4f86",
         "head2": "#6b5412",
+        "head3": "#14532d",
+        "head4": "#6b2a73",
         "token1": "#2a2d34",
         "token2": "#474c59",
         "token3": "#5d6372",

@@ -126,6 +126,10 @@ ROPE_Q, ROPE_K = [1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0]
 ROPE_M, ROPE_N = 3, 0
 #: Half the side of each pair's drawing, in the units of the vectors.
 ROPE_R = 6
+#: The widths the reader chooses from (above 4, the page's q and k repeated),
+#: and the sliders' largest position: the chart spans m - r = -32 ... 32.
+ROPE_DIMS = (4, 8, 16)
+ROPE_MAX = 32
 
 #: The online-softmax page's scores of one query and its values (one row per key).
 ONLINE_S = [1.0, 3.0, 0.5, 4.0]
@@ -208,7 +212,16 @@ def data_window_sinks(language: str) -> dict:
 
 
 def data_rope(language: str) -> dict:
-    return {"q": ROPE_Q, "k": ROPE_K, "m": ROPE_M, "r": ROPE_N, "radius": ROPE_R}
+    return {
+        "q": ROPE_Q,
+        "k": ROPE_K,
+        "dims": list(ROPE_DIMS),
+        "d": ROPE_DIMS[0],
+        "m": ROPE_M,
+        "r": ROPE_N,
+        "max": ROPE_MAX,
+        "radius": ROPE_R,
+    }
 
 
 def data_online(language: str) -> dict:
