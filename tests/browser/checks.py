@@ -27,8 +27,8 @@ from .navigation import TIMEOUT
 DELIMITERS = ["\\(", "\\)", "\\[", "\\]", "$$"]
 
 #: What KaTeX left undone on the page. Code (pre, code) may show TeX on
-#: purpose; KaTeX's own MathML copy of each formula holds its TeX source for
-#: screen readers and is not text on the page.
+#: purpose; each formula's MathML holds its TeX source as an annotation,
+#: which the browser does not draw.
 MATH_REPORT = """delimiters => {
     const article = document.querySelector("article.md-content__inner");
     const formulas = [...document.querySelectorAll(".arithmatex")];
@@ -37,16 +37,18 @@ MATH_REPORT = """delimiters => {
         article: article !== null,
         formulas: formulas.length,
         // A formula that KaTeX cannot parse becomes a .katex-error; an
-        // unknown command is drawn in KaTeX's error colour inside .katex.
+        // unknown command is drawn in KaTeX's error colour (or an merror).
         errors: [...document.querySelectorAll(
-            ".katex-error, .katex-mathml mstyle[mathcolor='#cc0000'] > mtext"
+            ".katex-error, .katex merror, .katex mstyle[mathcolor='#cc0000'] > mtext"
         )].map(text),
-        unrendered: formulas.filter(e => !e.querySelector(".katex")).map(text),
+        unrendered: formulas.filter(
+            e => !e.querySelector(".katex > math > semantics > annotation")
+        ).map(text),
         raw: [],
     };
     if (article) {
         const visible = article.cloneNode(true);
-        visible.querySelectorAll("pre, code, .katex-mathml, script, style")
+        visible.querySelectorAll("pre, code, annotation, script, style")
             .forEach(e => e.remove());
         const words = visible.textContent.replace(/\\s+/g, " ");
         for (const delimiter of delimiters) {
@@ -127,7 +129,7 @@ FIT_REPORT = """() => {
         const rects = [];
         const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
         for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-            if (!n.textContent.trim() || n.parentElement.closest(".katex-mathml"))
+            if (!n.textContent.trim() || n.parentElement.closest("annotation"))
                 continue;
             const range = document.createRange();
             range.selectNodeContents(n);

@@ -1,7 +1,8 @@
 """Maths typeset while the book is built (stages/katex.py).
 
-Every formula reaches the reader as KaTeX's HTML and MathML, in the page
-itself: no page loads KaTeX's script, no TeX delimiter is left in the text,
+Every formula reaches the reader as MathML (KaTeX's, rewritten for MathML
+Core), in the page itself, drawn by the browser in STIX Two Math: no page
+loads KaTeX's script or stylesheet, no TeX delimiter is left in the text,
 the search index holds formulas as readable text, and a formula KaTeX cannot
 parse stops the build with the page and the formula named.
 """
@@ -31,8 +32,9 @@ TEX_COMMANDS = re.compile(
 
 
 def visible_text(article) -> str:
-    """The text of ``article`` as a reader sees it: no code, no MathML copy."""
-    return text_of(article, "pre, code, .katex-mathml, script, style")
+    """The text of ``article`` as a reader sees it: no code, no formula's TeX
+    (its MathML annotation, which the browser does not draw)."""
+    return text_of(article, "pre, code, annotation, script, style")
 
 
 def children(element, name: str) -> list:
@@ -41,11 +43,13 @@ def children(element, name: str) -> list:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_pages_carry_katex_css_and_no_katex_script(pages, language) -> None:
+def test_pages_carry_no_katex_stylesheet_or_script(pages, language) -> None:
+    """The browser draws the MathML: KaTeX's stylesheet and fonts are neither
+    linked nor shipped, and no page runs a maths script."""
     for path in pages[language]:
         page = tree(path)
         styles = [link.get("href") for link in page.cssselect("link[rel~=stylesheet]")]
-        assert any(s.endswith("assets/katex/katex.min.css") for s in styles), path
+        assert not [s for s in styles if "katex" in s], path
         scripts = [s.get("src", "") + (s.text or "") for s in page.iter("script")]
         offenders = [s[:80] for s in scripts if re.search(r"katex|MathJax", s, re.I)]
         assert not offenders, f"{path}: {offenders}"
@@ -53,7 +57,7 @@ def test_pages_carry_katex_css_and_no_katex_script(pages, language) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_formula_is_typeset_in_the_page(pages, language) -> None:
-    problems, formulas = [], 0
+    problems, formulas, split = [], 0, 0
     for path in pages[language]:
         page = tree(path)
         article = page.find(".//article")
@@ -70,12 +74,40 @@ def test_every_formula_is_typeset_in_the_page(pages, language) -> None:
             if len(katex) != 1:
                 problems.append(f"{path}: not typeset: {text!r}")
                 continue
-            mathml = katex[0].cssselect(".katex-mathml > math")
-            if not mathml or not katex[0].find_class("katex-html"):
-                problems.append(f"{path}: no MathML or no HTML: {text!r}")
-            if (element.tag == "div") != bool(element.find_class("katex-display")):
+            mathml = [
+                child
+                for child in katex[0]
+                if child.tag == "math" and "book-math" in classes(child)
+            ]
+            tex = katex[0].cssselect(
+                'math > semantics > annotation[encoding="application/x-tex"]'
+            )
+            if not mathml or len(tex) != 1 or len(mathml[0]) != 1:
+                problems.append(f"{path}: not one MathML with its TeX: {text!r}")
+            elif len(mathml[0][0]) < 2:  # semantics: the maths, then the TeX
+                problems.append(f"{path}: MathML without maths: {text!r}")
+            elif len(mathml) > 1 and (
+                element.tag != "span"
+                or katex[0].get("role") != "math"
+                or katex[0].get("aria-label") != tex[0].text
+                or any(m.get("aria-hidden") != "true" for m in mathml)
+                or len(katex[0]) != len(mathml)
+            ):
+                # An inline formula split where a line may break: one
+                # formula for assistive technology, labelled with its TeX.
+                problems.append(f"{path}: pieces not one formula: {text!r}")
+            if katex[0].find_class("katex-html"):
+                problems.append(f"{path}: KaTeX's HTML, not MathML only: {text!r}")
+            displayed = {
+                element.tag == "div",
+                bool(mathml) and mathml[0].get("display") == "block",
+                bool(element.find_class("katex-display")),
+            }
+            if len(displayed) != 1:
                 problems.append(f"{path}: display and inline mixed up: {element.tag}")
-        if page.find_class("katex-error") or page.find(".//formula-text") is not None:
+            split += len(mathml) > 1
+        errors = page.cssselect(".katex-error, merror, [mathcolor='#cc0000']")
+        if errors or page.find(".//formula-text") is not None:
             problems.append(f"{path}: a KaTeX error or a placeholder is left")
         text = visible_text(article)
         for delimiter in DELIMITERS:
@@ -89,6 +121,7 @@ def test_every_formula_is_typeset_in_the_page(pages, language) -> None:
             problems.append(f"{path}: raw {command[0]}: …{text[at - 30 : at + 30]}…")
     assert not problems, "\n".join(problems)
     assert formulas > 250, f"{language}: only {formulas} formulas"
+    assert split > 100, f"{language}: only {split} inline formulas split"
 
 
 def test_formulas_are_the_pages_own(site: Path) -> None:
@@ -173,8 +206,9 @@ def test_the_page_is_indexed_with_text_then_shows_the_typeset_formula(hook) -> N
     page.content = indexed
     hook.on_page_context({}, page=page, config=None, nav=None)
     soup = BeautifulSoup(page.content, "html.parser")
-    assert soup.select_one("span.arithmatex > .katex .katex-mathml annotation")
+    assert soup.select_one("span.arithmatex > .katex > math.book-math annotation")
     display = soup.select_one("div.arithmatex > .katex-display > .katex")
+    assert display.select_one('math.book-math[display="block"]')
     assert display.select_one("annotation").get_text() == "QK^\\top"
     assert "formula-text" not in page.content
 
@@ -199,31 +233,49 @@ def test_a_headings_formula_is_typeset_in_its_table_of_contents_entry(hook) -> N
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_cut_fonts_keep_every_glyph_the_formulas_use(pages, site: Path, language):
-    """A font cut to the book's characters still has all it had for them."""
+    """The maths fonts, cut to the book's characters, still have all they had
+    for them: STIX Two Math for the formulas (with its MATH table, which lays
+    out fractions, scripts and stretchy delimiters), KaTeX's calligraphic
+    capitals for ``\\mathcal``. Each page preloads the fonts it uses."""
     from fontTools.ttLib import TTFont
 
-    characters = set()
+    characters, calligraphic, text_letters = set(), set(), set()
     preloaded = set()
     for path in pages[language]:
         page = tree(path)
         for link in page.cssselect("link[rel=preload][as=font]"):
-            preloaded.add(link.attrib["href"].rsplit("/", 1)[-1])
-        for formula in page.cssselect(".katex-html"):
-            characters.update("".join(formula.itertext()))
-    assert {"KaTeX_Main-Regular.woff2", "KaTeX_AMS-Regular.woff2"} <= preloaded
-    original = ROOT / "node_modules" / "katex" / "dist" / "fonts"
-    built = site / language / "assets" / "katex" / "fonts"
-    sizes = {}
-    for name in sorted(preloaded):
-        full = set(TTFont(original / name).getBestCmap())
-        cut = set(TTFont(built / name).getBestCmap())
-        sizes[name] = (len(full), len(cut))
-        missing = {chr(c) for c in full - cut if chr(c) in characters}
+            preloaded.add(link.attrib["href"].rsplit("/math/", 1)[-1])
+        for formula in page.cssselect("math.book-math"):
+            characters.update(text_of(formula, "annotation", sep=""))
+        for letter in page.cssselect("math.book-math mi.book-cal"):
+            calligraphic.update(letter.text)
+        # The text's mathematical letters (𝐪 in a sentence, 𝒮 in a code
+        # comment) are drawn in it too (book.css, "Book Math Letters").
+        text_letters.update(re.findall("[\U0001d400-\U0001d7ff]", path.read_text()))
+    assert "\U0001d4ae" in text_letters, "𝒮 in the generation page's code"
+    characters |= text_letters
+    # The browser draws a lone letter of an <mi> in its mathematical italic.
+    characters |= {katex.styled(char, "italic") for char in characters} - {None}
+    assert preloaded == {"stix-two-math.woff2", "katex-caligraphic.woff2"}
+    assert calligraphic >= set("VL"), "\\mathcal{V}, \\mathcal{L}"
+    built = site / language / "assets" / "math"
+    for name, original, used in [
+        ("stix-two-math.woff2", katex.STIX_FONT, characters),
+        ("katex-caligraphic.woff2", katex.CALLIGRAPHIC_SOURCE, calligraphic),
+    ]:
+        full = set(TTFont(original).getBestCmap())
+        cut_font = TTFont(built / name)
+        cut = set(cut_font.getBestCmap())
+        missing = {chr(c) for c in full - cut if chr(c) in used}
         assert not missing, f"{language}: {name} lost {sorted(missing)}"
-    # Cut they are: KaTeX_Main-Regular covers 283 characters, the book ~130.
-    assert (
-        sizes["KaTeX_Main-Regular.woff2"][1] < sizes["KaTeX_Main-Regular.woff2"][0] / 2
-    )
+        assert len(cut) < len(full) / 2, f"{name}: not cut"
+    stix = TTFont(built / "stix-two-math.woff2")
+    assert "MATH" in stix, "the cut STIX Two Math keeps its MATH table"
+    variants = stix["MATH"].table.MathVariants
+    assert variants.VertGlyphCount and variants.HorizGlyphCount
+    # Licences beside the fonts.
+    assert "SIL Open Font License" in (built / "OFL.txt").read_text()
+    assert "MIT License" in (built / "KaTeX-LICENSE.txt").read_text()
 
 
 #: Where a heading's words are reused: the tables of contents (the sidebar's,
@@ -240,7 +292,7 @@ def test_headings_reach_the_navigation_typeset_or_as_text(pages, language) -> No
     for path in pages[language]:
         page = tree(path)
         for element in page.cssselect(NAVIGATION):
-            text = text_of(element, ".katex-mathml")
+            text = text_of(element, "annotation")
             labels = " ".join(element.get(name, "") for name in ("aria-label", "title"))
             problems += [
                 f"{path.parent.name}: {delimiter} in {element.tag}: "
@@ -258,5 +310,5 @@ def test_headings_reach_the_navigation_typeset_or_as_text(pages, language) -> No
     )
     assert entries, "the exercise is in the table of contents"
     for entry in entries:  # the sidebar's, and the drawer's on a phone
-        assert entry.cssselect(".katex .katex-html"), "its formula is typeset"
+        assert entry.cssselect(".katex > math.book-math"), "its formula is typeset"
     assert typeset >= len(entries)

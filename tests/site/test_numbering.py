@@ -92,9 +92,10 @@ def targets(page: Path) -> dict[str, str]:
         (number,) = figure.cssselect("figcaption .book-figure-number")
         found[figure.get("id")] = text_of(number, sep="")
     for equation in article.cssselect(".book-equation[id]"):
-        # KaTeX sets \tag{6.1} as "(6.1)" in a .katex-tag of its visible HTML.
-        (tag,) = equation.cssselect(".katex-html .katex-tag")
-        found[equation.get("id")] = text_of(tag, sep="").strip("()")
+        # KaTeX's MathML sets \tag{6.1} as "(6.1)" in the last cell of the
+        # formula's outer table (the formula centred, the tag at the right).
+        (row,) = equation.cssselect("math > semantics > mtable > mtr")
+        found[equation.get("id")] = text_of(row[-1], sep="").strip("()")
     return found
 
 

@@ -303,8 +303,8 @@ def test_every_figure_is_printed_with_its_caption(site: Path, texts, name) -> No
 
 @pytest.mark.parametrize("name", PRINTS)
 def test_every_font_is_embedded(pdfs, name) -> None:
-    """Chromium embeds the fonts it draws with: TrueType ones (KaTeX's, DejaVu)
-    as font files, the CFF outlines of Noto CJK as Type 3 fonts, whose glyphs
+    """Chromium embeds the fonts it draws with: TrueType ones (STIX Two Math,
+    DejaVu) as font files, the CFF outlines of Noto CJK as Type 3 fonts, whose glyphs
     are drawings in the PDF itself."""
     from pypdf import PdfReader
 
@@ -326,6 +326,22 @@ def test_every_font_is_embedded(pdfs, name) -> None:
         if not embedded or "/ToUnicode" not in font:
             missing.append(font.get("/BaseFont", font["/Subtype"]))
     assert not missing
+
+
+@pytest.mark.parametrize("name", PRINTS)
+def test_the_maths_is_drawn_in_the_books_maths_font(pdfs, name) -> None:
+    """The formulas' glyphs come from the STIX Two Math the site serves (its
+    italic letters included), never from a maths font of the machine that
+    printed the PDF (DejaVu Math TeX Gyre, until 2026-12-03)."""
+    from pypdf import PdfReader
+
+    names = set()
+    for page in PdfReader(pdfs[name]).pages:
+        for font in page["/Resources"].get("/Font", {}).values():
+            names.add(str(font.get_object().get("/BaseFont", "")).split("+")[-1])
+    assert "STIXTwoMath-Regular" in names, sorted(names)
+    others = [n for n in names if "math" in n.lower() and "STIXTwoMath" not in n]
+    assert not others, others
 
 
 @pytest.mark.parametrize("name", PRINTS)

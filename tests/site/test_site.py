@@ -106,13 +106,16 @@ def test_no_request_to_another_host(site: Path) -> None:
     assert not offenders, "\n".join(offenders)
 
 
-def test_katex_fonts_referenced_by_its_css_exist(site: Path) -> None:
+def test_math_fonts_referenced_by_the_book_css_exist(site: Path) -> None:
+    """book.css declares the maths fonts (MathML drawn by the browser); the
+    build ships them, and nothing of KaTeX's stylesheet or fonts."""
     for language in LANGUAGES:
-        css = site / language / "assets" / "katex" / "katex.min.css"
+        css = site / language / "assets" / "stylesheets" / "book.css"
         urls = [a for a, _ in CSS_URL.findall(css.read_text(encoding="utf-8")) if a]
-        assert urls, "KaTeX's CSS names its fonts"
+        assert any(url.endswith("stix-two-math.woff2") for url in urls), urls
         for url in urls:
             assert (css.parent / url).is_file(), f"{language}: {url}"
+        assert not (site / language / "assets" / "katex").exists()
 
 
 def test_local_references_resolve(site: Path) -> None:

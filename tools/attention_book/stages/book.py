@@ -12,10 +12,12 @@
 - "Edit this page" links need the repository's address, which the book does
   not hard-code: ``REPO_URL`` (or, on GitHub Actions, the repository being
   built) sets ``repo_url`` and an ``edit_uri`` into ``docs/<language>/``.
-- KaTeX's stylesheet and fonts are served by the site itself: from its
-  distribution, installed from the npm registry by ``npm ci``, they are added
-  to the build as ``assets/katex/``. The maths itself is typeset while the
-  book is built (``stages/katex.py``); no page loads KaTeX's script.
+- The maths is typeset while the book is built (``stages/katex.py``), as
+  MathML the browser draws; no page loads KaTeX's script. With
+  ``BOOK_MATH=html`` (KaTeX's HTML, to compare), KaTeX's stylesheet and
+  fonts are served by the site itself: from its distribution, installed
+  from the npm registry by ``npm ci``, they are added to the build as
+  ``assets/katex/``.
 - Each edition's PDF, ``attention-<language>.pdf`` beside its home page, is
   made after the build by ``make pdf`` (``scripts/build_pdf.py``), which
   builds the site with ``BOOK_PDF=1``; a site built without it has no PDF.
@@ -60,6 +62,7 @@ from mkdocs.structure.files import File, Files
 
 from attention_book import ROOT
 from attention_book.site import DEFAULT_SITE_URL
+from attention_book.stages.katex import math_output
 
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 KATEX_FILES = ("katex.min.css",)
@@ -119,7 +122,7 @@ def _language_folder(config) -> str:
 
 def on_config(config):
     base = os.environ.get("SITE_URL", DEFAULT_SITE_URL).rstrip("/") + "/"
-    if os.environ.get("BOOK_MATH", "html") == "mathml":
+    if math_output() == "mathml":
         # MathML only (stages/katex.py): nothing uses KaTeX's stylesheet.
         config.extra_css = [
             css for css in config.extra_css if not css.startswith("assets/katex/")
@@ -166,7 +169,7 @@ def on_files(files: Files, config) -> Files:
         )
     sources = [KATEX_DIST / name for name in KATEX_FILES]
     sources += sorted((KATEX_DIST / "fonts").iterdir())
-    if os.environ.get("BOOK_MATH", "html") == "mathml":
+    if math_output() == "mathml":
         sources = []  # MathML only: STIX Two Math, added by stages/katex.py
     for source in sources:
         uri = "assets/katex/" + source.relative_to(KATEX_DIST).as_posix()

@@ -40,11 +40,17 @@ from ``node_modules``) but no KaTeX script.
   exclusion. So the page is indexed with each formula as readable text
   (``QK^⊤/√(d_k)``, by pylatexenc), and the typeset formulas replace those
   placeholders once the page is indexed.
-- **MathML only, on trial.** ``BOOK_MATH=mathml`` asks KaTeX for MathML
-  only (half the elements of a long page), rewritten for the browsers'
-  MathML Core (``rewrite_mathml``) and drawn in STIX Two Math, cut like
-  KaTeX's fonts; KaTeX's stylesheet and fonts are then not shipped. Not the
-  default: docs-dev/performance.md says what still differs.
+- **MathML only, the default.** KaTeX is asked for MathML only (half the
+  elements of a long page), rewritten for the browsers' MathML Core
+  (``rewrite_mathml``) and drawn in STIX Two Math (``\\mathcal`` in
+  KaTeX's calligraphic capitals), cut like KaTeX's fonts; KaTeX's
+  stylesheet and fonts are not shipped. ``BOOK_MATH=html`` builds the
+  book as it was until 2026-12-03 (KaTeX's HTML and MathML, the points
+  above on KaTeX's fonts), to compare; docs-dev/performance.md says what
+  still differs. An inline formula is cut into consecutive ``<math>``
+  where KaTeX's HTML may break the line (``split_inline``), as Chromium
+  breaks none inside one; the text's mathematical letters (𝐪 in a
+  sentence) are kept in the cut font too, which book.css gives them.
 - **Headings.** The toc extension names a heading's entry in the table of
   contents with the heading's text, the TeX of an inline formula included
   (``\\(\\sqrt{d_{\\text{model}}}\\)``). Such an entry gets the formula
@@ -86,6 +92,15 @@ STIX = ROOT / "node_modules" / "@fontsource" / "stix-two-math"
 STIX_FONT = STIX / "files" / "stix-two-math-latin-400-normal.woff2"
 MATH_FONT = "assets/math/stix-two-math.woff2"
 MATH_LICENCE = "assets/math/OFL.txt"
+#: ``\mathcal``'s capitals, KaTeX's own (MIT): STIX Two Math has no
+#: calligraphic letters (its script ones are round-hand, and the npm build
+#: has neither a stylistic set nor a variation sequence to select others).
+CALLIGRAPHIC_SOURCE = KATEX_DIST / "fonts" / "KaTeX_Caligraphic-Regular.woff2"
+CALLIGRAPHIC_FONT = "assets/math/katex-caligraphic.woff2"
+CALLIGRAPHIC_LICENCE = "assets/math/KaTeX-LICENSE.txt"
+#: The letters KaTeX_Caligraphic has, and the class its ``<mi>`` get.
+CALLIGRAPHIC = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+CALLIGRAPHIC_CLASS = "book-cal"
 
 #: pymdownx.arithmatex's generic output: the TeX, HTML-escaped, delimiters kept.
 ARITHMATEX = re.compile(
@@ -244,9 +259,10 @@ class Katex:
 
 
 def math_output() -> str:
-    """ "html" (KaTeX's HTML and MathML, the default) or "mathml" (MathML
-    only, drawn by the browser in STIX Two Math): ``BOOK_MATH``."""
-    output = os.environ.get("BOOK_MATH", "html")
+    """ "mathml" (MathML only, drawn by the browser in STIX Two Math: the
+    default) or "html" (KaTeX's HTML and MathML, the book's output until
+    2026-12-03, kept to compare the two): ``BOOK_MATH``."""
+    output = os.environ.get("BOOK_MATH", "mathml")
     if output not in MATH_OUTPUTS:
         raise PluginError(f"BOOK_MATH={output!r}: one of {', '.join(MATH_OUTPUTS)}")
     return output
@@ -400,9 +416,19 @@ def _style(element, declarations: str) -> None:
     element.set("style", f"{old}; {declarations}" if old else declarations)
 
 
-def _rewrite_variant(element) -> None:
+def _rewrite_variant(element, calligraphic: bool = True) -> None:
     variant = element.get("mathvariant")
     if variant is None or variant == "normal" or not element.text:
+        return
+    if (
+        calligraphic
+        and variant == "script"
+        and _tag(element) == "mi"
+        and set(element.text) <= CALLIGRAPHIC
+    ):
+        # \mathcal{V}: KaTeX's calligraphic capitals (book.css), upright.
+        element.set("mathvariant", "normal")
+        element.set("class", CALLIGRAPHIC_CLASS)
         return
     # \textbf{…} is text: its font's bold (below), not maths letters.
     chars = [styled(char, variant) for char in element.text]
@@ -559,31 +585,55 @@ def _rewrite_prime(msup) -> None:
         row.getparent().remove(msup)
 
 
+#: STIX Two Math's SuperscriptShiftUp (its MATH table): how far MathML Core
+#: raises a superscript beside a subscript, in the base's em.
+SUPERSCRIPT_SHIFT = "0.36em"
+
+
 def _rewrite_subsup_prime(msubsup) -> None:
-    """m'_i: KaTeX's msubsup(m, i, ′) becomes msub(m′, i), the prime at the
-    font's height as in ``_rewrite_prime``."""
+    """m'_i: the prime and the subscript stacked after the base, as TeX sets
+    them. KaTeX's msubsup(m, i, ′) would draw the prime at script size and a
+    superscript's height above the font's raised ′: the prime keeps its
+    base's size (``math-depth: add(0)``) and is lowered by the superscript's
+    shift (``mpadded``), so that it stands where it does in ``X′``."""
     if len(msubsup) != 3:
         return
-    base, _sub, script = msubsup
+    script = msubsup[2]
     if not (_tag(script) == "mo" and script.text and set(script.text) <= PRIME):
         return
-    row = etree.Element(f"{{{MATHML_NS}}}mrow")
-    msubsup.insert(0, row)
-    row.append(base)
+    padded = etree.Element(f"{{{MATHML_NS}}}mpadded")
+    padded.set("voffset", f"-{SUPERSCRIPT_SHIFT}")
+    padded.set("style", "math-depth: add(0)")
+    script.addprevious(padded)
     script.set("lspace", "0em")
     script.set("rspace", "0em")
-    row.append(script)  # moved out of msubsup: msubsup(row, sub)
-    msubsup.tag = f"{{{MATHML_NS}}}msub"
+    padded.append(script)
+
+
+#: The least width of KaTeX's \underbrace and \overbrace (1.6 of its em,
+#: katex/src/stretchy.js), in the MathML's em.
+BRACE_MIN_WIDTH = 1.6 * KATEX_EM
 
 
 def _rewrite_brace(element) -> None:
     r"""\underbrace, \overbrace: the brace is an accent of its base (full
-    size, close to it), not a script set smaller."""
+    size, close to it), not a script set smaller; under one letter it keeps
+    KaTeX's least width (the browser stretches it to the base only), the
+    letter padded on both sides to it."""
     if len(element) != 2:
         return
-    script = element[1]
+    base, script = element
     if _tag(script) == "mo" and script.get("stretchy") == "true":
         element.set("accentunder" if _tag(element) == "munder" else "accent", "true")
+        if script.text in ("\u23df", "\u23de") and _tag(base) == "mi":
+            char = _drawn(base)
+            cmap, metrics, _ = _stix()
+            glyph = cmap.get(ord(char)) if char else None
+            if glyph is not None:
+                width = metrics["advance"](glyph) / 1000
+                pad = (BRACE_MIN_WIDTH - width) / 2
+                if pad > 0:
+                    _style(base, f"padding-inline: {pad:.3g}em")
 
 
 #: KaTeX's struts (``\arraystretch`` times the baseline skip, 1.2 em: 70 %
@@ -624,6 +674,86 @@ def _add_struts(table) -> None:
 SCRIPTED = ("msub", "msup", "msubsup", "munder", "mover", "munderover")
 
 
+@functools.cache
+def _stix() -> tuple[dict[int, str], dict, dict]:
+    """STIX Two Math's character map, its glyphs' heights (font units) and
+    the bottom-right cut-ins of its MATH table: glyph -> (heights, kerns)."""
+    from fontTools.pens.boundsPen import BoundsPen
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(STIX_FONT)
+    cmap = font.getBestCmap()
+    glyphs = font.getGlyphSet()
+
+    @functools.cache
+    def top(glyph: str) -> float:
+        pen = BoundsPen(glyphs)
+        glyphs[glyph].draw(pen)
+        return pen.bounds[3] if pen.bounds else 0.0
+
+    info = font["MATH"].table.MathGlyphInfo.MathKernInfo
+    kerns = {}
+    for glyph, record in zip(
+        info.MathKernCoverage.glyphs, info.MathKernInfoRecords, strict=True
+    ):
+        kern = record.BottomRightMathKern
+        if kern is not None:
+            kerns[glyph] = (
+                [height.Value for height in kern.CorrectionHeight],
+                [value.Value for value in kern.KernValue],
+            )
+
+    def advance(glyph: str) -> float:
+        return glyphs[glyph].width
+
+    return cmap, {"top": top, "advance": advance}, kerns
+
+
+#: STIX Two Math's SubscriptShiftDown and ScriptPercentScaleDown (MATH table).
+SUBSCRIPT_SHIFT_DOWN = 210
+SCRIPT_SCALE = 0.7
+
+
+def _drawn(mi) -> str | None:
+    """The one character an ``<mi>`` is drawn as: a lone letter is set in
+    its mathematical italic (MathML's math-auto), a styled one as it is."""
+    text = mi.text or ""
+    if len(text) != 1 or len(mi):
+        return None
+    if mi.get("mathvariant") is None:
+        return styled(text, "italic") or text
+    return text if mi.get("class") is None else None
+
+
+def _kern_subscript(msub) -> None:
+    """W_a, γ_j: the subscript moved in under the letter as far as the font's
+    bottom-right cut-in says at the subscript's top (OpenType MATH kerning,
+    which TeX engines apply and Chromium does not), by a negative margin
+    after the base; an msub only, as a superscript keeps its place."""
+    if len(msub) != 2 or _tag(msub[0]) != "mi":
+        return
+    sub = msub[1]
+    if _tag(sub) == "mrow" and len(sub):  # W_{a,q}: its first letter
+        sub = sub[0]
+    if _tag(sub) not in ("mi", "mn"):
+        return
+    char = _drawn(msub[0])
+    first = (sub.text or "")[:1]
+    if char is None or not first or msub[0].get("style"):
+        return
+    cmap, metrics, kerns = _stix()
+    glyph = cmap.get(ord(char))
+    script = (_drawn(sub) or first) if _tag(sub) == "mi" else first
+    script_glyph = cmap.get(ord(script[0])) if script else None
+    if glyph not in kerns or script_glyph is None:
+        return
+    height = SCRIPT_SCALE * metrics["top"](script_glyph) - SUBSCRIPT_SHIFT_DOWN
+    heights, values = kerns[glyph]
+    kern = values[sum(1 for h in heights if height >= h)]
+    if kern < 0:
+        _style(msub[0], f"margin-inline-end: {kern / 1000:.3g}em")
+
+
 def _unspace_scripts(math) -> None:
     r"""TeX sets no space around a relation or a binary operator in a script
     (``e^{m_i - c_i}``, ``\sum_{j=1}``, ``n_q \times n_k``); MathML Core
@@ -662,6 +792,174 @@ def _rewrite_big(mo) -> None:
         mo.set("rspace", "0em")
 
 
+def _calligraphic(math) -> bool:
+    r"""Whether the formula's script letters are ``\mathcal``'s (calligraphic)
+    or ``\mathscr``'s (STIX's round-hand script): KaTeX's MathML writes both
+    as ``mathvariant="script"``, so its TeX (the annotation) tells."""
+    annotation = math.find(f".//{{{MATHML_NS}}}annotation")
+    tex = annotation.text if annotation is not None and annotation.text else ""
+    script = re.search(r"\\mathscr(?![a-zA-Z])", tex) is not None
+    if script and re.search(r"\\mathcal(?![a-zA-Z])", tex):
+        raise KatexError(
+            "\\mathcal and \\mathscr in one formula: KaTeX's MathML cannot tell "
+            "them apart (write them in separate formulas)"
+        )
+    return not script
+
+
+#: KaTeX's symbol table: ``defineSymbol(math, main, rel, "\u2264", …)``.
+SYMBOL = re.compile(
+    r'^defineSymbol\(math, (?:main|ams), (\w+), "((?:[^"\\]|\\.)+)",', re.MULTILINE
+)
+#: The atom classes KaTeX's symbol table gives, by its names.
+ATOM_CLASSES = {
+    "bin": "bin",
+    "rel": "rel",
+    "open": "open",
+    "close": "close",
+    "punct": "punct",
+    "op": "op",
+}
+#: TeX's bin cancellation (KaTeX's buildHTML): a binary operator after these
+#: or before those is an ordinary symbol.
+BIN_LEFT_CANCELLER = {None, "bin", "open", "rel", "op", "punct"}
+BIN_RIGHT_CANCELLER = {None, "rel", "close", "punct"}
+#: Large operators, and the function application after ``\log``, whose
+#: class KaTeX's MathML no longer shows.
+OPERATORS = set("\u2211\u220f\u2210\u222b\u222c\u222e\u22c3\u22c2\u2061")
+
+
+@functools.cache
+def atom_classes() -> dict[str, set[str]]:
+    r"""Character -> its TeX atom classes (bin, rel, open, close, punct, op)
+    in maths mode, from KaTeX's own symbol table (src/symbols.ts): ⋅ is
+    ``\cdot`` (bin) and ``\cdotp`` (punct), ∣ ``\mid`` (rel) and
+    ``\lvert`` (open)."""
+    source = (KATEX_DIST.parent / "src" / "symbols.ts").read_text(encoding="utf-8")
+    classes: dict[str, set[str]] = {}
+    for group, literal in SYMBOL.findall(source):
+        if group in ATOM_CLASSES:
+            char = json.loads(f'"{literal}"')
+            classes.setdefault(char, set()).add(ATOM_CLASSES[group])
+    if not {"=", "+", "\u2212", "<"} <= set(classes):
+        raise PluginError(f"no relations or binary operators found in {SYMBOL}")
+    return classes
+
+
+def _core(element):
+    r"""The ``<mo>`` of an embellished operator (``\sum_i``, ``\xrightarrow``)."""
+    while _tag(element) in SCRIPTED and len(element):
+        element = element[0]
+    return element if _tag(element) == "mo" else None
+
+
+def _atom(element) -> str:
+    """A top-level element's TeX class: "space", "bin", "rel", … or "ord".
+
+    KaTeX's MathML writes an ordinary symbol as ``<mi>``, a delimiter as an
+    ``<mo stretchy="false">`` and punctuation as an ``<mo separator="true">``;
+    an ``<mo>`` left is a relation or a binary operator where KaTeX's table
+    says that its character can be one."""
+    if _is_space(element):
+        return "space"
+    mo = _core(element)
+    text = "".join(mo.itertext()) if mo is not None else ""
+    if not text:
+        return "ord"
+    if text in OPERATORS:
+        return "op"
+    if mo.get("maxsize") is not None:  # \big(: a delimiter of a fixed size
+        return "ord"
+    classes = atom_classes().get(text, set())
+    if mo.get("separator") == "true":
+        return "punct"
+    if mo.get("stretchy") == "false" or mo.get("fence") == "true":
+        return "close" if classes == {"close"} else "open"
+    for atom in ("bin", "rel", "op"):
+        if atom in classes:
+            return atom
+    return "ord"
+
+
+def break_points(row) -> list[int]:
+    """Where KaTeX's HTML may break the line in an inline formula's top-level
+    row (buildHTML): after each relation and binary operator of the outer
+    level (TeX's rule, The TeXbook p. 173) and the spaces that follow it;
+    a binary operator that TeX sets as an ordinary symbol (a sign: first,
+    or after a relation, an operator, an opening delimiter or punctuation;
+    or before a relation, a closing delimiter or punctuation) is none. The
+    indices are those of the last element before each break."""
+    children = list(row)
+    classes = [_atom(child) for child in children]
+    previous = None  # the index of the last atom that is no space
+    for i, atom in enumerate(classes):
+        if atom == "space":
+            continue
+        before = classes[previous] if previous is not None else None
+        if before == "bin" and atom in BIN_RIGHT_CANCELLER:
+            classes[previous] = "ord"
+        elif atom == "bin" and before in BIN_LEFT_CANCELLER:
+            classes[i] = "ord"
+        previous = i
+    if previous is not None and classes[previous] == "bin":
+        classes[previous] = "ord"  # rightmost
+    points = []
+    for i, atom in enumerate(classes):
+        if atom not in ("bin", "rel"):
+            continue
+        following = [c for c in classes[i + 1 :] if c != "space"][:1]
+        if atom == "rel" and following == ["rel"]:
+            continue  # := (KaTeX's HTML joins the two into one box)
+        end = i
+        while end + 1 < len(children) and classes[end + 1] == "space":
+            end += 1
+        spaces = children[i + 1 : end + 1]
+        if any("\u00a0" in (space.text or "") for space in spaces):
+            continue  # ~ or \nobreakspace: no break
+        if end + 1 < len(children):
+            points.append(end)
+    return points
+
+
+def split_inline(root, math) -> None:
+    """An inline formula as consecutive ``<math>`` elements, one per piece
+    between KaTeX's break points (``break_points``), so that the browser can
+    break the line between them as it does between KaTeX's HTML boxes:
+    Chromium breaks no line inside a ``<math>``. The first piece keeps the
+    TeX annotation; the pieces are hidden from assistive technology, and
+    ``span.katex`` stands for the whole formula (role math, labelled with
+    its TeX, as KaTeX's annotation holds it: the readable text of the
+    search index loses the grouping, ``e^{m_i - c}`` -> ``e^m_i - c``).
+
+    The joins need nothing more: an operator last in its piece is a
+    postfix one for MathML Core, which finds no postfix entry for a
+    relation or a binary operator in its dictionary and takes the infix
+    one, as in the whole row; one first in a piece after a break is a sign
+    (spaced by ``_rewrite_sign`` already), a delimiter or a large operator,
+    whose prefix entry is the one it had. (An explicit ``form="infix"``
+    would be worse: Chromium tries no other form then, and ``∑`` gets the
+    default thick spaces.) The browser tests measure the joins.
+    """
+    semantics = math[0] if len(math) and _tag(math[0]) == "semantics" else None
+    if semantics is None or len(semantics) < 2 or _tag(semantics[0]) != "mrow":
+        return
+    row = semantics[0]
+    points = break_points(row)
+    if not points:
+        return
+    children = list(row)
+    starts = [0, *(point + 1 for point in points)]
+    ends = [*(point + 1 for point in points), len(children)]
+    for start, end in zip(starts[1:], ends[1:], strict=True):
+        piece = etree.SubElement(root, f"{{{MATHML_NS}}}math", nsmap={None: MATHML_NS})
+        piece.set("class", math.get("class"))
+        piece.extend(children[start:end])
+    for piece in root:
+        piece.set("aria-hidden", "true")
+    root.set("role", "math")
+    root.set("aria-label", semantics[-1].text or "")
+
+
 @functools.cache
 def rewrite_mathml(fragment: str, display: bool) -> str:
     """KaTeX's ``output: "mathml"`` answer made to draw as KaTeX's HTML does
@@ -670,10 +968,11 @@ def rewrite_mathml(fragment: str, display: bool) -> str:
     root = etree.fromstring(fragment)
     math = root.find(f"{{{MATHML_NS}}}math")
     math.set("class", "book-math")
+    calligraphic = _calligraphic(math)
     for element in math.iter():
         tag = _tag(element)
         if tag in ("mi", "mn", "mo", "mtext", "ms"):
-            _rewrite_variant(element)
+            _rewrite_variant(element, calligraphic)
         if tag == "mtable":
             _add_struts(element)
             _rewrite_table(element)
@@ -686,10 +985,14 @@ def rewrite_mathml(fragment: str, display: bool) -> str:
             _rewrite_sign(element)
             _rewrite_function(element)
     _unspace_scripts(math)
+    for msub in list(math.iter(f"{{{MATHML_NS}}}msub")):
+        _kern_subscript(msub)
     for msup in list(math.iter(f"{{{MATHML_NS}}}msup")):
         _rewrite_prime(msup)
     for msubsup in list(math.iter(f"{{{MATHML_NS}}}msubsup")):
         _rewrite_subsup_prime(msubsup)
+    if not display:
+        split_inline(root, math)
     text = etree.tostring(root, encoding="unicode")
     # HTML has no empty-element syntax for <mrow/> outside foreign content
     # rules' reach: write every element out.
@@ -704,6 +1007,22 @@ def rewrite_mathml(fragment: str, display: bool) -> str:
 #: the cut font whatever the formulas hold.
 MATHML_GLYPHS = set("\u221a()[]{}|\u2016\u27e8\u27e9\u23df\u23de\u2190\u2192\u203e")
 
+#: The dotless i and j in mathematical italic, which an accent over i or j
+#: may be drawn on.
+DOTLESS_ITALIC = {"\U0001d6a4", "\U0001d6a5"}
+
+
+def math_font_characters(characters: set[str]) -> set[str]:
+    """What the cut STIX Two Math keeps for formulas holding ``characters``:
+    those, printable ASCII, the glyphs MathML draws of its own, and the
+    mathematical italic of each letter, which the browser draws a lone
+    letter of an ``<mi>`` in (math-auto: x is drawn as 𝑥, U+1D465)."""
+    kept = characters | ASCII | MATHML_GLYPHS | DOTLESS_ITALIC
+    return kept | {
+        italic for char in kept if (italic := styled(char, "italic")) is not None
+    }
+
+
 EMPTY = re.compile(r"<([\w:-]+)((?:\s[^<>]*?)?)/>")
 
 
@@ -714,7 +1033,26 @@ _TYPESET: dict[str, list[str]] = {}
 _FONTS: dict[str, list[str]] = {}
 #: Every character of the edition's formulas, and the fonts its pages use.
 _CHARACTERS: set[str] = set()
+#: The letters the edition sets in ``\mathcal``.
+_CALLIGRAPHIC_LETTERS: set[str] = set()
+CALLIGRAPHIC_MI = re.compile(r'<mi [^>]*class="book-cal"[^>]*>([^<]*)</mi>')
 _FONTS_USED: set[str] = set()
+#: Mathematical letters in the text around the formulas (𝐪 in a sample
+#: sentence, 𝒮 in a code comment), drawn in STIX Two Math too (book.css,
+#: "Book Math Letters"): without it the browser takes them from whatever
+#: maths font the system has (DejaVu Math TeX Gyre in the PDFs).
+_TEXT_LETTERS: set[str] = set()
+#: Unicode's Mathematical Alphanumeric Symbols, or a character reference.
+MATH_LETTER = re.compile(r"[\U0001d400-\U0001d7ff]|&#[xX]?[0-9a-fA-F]+;")
+MATH_LETTERS = range(0x1D400, 0x1D800)
+
+
+def math_letters(page: str) -> set[str]:
+    """The mathematical alphanumerics (U+1D400 to U+1D7FF) in a page's HTML."""
+    found = (html.unescape(match) for match in MATH_LETTER.findall(page))
+    return {char for char in found if len(char) == 1 and ord(char) in MATH_LETTERS}
+
+
 #: A safety margin kept in every cut font: printable ASCII.
 ASCII = {chr(code) for code in range(0x20, 0x7F)}
 TAG = re.compile(r"<[^>]+>")
@@ -759,6 +1097,9 @@ def fonts_used(formulas: list[str]) -> list[str]:
     if not formulas:
         return []
     if math_output() == "mathml":
+        calligraphic = f'class="{CALLIGRAPHIC_CLASS}"'
+        if any(calligraphic in formula for formula in formulas):
+            return [MATH_FONT, CALLIGRAPHIC_FONT]
         return [MATH_FONT]
     used = {"KaTeX_Main-Regular.woff2"}  # .katex's own font
     class_sets = {
@@ -793,6 +1134,8 @@ def _typeset(tex: str, display: bool, page, errors: list[str]) -> str | None:
     formulas.append(rendered)
     # Its characters (a superset: MathML and the TeX annotation count too).
     _CHARACTERS.update(html.unescape(TAG.sub("", rendered)))
+    for letters in CALLIGRAPHIC_MI.findall(rendered):
+        _CALLIGRAPHIC_LETTERS.update(letters)
     text = html.escape(_readable(tex), quote=False)
     return f'<formula-text data-n="{len(formulas) - 1}">{text}</formula-text>'
 
@@ -878,6 +1221,7 @@ def on_page_context(context, page, config, nav):
 
 @_timed
 def on_post_page(output: str, page, config) -> str:
+    _TEXT_LETTERS.update(math_letters(output))
     fonts = _FONTS.pop(page.file.src_uri, [])
     if not fonts:
         return output
@@ -913,13 +1257,24 @@ def cut_font(path: Path, characters: set[str]) -> None:
 def _cut_fonts(config) -> None:
     site = Path(config.site_dir)
     fonts = site / "assets" / "katex" / "fonts"
-    for name in sorted(_FONTS_USED):
-        if name == MATH_FONT:
-            # STIX Two Math (OFL-1.1), shipped with its licence.
-            (site / MATH_FONT).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(STIX_FONT, site / MATH_FONT)
-            shutil.copyfile(STIX / "LICENSE", site / MATH_LICENCE)
-            cut_font(site / MATH_FONT, _CHARACTERS | ASCII | MATHML_GLYPHS)
+    if MATH_FONT in _FONTS_USED or _TEXT_LETTERS:
+        # STIX Two Math (OFL-1.1), shipped with its licence: for the MathML
+        # output's formulas, and for the text's mathematical letters with
+        # either output.
+        characters = set(_TEXT_LETTERS)
+        if MATH_FONT in _FONTS_USED:
+            characters |= math_font_characters(_CHARACTERS)
+        (site / MATH_FONT).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(STIX_FONT, site / MATH_FONT)
+        shutil.copyfile(STIX / "LICENSE", site / MATH_LICENCE)
+        cut_font(site / MATH_FONT, characters)
+    for name in sorted(_FONTS_USED - {MATH_FONT}):
+        if name == CALLIGRAPHIC_FONT:
+            # KaTeX's calligraphic capitals (MIT), with KaTeX's licence.
+            (site / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(CALLIGRAPHIC_SOURCE, site / name)
+            shutil.copyfile(KATEX_DIST.parent / "LICENSE", site / CALLIGRAPHIC_LICENCE)
+            cut_font(site / name, _CALLIGRAPHIC_LETTERS)
         else:
             cut_font(fonts / name, _CHARACTERS | ASCII)
 
@@ -933,12 +1288,14 @@ def reset() -> None:
     _TYPESET.clear()
     _FONTS.clear()
     _CHARACTERS.clear()
+    _CALLIGRAPHIC_LETTERS.clear()
     _FONTS_USED.clear()
+    _TEXT_LETTERS.clear()
     KATEX.close()
 
 
 def on_post_build(config) -> None:
-    if _FONTS_USED:
+    if _FONTS_USED or _TEXT_LETTERS:
         _cut_fonts(config)
     reset()
 
