@@ -4,16 +4,17 @@ The table is read by ``attention_book.glossary``, which the search hook uses
 too (each term leads to the section that explains it).
 
 - ``glossary.md`` of each language holds a marker line; this hook replaces it
-  with the table in the page's language: the term, its English original, a
-  third term, and the section of the book that explains it. The third term is
-  the one a reader of that edition meets elsewhere: the Chinese term on the
-  Japanese page, the mainland (Simplified) term on the Traditional page, which
-  the Simplified conversion gives, and the Taiwan term (the Traditional
-  page's own, in Traditional characters) on the Simplified page: mainland
-  readers meet it in Taiwanese lectures and books, where the Japanese term
-  would be of little use to them. The
-  table sits in a ``<div class="book-glossary">`` (md_in_html), for the
-  stylesheet's narrow-screen layout of its rows.
+  with the tables in the page's language, one under a heading for each chapter
+  that explains a term, in the book's order (``chapters``): the term, its
+  English original, a third term, and the section of the book that explains
+  it. The third term is the one a reader of that edition meets elsewhere: the
+  Chinese term on the Japanese page, the mainland (Simplified) term on the
+  Traditional page, which the Simplified conversion gives, and the Taiwan term
+  (the Traditional page's own, in Traditional characters) on the Simplified
+  page: mainland readers meet it in Taiwanese lectures and books, where the
+  Japanese term would be of little use to them. The tables sit in one
+  ``<div class="book-glossary">`` (md_in_html), for the stylesheet's
+  narrow-screen layout of their rows.
 - The Chinese search index keeps the glossary's terms whole: jieba learns them
   as words, so that 線性變換 or 注意力權重 is one token that a search finds.
 - The Simplified Chinese book (zh-Hans) has no column of its own in the
