@@ -4,7 +4,7 @@ The table is read by ``attention_book.glossary``, which the search hook uses
 too (each term leads to the section that explains it).
 
 - ``glossary.md`` of each language holds a marker line; this hook replaces it
-  with the tables in the page's language, one under a heading for each chapter
+  with the tables in the page's language, one under the name of each chapter
   that explains a term, in the book's order (``chapters``): the term, its
   English original, a third term, and the section of the book that explains
   it. The third term is the one a reader of that edition meets elsewhere: the
@@ -129,8 +129,12 @@ def glossary_table(language: str, docs_dir: Path, pages: list[str]) -> str:
     parts = []
     for page, heading, entries in chapters(language, docs_dir, pages):
         anchor = "glossary-" + page.removesuffix(".md")
+        # The chapter names its table in bold, not in a heading: a heading
+        # would be a section of the search index of its own, found before the
+        # chapter itself by a search for the chapter's title.
         lines = [
-            f"## {markdown(heading)} {{ #{anchor} }}",
+            f"**{markdown(heading)}**",
+            f"{{: #{anchor} .book-glossary-chapter }}",
             "",
             "| " + " | ".join(headers(language)) + " |",
             "|---|---|---|---|",
