@@ -13,7 +13,7 @@ def figure(labels: dict) -> Figure:
         Value(np.array(v)) for v in ([0.5, 0.2, 0.1], [0.1, 0.7, 0.3], [0.3, 0.4, 0.6])
     ]
     query = Query(np.array([0.2, 0.8, 0.1]))
-    output, weights = query.retrieve_values(keys, values)
+    output, weights = query.retrieve_values(keys, values, scaled=False)
     fig, ax = canvas(370, 300)
     box(ax, 130, 14, 110, 28, "Query", fill="q")
     for j in range(3):

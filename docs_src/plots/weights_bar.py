@@ -17,9 +17,9 @@ def figure(labels: dict) -> Figure:
         Value(np.array([0.3, 0.4, 0.6])),
     ]
     query = Query(np.array([0.2, 0.8, 0.1]))
-    _, attention_weights = query.retrieve_values(keys, values)  # (3,)
+    _, weights = query.retrieve_values(keys, values, scaled=False)  # (3,)
     fig, _ = plot_weights_bar(
-        attention_weights,
+        weights,
         labels=labels["keys"],
         title=labels["title"],
         xlabel=labels["xlabel"],

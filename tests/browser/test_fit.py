@@ -278,18 +278,20 @@ def test_code_blocks_add_no_unnamed_landmark(open_page) -> None:
     assert not problems_but_cancelled(watch), watch.problems()
 
 
-#: The glossary's rows as laid out: where each cell is, in CSS pixels.
+#: The glossary's rows as laid out, over its tables (one a chapter): where
+#: each cell is, in CSS pixels.
 GLOSSARY = """() => {
-    const wrap = document.querySelector(
-        "article .book-glossary .md-typeset__scrollwrap");
-    const table = wrap.querySelector("table");
+    const wraps = [...document.querySelectorAll(
+        "article .book-glossary .md-typeset__scrollwrap")];
     const box = e => e.getBoundingClientRect();
     const lines = e => Math.round(
         box(e).height / parseFloat(getComputedStyle(e).lineHeight));
+    const tables = wraps.map(wrap => wrap.querySelector("table"));
     return {
-        hidden: wrap.scrollWidth - wrap.clientWidth,
-        header: box(table.tHead).height,
-        rows: [...table.tBodies[0].rows].map(row => {
+        tables: tables.length,
+        hidden: Math.max(...wraps.map(wrap => wrap.scrollWidth - wrap.clientWidth)),
+        headers: tables.map(table => box(table.tHead).height),
+        rows: tables.flatMap(table => [...table.tBodies[0].rows].map(row => {
             const [term, english, other, section] = [...row.cells].map(box);
             return {
                 term: row.cells[0].textContent,
@@ -299,7 +301,7 @@ GLOSSARY = """() => {
                 oneRow: english.top === term.top && section.top === term.top,
                 sectionLines: lines(row.cells[3]),
             };
-        }),
+        })),
     };
 }"""
 
@@ -313,14 +315,15 @@ def test_the_glossary_reads_on_a_phone(open_page, language) -> None:
     page, watch = open_page(f"{language}/glossary/", viewport=PHONE)
     page.evaluate(SETTLED)
     phone = page.evaluate(GLOSSARY)
+    assert phone["tables"] > 10, "a table for each chapter that explains terms"
     assert len(phone["rows"]) > 40
     assert phone["hidden"] <= 0, f"{phone['hidden']} px hidden sideways"
-    assert phone["header"] == 0
+    assert set(phone["headers"]) == {0}
     for row in phone["rows"]:
         assert row["beside"] and row["below"], row
         assert row["sectionLines"] <= 3, row
     page.set_viewport_size({"width": 1280, "height": 900})
     desktop = page.evaluate(GLOSSARY)
-    assert desktop["header"] > 0
+    assert all(height > 0 for height in desktop["headers"]), desktop["headers"]
     assert all(row["oneRow"] for row in desktop["rows"]), desktop["rows"][:2]
     assert not problems_but_cancelled(watch), watch.problems()

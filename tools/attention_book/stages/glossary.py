@@ -4,16 +4,17 @@ The table is read by ``attention_book.glossary``, which the search hook uses
 too (each term leads to the section that explains it).
 
 - ``glossary.md`` of each language holds a marker line; this hook replaces it
-  with the table in the page's language: the term, its English original, a
-  third term, and the section of the book that explains it. The third term is
-  the one a reader of that edition meets elsewhere: the Chinese term on the
-  Japanese page, the mainland (Simplified) term on the Traditional page, which
-  the Simplified conversion gives, and the Taiwan term (the Traditional
-  page's own, in Traditional characters) on the Simplified page: mainland
-  readers meet it in Taiwanese lectures and books, where the Japanese term
-  would be of little use to them. The
-  table sits in a ``<div class="book-glossary">`` (md_in_html), for the
-  stylesheet's narrow-screen layout of its rows.
+  with the tables in the page's language, one under the name of each chapter
+  that explains a term, in the book's order (``chapters``): the term, its
+  English original, a third term, and the section of the book that explains
+  it. The third term is the one a reader of that edition meets elsewhere: the
+  Chinese term on the Japanese page, the mainland (Simplified) term on the
+  Traditional page, which the Simplified conversion gives, and the Taiwan term
+  (the Traditional page's own, in Traditional characters) on the Simplified
+  page: mainland readers meet it in Taiwanese lectures and books, where the
+  Japanese term would be of little use to them. The tables sit in one
+  ``<div class="book-glossary">`` (md_in_html), for the stylesheet's
+  narrow-screen layout of their rows.
 - The Chinese search index keeps the glossary's terms whole: jieba learns them
   as words, so that 線性變換 or 注意力權重 is one token that a search finds.
 - The Simplified Chinese book (zh-Hans) has no column of its own in the
@@ -35,6 +36,7 @@ from attention_book.glossary import (
     load_glossary,
     variants,
 )
+from attention_book.numbering import chapter_numbers, full_nav, nav_pages
 from attention_book.zh_hans import edition_words, to_simplified_text
 
 MARKER = "<!-- glossary-table -->"
@@ -83,22 +85,75 @@ def third_term(language: str, entry: dict) -> str:
     return f'<span lang="zh-Hant">{entry["zh-Hant"]}</span>'  # ja: the Chinese term
 
 
-def glossary_table(language: str, docs_dir: Path) -> str:
+def section_order(docs_dir: Path, page: str) -> dict[str, int]:
+    """Each heading id of ``page`` -> its place on the page (0, 1, 2 ...)."""
+    text = (docs_dir / page).read_text("utf-8")
+    return {m["id"]: place for place, m in enumerate(HEADING.finditer(text))}
+
+
+def chapters(language: str, docs_dir: Path, pages: list[str]) -> list[tuple]:
+    """The glossary's groups: (page, its heading, its entries) for every page
+    that explains a term, in the book's reading order (``pages``: the
+    navigation's), and each group's entries in the order of the sections
+    that explain them (glossary.yml's order among terms of one section).
+
+    A term thus stands where the book introduces it: the page reads like the
+    book, chapter by chapter, and a reader who knows roughly where a word came
+    up finds it under that chapter."""
+    numbers = chapter_numbers(pages)
+    place = {page: index for index, page in enumerate(pages)}
+    groups: dict[str, list[dict]] = {}
+    for entry in load_glossary():
+        page = entry["page"].partition("#")[0]
+        if page not in place:
+            raise PluginError(f"{GLOSSARY.name}: {page} is not in the navigation")
+        groups.setdefault(page, []).append(entry)
+    found = []
+    for page in sorted(groups, key=place.__getitem__):
+        order = section_order(docs_dir, page)
+        entries = sorted(
+            groups[page],
+            key=lambda entry: order.get(entry["page"].partition("#")[2], -1),
+        )
+        title = section_title(docs_dir, page)
+        number = numbers.get(page)
+        found.append((page, f"{number} {title}" if number else title, entries))
+    return found
+
+
+def glossary_table(language: str, docs_dir: Path, pages: list[str]) -> str:
+    """The glossary in ``language``: a heading and a table for each chapter
+    that explains a term, in the book's order (``chapters``)."""
     source = DERIVED.get(language, language)
     text, markdown = converters(language)
-    lines = ["| " + " | ".join(headers(language)) + " |", "|---|---|---|---|"]
-    for entry in load_glossary():
-        title = markdown(section_title(docs_dir, entry["page"]))
-        link = f"[{title}]({entry['page']})"
-        cells = (
-            text(entry[source]),
-            f'<span lang="en">{entry["en"]}</span>',
-            third_term(language, entry),
-            link,
-        )
-        lines.append("| " + " | ".join(cells) + " |")
-    table = "\n".join(lines)
-    return f'<div class="book-glossary" markdown>\n\n{table}\n\n</div>'
+    parts = []
+    for page, heading, entries in chapters(language, docs_dir, pages):
+        anchor = "glossary-" + page.removesuffix(".md")
+        # The chapter names its table in bold, not in a heading: a heading
+        # would be a section of the search index of its own, found before the
+        # chapter itself by a search for the chapter's title.
+        lines = [
+            f"**{markdown(heading)}**",
+            f"{{: #{anchor} .book-glossary-chapter }}",
+            "",
+            "| " + " | ".join(headers(language)) + " |",
+            "|---|---|---|---|",
+        ]
+        for entry in entries:
+            # The chapter is the group's heading: the link names the section.
+            title = section_title(docs_dir, entry["page"]).rpartition(" › ")[2]
+            title = markdown(title)
+            link = f"[{title}]({entry['page']})"
+            cells = (
+                text(entry[source]),
+                f'<span lang="en">{entry["en"]}</span>',
+                third_term(language, entry),
+                link,
+            )
+            lines.append("| " + " | ".join(cells) + " |")
+        parts.append("\n".join(lines))
+    tables = "\n\n".join(parts)
+    return f'<div class="book-glossary" markdown>\n\n{tables}\n\n</div>'
 
 
 #: Words of the pages' titles that jieba's dictionaries cut in two (線性/代數):
@@ -132,5 +187,6 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     if MARKER not in markdown:
         raise PluginError(f"{page.file.src_path} must hold the line {MARKER}")
-    table = glossary_table(config.theme["language"], Path(config.docs_dir))
+    pages = nav_pages(full_nav(config))
+    table = glossary_table(config.theme["language"], Path(config.docs_dir), pages)
     return markdown.replace(MARKER, table)
