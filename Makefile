@@ -73,8 +73,9 @@ pdf: site browser
 #   editions, the Japanese PDF); the signal on every push.
 # - make test-exhaustive: what the first leaves out (marker `exhaustive`):
 #   every page of every edition in the browser, the Simplified edition's
-#   browser checks and its copies of per-edition examples, the other PDFs,
-#   the screenshots. .ci/run runs both.
+#   browser checks, both Chinese editions' copies of per-edition examples
+#   (the Japanese copy's code), the other PDFs, the screenshots. .ci/run
+#   runs both.
 # - make test-all: both in one run.
 # Each run keeps its durations and a JUnit report in test-artifacts/.
 PYTEST_WORKERS ?= auto
@@ -91,8 +92,8 @@ test-all: setup browser
 	$(PYTEST) --junitxml=test-artifacts/junit-all.xml $(PYTEST_ARGS)
 
 # The loop to run while working: no site build, no browser, and not what is
-# marked slow (the prose linters, the figures' contrast, the Chinese copies of
-# per-edition examples: make test runs them); under a minute.
+# marked slow (the prose linters, the figures' contrast: make test runs them;
+# the Chinese copies of per-edition examples: make test-exhaustive does).
 quick: setup
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope -m "not site and not browser and not slow"
 

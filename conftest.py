@@ -105,13 +105,12 @@ CHINESE_COPIES = ("zh-Hant", "zh-Hans")
 
 
 def pytest_itemcollected(item) -> None:
-    """The Chinese copies are marked ``slow``: ``make quick`` runs the Japanese
-    copy of each such example and leaves them to the other tiers. The
-    Simplified copies are also ``exhaustive``, like the Simplified edition's
-    browser checks: ``make test`` runs the examples of both hand-written
-    editions, ``make test-exhaustive`` (and so ``.ci/run``) the Simplified one's."""
+    """The Chinese copies are marked ``slow`` and ``exhaustive``: ``make quick``
+    and ``make test`` run the Japanese copy of each such example (the same
+    code, tests/site/test_notebooks.py), ``make test-exhaustive`` (and so
+    ``.ci/run``) the copies of both Chinese editions, each with its own words
+    and language model."""
     path = Path(item.path)
     if path.suffix == ".pycon" and path.parent.name in CHINESE_COPIES:
         item.add_marker("slow")
-        if path.parent.name == "zh-Hans":
-            item.add_marker("exhaustive")
+        item.add_marker("exhaustive")
