@@ -92,8 +92,8 @@ test-all: setup browser
 	$(PYTEST) --junitxml=test-artifacts/junit-all.xml $(PYTEST_ARGS)
 
 # The loop to run while working: no site build, no browser, and not what is
-# marked slow (the prose linters, the figures' contrast: make test runs them;
-# the Chinese copies of per-edition examples: make test-exhaustive does).
+# marked slow (the prose linters, the figures' contrast, the per-edition
+# examples that run the trained language models: make test runs them).
 quick: setup
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope -m "not site and not browser and not slow"
 

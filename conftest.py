@@ -97,20 +97,22 @@ pytest_collect_file = (
     + Sybil(parsers=[BookCodeBlockParser()], patterns=["*.md"], path="docs")
 ).pytest()
 
-#: The folders of the Chinese editions' copies of a chapter's per-edition
-#: examples (``docs_src/<chapter>/zh-Hant/``, ``zh-Hans/``): the code of the
-#: Japanese copy (tests/site/test_notebooks.py), with the edition's words and
-#: its own language model.
-CHINESE_COPIES = ("zh-Hant", "zh-Hans")
+#: The folders of a chapter's per-edition examples
+#: (``docs_src/<chapter>/<edition>/``): the sentences, corpus and language
+#: model of the edition's own language. The Chinese copies have the code of
+#: the Japanese one (tests/site/test_notebooks.py), with the edition's words.
+EDITION_COPIES = ("ja", "zh-Hant", "zh-Hans")
 
 
 def pytest_itemcollected(item) -> None:
-    """The Chinese copies are marked ``slow`` and ``exhaustive``: ``make quick``
-    and ``make test`` run the Japanese copy of each such example (the same
-    code, tests/site/test_notebooks.py), ``make test-exhaustive`` (and so
-    ``.ci/run``) the copies of both Chinese editions, each with its own words
-    and language model."""
+    """The per-edition examples are marked ``slow``, the Chinese copies also
+    ``exhaustive``: ``make quick`` runs the package's own examples and leaves
+    these (which run a trained language model over its corpus) to the other
+    tiers; ``make test`` runs the Japanese copy of each, ``make
+    test-exhaustive`` (and so ``.ci/run``) the copies of both Chinese
+    editions."""
     path = Path(item.path)
-    if path.suffix == ".pycon" and path.parent.name in CHINESE_COPIES:
+    if path.suffix == ".pycon" and path.parent.name in EDITION_COPIES:
         item.add_marker("slow")
-        item.add_marker("exhaustive")
+        if path.parent.name != "ja":
+            item.add_marker("exhaustive")
