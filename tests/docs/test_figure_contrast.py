@@ -34,6 +34,7 @@ from tests.site.helpers import sample
 pytestmark = pytest.mark.slow
 
 TEXT_CONTRAST = 4.5
+THEMES = ("light", "dark")
 #: The page behind a figure: Material's default scheme (white) and its slate
 #: scheme, hsla(232, 15%, 14%) (``--md-default-bg-color``, hue 232 for indigo).
 PAGE = {
@@ -97,11 +98,25 @@ def texts_and_backgrounds(kind: str, name: str, language: str, name_of_theme: st
         yield t.get_text(), over(colour, behind), behind
 
 
+#: Every figure in each theme: make test draws each figure once, in the light
+#: and the dark theme by turns (every figure is checked, and both themes'
+#: palettes), the exhaustive tier in the other theme too.
+FIGURES_AND_THEMES = [
+    pytest.param(
+        kind,
+        name,
+        theme,
+        marks=() if theme == THEMES[index % 2] else pytest.mark.exhaustive,
+    )
+    for index, (kind, name) in enumerate(FIGURES)
+    for theme in THEMES
+]
+
+
 #: The colours are the same in every language; only where a label falls can
 #: differ: make test draws the Japanese figures, the exhaustive tier both.
 @pytest.mark.parametrize("language", sample(LANGUAGES, ["ja"]))
-@pytest.mark.parametrize("name_of_theme", ["light", "dark"])
-@pytest.mark.parametrize(("kind", "name"), FIGURES)
+@pytest.mark.parametrize(("kind", "name", "name_of_theme"), FIGURES_AND_THEMES)
 def test_every_text_reads_on_what_lies_behind_it(
     kind, name, name_of_theme, language
 ) -> None:
