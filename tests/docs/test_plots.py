@@ -505,6 +505,35 @@ def test_the_inputs_digest_follows_the_code_the_figures_run(tmp_path) -> None:
     assert plots.inputs_digest(tmp_path) != digest, "a new module is an input"
 
 
+def test_drawing_keeps_the_package_the_process_holds(monkeypatch) -> None:
+    """The build imports the package afresh only when its sources changed.
+
+    Re-importing it unchanged left the tests with two copies of every class
+    (``model must be a LanguageModel, got LanguageModel``) and patches on
+    modules that the package no longer used.
+    """
+    import sys
+
+    def ours(name: str) -> bool:
+        return name.startswith("attention_docs") or name == "attention_book.diagrams"
+
+    held = {n: m for n, m in sys.modules.items() if ours(n)}
+    monkeypatch.setattr(plots, "_IMPORTED_FROM", None)
+    plotting = plots._plotting()
+    assert plots._plotting() is plotting
+    assert all(sys.modules[name] is module for name, module in held.items())
+    # An edited source (``mkdocs serve``) is read again; the tests' copies
+    # go back afterwards, so the rest of the run keeps the objects it holds.
+    try:
+        monkeypatch.setattr(plots, "_IMPORTED_FROM", ((__file__, 0),))
+        assert plots._plotting() is not plotting
+        assert sys.modules["attention_docs"] is not held["attention_docs"]
+    finally:
+        for name in [n for n in sys.modules if ours(n)]:
+            del sys.modules[name]
+        sys.modules.update(held)
+
+
 def test_the_cache_can_be_turned_off(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(plots, "CACHE", tmp_path)
     monkeypatch.setenv("BOOK_FIGURE_CACHE", "0")

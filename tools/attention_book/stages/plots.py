@@ -99,14 +99,35 @@ SCRIPT = re.compile(
 CACHE = ROOT / ".cache" / "figures"
 
 
+#: The package's source files and their modification times when
+#: ``_plotting`` last imported it.
+_IMPORTED_FROM: tuple | None = None
+
+
+def _sources_state() -> tuple:
+    files = sorted((ROOT / "src" / "attention_docs").rglob("*.py"))
+    files.append(ROOT / "tools" / "attention_book" / "diagrams.py")
+    return tuple((str(path), path.stat().st_mtime_ns) for path in files)
+
+
 def _plotting():
-    """Import ``attention_docs.plotting`` afresh (``mkdocs serve`` rebuilds)."""
-    for name in [
-        n
-        for n in sys.modules
-        if n.partition(".")[0] == "attention_docs" or n == "attention_book.diagrams"
-    ]:
-        del sys.modules[name]  # re-read src/ on every build, so no figure is stale
+    """Import ``attention_docs.plotting``, afresh if ``src/`` has changed.
+
+    ``mkdocs serve`` rebuilds in one process: a module edited since the last
+    build is imported again, so no figure is stale. Nothing is re-imported
+    while the sources stay as they were: a process that already holds the
+    package (the tests, which patch its modules) keeps the same objects.
+    """
+    global _IMPORTED_FROM
+    state = _sources_state()
+    if _IMPORTED_FROM is not None and state != _IMPORTED_FROM:
+        for name in [
+            n
+            for n in sys.modules
+            if n.partition(".")[0] == "attention_docs" or n == "attention_book.diagrams"
+        ]:
+            del sys.modules[name]  # re-read src/, so no figure is stale
+    _IMPORTED_FROM = state
     try:
         plotting = importlib.import_module("attention_docs.plotting")
         importlib.import_module("attention_book.diagrams")
