@@ -144,6 +144,20 @@ def test_the_superscript_shift_is_stix_two_maths(typeset) -> None:
     assert katex.SUPERSCRIPT_SHIFT == f"{shift:g}em"
 
 
+def test_the_font_the_build_cuts_is_the_font_it_ships() -> None:
+    """The build reads and cuts STIX Two Math's WOFF (faster to read), and the
+    site serves the cut as WOFF2: both files of the npm package must be one
+    font (its glyphs, their map and metrics, its MATH table)."""
+    from fontTools.ttLib import TTFont
+
+    woff, woff2 = TTFont(katex.STIX_SOURCE), TTFont(katex.STIX_FONT)
+    assert (woff.flavor, woff2.flavor) == ("woff", "woff2")
+    assert woff.getGlyphOrder() == woff2.getGlyphOrder()
+    assert len(woff.getGlyphOrder()) > 5000
+    for tag in ("cmap", "hmtx", "MATH", "GSUB", "OS/2"):
+        assert woff.getTableData(tag) == woff2.getTableData(tag), tag
+
+
 def test_mathcal_is_set_in_calligraphic_capitals(typeset, monkeypatch) -> None:
     monkeypatch.setenv("BOOK_MATH", "mathml")
     text, root = typeset(r"\mathcal{V}_t \cup \mathcal{L} + \mathbb{R}")

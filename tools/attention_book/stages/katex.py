@@ -90,6 +90,11 @@ CACHE = ROOT / ".cache" / "katex"
 #: The maths font of the MathML output, and where the site serves it.
 STIX = ROOT / "node_modules" / "@fontsource" / "stix-two-math"
 STIX_FONT = STIX / "files" / "stix-two-math-latin-400-normal.woff2"
+#: The same font as WOFF 1, what the build reads and cuts: fontTools undoes
+#: WOFF 1's zlib some ten times faster than WOFF2's transformed glyphs (some
+#: 4 s a read on this machine, twice a build), and the cut font it writes,
+#: WOFF2, is the same table for table (tests/docs/test_katex_mathml.py).
+STIX_SOURCE = STIX_FONT.with_suffix(".woff")
 MATH_FONT = "assets/math/stix-two-math.woff2"
 MATH_LICENCE = "assets/math/OFL.txt"
 #: ``\mathcal``'s capitals, KaTeX's own (MIT): STIX Two Math has no
@@ -120,6 +125,16 @@ CLASS = re.compile(r'class="([^"]+)"')
 TOC_FORMULA = re.compile(r"\\\((.+?)\\\)")
 
 
+def _write_whole(path: Path, entries) -> None:
+    """Write ``entries`` as JSON to ``path``: whole, then renamed, as builds
+    run side by side (what another build adds meanwhile may be lost, never a
+    file cut short)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps(entries), encoding="utf-8")
+    partial.replace(path)
+
+
 class KatexError(Exception):
     """KaTeX refused a formula."""
 
@@ -130,6 +145,10 @@ class Katex:
     def __init__(self) -> None:
         self._process: subprocess.Popen | None = None
         self._cache: dict[tuple[str, bool], str] = {}
+        #: What this module makes of an answer (``derived_file``): the MathML
+        #: output's formula, "mathml 0|1 <tex>", and the text the search
+        #: reads, "text <tex>".
+        self._derived: dict[str, str] = {}
         self._loaded = False  # the cache file read
         self._new = False  # formulas typeset since the file was read
         self.formulas = 0  # typeset or taken from the cache
@@ -161,6 +180,21 @@ class Katex:
             digest.update(math_output().encode())
         return CACHE / f"{digest.hexdigest()[:32]}.json"
 
+    @classmethod
+    def derived_file(cls) -> Path | None:
+        """The file of what the build derives from KaTeX's answers (the
+        MathML it writes, a formula's readable text): named after the
+        answers' file, this module and pylatexenc, which derive them."""
+        answers = cls.cache_file()
+        if answers is None:
+            return None
+        from importlib.metadata import version
+
+        digest = hashlib.sha256(answers.name.encode())
+        digest.update(Path(__file__).read_bytes())
+        digest.update(version("pylatexenc").encode())
+        return CACHE / f"derived-{digest.hexdigest()[:32]}.json"
+
     @staticmethod
     def _read(path: Path) -> dict[tuple[str, bool], str]:
         try:
@@ -171,38 +205,59 @@ class Katex:
 
     def _load(self) -> None:
         self._loaded = True
-        path = self.cache_file()
-        if path is not None:
+        path, derived = self.cache_file(), self.derived_file()
+        if path is not None and derived is not None:
             self._cache = {**self._read(path), **self._cache}
+            self._derived = {**self._read_derived(derived), **self._derived}
+
+    @staticmethod
+    def _read_derived(path: Path) -> dict[str, str]:
+        try:
+            entries = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return entries if isinstance(entries, dict) else {}
+
+    def _derive(self, key: str, make) -> str:
+        """``make()``, or what it made for ``key`` in this or an earlier build."""
+        if not self._loaded:
+            self._load()
+        if key not in self._derived:
+            self._derived[key] = make()
+            self._new = True
+        return self._derived[key]
+
+    def readable(self, tex: str) -> str:
+        """The formula as plain text for the search index, or "" if it has
+        none (pylatexenc's reading of the TeX)."""
+        return self._derive(f"text {tex}", lambda: _readable(tex))
 
     def save(self) -> None:
         """Add what this build typeset to the cache file (whole, then renamed,
         as builds run side by side: a formula another build adds meanwhile
         may be lost, never a file cut short)."""
-        path = self.cache_file()
-        if path is None or not self._new:
+        path, derived = self.cache_file(), self.derived_file()
+        if path is None or derived is None or not self._new:
             return
         self._new = False
         entries = {**self._read(path), **self._cache}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(
-            json.dumps(
-                [[tex, display, html] for (tex, display), html in entries.items()]
-            ),
-            encoding="utf-8",
+        _write_whole(
+            path,
+            [[tex, display, html] for (tex, display), html in entries.items()],
         )
-        partial.replace(path)
+        _write_whole(derived, {**self._read_derived(derived), **self._derived})
 
     def render(self, tex: str, display: bool) -> str:
         """The formula typeset as the book's maths output asks."""
-        typeset = self._render(tex, display)
+        self.formulas += 1
         if math_output() == "mathml":
-            return rewrite_mathml(typeset, display)
-        return typeset
+            return self._derive(
+                f"mathml {int(display)} {tex}",
+                lambda: rewrite_mathml(self._render(tex, display), display),
+            )
+        return self._render(tex, display)
 
     def _render(self, tex: str, display: bool) -> str:
-        self.formulas += 1
         if not self._loaded:
             self._load()
         key = (tex, display)
@@ -681,7 +736,7 @@ def _stix() -> tuple[dict[int, str], dict, dict]:
     from fontTools.pens.boundsPen import BoundsPen
     from fontTools.ttLib import TTFont
 
-    font = TTFont(STIX_FONT)
+    font = TTFont(STIX_SOURCE)
     cmap = font.getBestCmap()
     glyphs = font.getGlyphSet()
 
@@ -1113,10 +1168,9 @@ def fonts_used(formulas: list[str]) -> list[str]:
     return sorted(used)
 
 
-@functools.cache
 def _readable(tex: str) -> str:
     """The formula as plain text for the search index, or "" if it has none
-    (kept: a book writes the same formula many times)."""
+    (``Katex.readable`` keeps it: a book writes the same formula many times)."""
     from pylatexenc.latex2text import LatexNodes2Text
 
     text = LatexNodes2Text(math_mode="text").latex_to_text(tex)
@@ -1136,7 +1190,7 @@ def _typeset(tex: str, display: bool, page, errors: list[str]) -> str | None:
     _CHARACTERS.update(html.unescape(TAG.sub("", rendered)))
     for letters in CALLIGRAPHIC_MI.findall(rendered):
         _CALLIGRAPHIC_LETTERS.update(letters)
-    text = html.escape(_readable(tex), quote=False)
+    text = html.escape(KATEX.readable(tex), quote=False)
     return f'<formula-text data-n="{len(formulas) - 1}">{text}</formula-text>'
 
 
@@ -1201,7 +1255,9 @@ def typeset_toc(items) -> None:
         if len(parts) > 1:
             formulas = [html.unescape(tex) for tex in parts[1::2]]
             typeset = [KATEX.render(tex, False) for tex in formulas]
-            readable = [html.escape(_readable(tex), quote=False) for tex in formulas]
+            readable = [
+                html.escape(KATEX.readable(tex), quote=False) for tex in formulas
+            ]
             item.typeset = {"title": _interleave(parts[::2], typeset)}
             item.title = _interleave(parts[::2], readable)
         typeset_toc(item.children)
@@ -1237,15 +1293,16 @@ def on_post_page(output: str, page, config) -> str:
     return HEAD_STYLES.sub(lambda match: links + match[0], output, count=1)
 
 
-def cut_font(path: Path, characters: set[str]) -> None:
-    """Keep only ``characters`` in the WOFF2 font at ``path``, in place."""
+def cut_font(path: Path, characters: set[str], source: Path | None = None) -> None:
+    """Keep only ``characters`` in the WOFF2 font at ``path``, in place, or
+    write to ``path`` those of the font at ``source`` (any format)."""
     from fontTools import subset
 
     options = subset.Options()
     options.flavor = "woff2"
     options.hinting = False
     # From memory: the font is rewritten in place, and fontTools reads lazily.
-    font = subset.load_font(io.BytesIO(path.read_bytes()), options)
+    font = subset.load_font(io.BytesIO((source or path).read_bytes()), options)
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=sorted(map(ord, characters)))
     subsetter.subset(font)
@@ -1265,9 +1322,8 @@ def _cut_fonts(config) -> None:
         if MATH_FONT in _FONTS_USED:
             characters |= math_font_characters(_CHARACTERS)
         (site / MATH_FONT).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(STIX_FONT, site / MATH_FONT)
         shutil.copyfile(STIX / "LICENSE", site / MATH_LICENCE)
-        cut_font(site / MATH_FONT, characters)
+        cut_font(site / MATH_FONT, characters, source=STIX_SOURCE)
     for name in sorted(_FONTS_USED - {MATH_FONT}):
         if name == CALLIGRAPHIC_FONT:
             # KaTeX's calligraphic capitals (MIT), with KaTeX's licence.
