@@ -257,7 +257,7 @@ def _block(p, x, positions, mask, h, cache=None, theta=None, scale=None):
     x_hat = layer_norm(x, p["norm_1.gamma"], p["norm_1.beta"])  # (b, n, d_model)
     q = split_heads(x_hat @ p["w_q"], h)  # (b, h, n, d_k)
     k = split_heads(x_hat @ p["w_k"], h)  # (b, h, n, d_k)
-    q = apply_rope(q, positions, theta=theta)  # angles m theta_i
+    q = apply_rope(q, positions, theta=theta)  # q_m R_m: m theta_i
     k = apply_rope(k, positions, theta=theta)
     v = split_heads(x_hat @ p["w_v"], h)  # (b, h, n, d_k)
     if cache is not None:
