@@ -33,7 +33,10 @@ layer norms have theirs.
   :func:`~attention_docs.positional.apply_rope`,
   :func:`~attention_docs.multihead.split_heads`,
   :func:`~attention_docs.attention.scaled_dot_product_attention`,
-  :func:`~attention_docs.transformer.feed_forward`);
+  :func:`~attention_docs.transformer.feed_forward`); with ``theta=`` (other
+  RoPE angles, e.g. rescaled by
+  :func:`~attention_docs.positional.rope_frequencies`) it also reads
+  sequences longer than the context it was trained on;
 - :func:`loss_and_gradients`: the next-token cross-entropy and its gradient
   with respect to every parameter, written out by hand;
 - :func:`train_language_model`: Adam on random windows of a corpus;
