@@ -33,7 +33,10 @@ layer norms have theirs.
   :func:`~attention_docs.positional.apply_rope`,
   :func:`~attention_docs.multihead.split_heads`,
   :func:`~attention_docs.attention.scaled_dot_product_attention`,
-  :func:`~attention_docs.transformer.feed_forward`);
+  :func:`~attention_docs.transformer.feed_forward`); with ``theta=`` (other
+  RoPE angles, e.g. rescaled by
+  :func:`~attention_docs.positional.rope_frequencies`) it also reads
+  sequences longer than the context it was trained on;
 - :func:`loss_and_gradients`: the next-token cross-entropy and its gradient
   with respect to every parameter, written out by hand;
 - :func:`train_language_model`: Adam on random windows of a corpus;
@@ -64,7 +67,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import FloatArray, check_positive_int, positive_finite, shown
+from ._validation import (
+    FloatArray,
+    as_float_array,
+    check_positive_int,
+    positive_finite,
+    shown,
+)
 from .attention import scaled_dot_product_attention
 from .masks import causal_mask
 from .multihead import merge_heads, split_heads
@@ -246,17 +255,19 @@ def init_params(config: ModelConfig, rng: np.random.Generator) -> Params:
 
 
 # --8<-- [start:block]
-def _block(p, x, positions, mask, h, cache=None):
+def _block(p, x, positions, mask, h, cache=None, theta=None, scale=None):
     """X' = X + MHA(LN_1(X)); X' + FFN(LN_2(X'))."""
     x_hat = layer_norm(x, p["norm_1.gamma"], p["norm_1.beta"])  # (b, n, d_model)
-    q = apply_rope(split_heads(x_hat @ p["w_q"], h), positions)  # (b, h, n, d_k)
-    k = apply_rope(split_heads(x_hat @ p["w_k"], h), positions)  # (b, h, n, d_k)
+    q = split_heads(x_hat @ p["w_q"], h)  # (b, h, n, d_k)
+    k = split_heads(x_hat @ p["w_k"], h)  # (b, h, n, d_k)
+    q = apply_rope(q, positions, theta=theta)  # q_m R_m: m theta_i
+    k = apply_rope(k, positions, theta=theta)
     v = split_heads(x_hat @ p["w_v"], h)  # (b, h, n, d_k)
     if cache is not None:
         cache.append(k, v)
         k, v = cache.keys, cache.values  # (b, h, n_cached, d_k)
     out, weights = scaled_dot_product_attention(
-        q, k, v, mask=mask, return_weights=True
+        q, k, v, mask=mask, scale=scale, return_weights=True
     )  # (b, h, n, d_k), (b, h, n, n_cached)
     x = x + merge_heads(out) @ p["w_o"]  # X' = X + Concat(heads) W^O
     x_hat = layer_norm(x, p["norm_2.gamma"], p["norm_2.beta"])
@@ -268,14 +279,17 @@ def _block(p, x, positions, mask, h, cache=None):
 
 
 # --8<-- [start:forward]
-def decoder_forward(params, config, ids, positions, mask, caches=None):
+def decoder_forward(
+    params, config, ids, positions, mask, caches=None, theta=None, scale=None
+):
     """logits = LN(X^(L)) E^T; [A^(1), ..., A^(L)]."""
     x = params["embedding"][ids]  # X = E[ids]: (b, n, d_model)
     all_weights = []
     for layer in range(config.n_layers):
         p = _layer(params, layer)
         cache = None if caches is None else caches[layer]
-        x, weights = _block(p, x, positions, mask, config.n_heads, cache)
+        h = config.n_heads
+        x, weights = _block(p, x, positions, mask, h, cache, theta, scale)
         all_weights.append(weights)
     x = layer_norm(x, params["norm.gamma"], params["norm.beta"])
     logits = x @ params["embedding"].T  # (b, n, d_model) @ (d_model, |V|)
@@ -369,6 +383,8 @@ def forward(
     *,
     return_weights: bool = False,
     head_ablation: dict[tuple[int, int], Any] | None = None,
+    theta: ArrayLike | None = None,
+    scale: float | None = None,
 ) -> Any:
     r"""Logits for the next token at every position of ``ids``.
 
@@ -379,13 +395,25 @@ def forward(
     config : ModelConfig
         The model's sizes.
     ids : array_like of int, shape (n,) or (batch, n)
-        Token ids in ``[0, vocab_size)``, ``1 <= n <= context``.
+        Token ids in ``[0, vocab_size)``, ``1 <= n <= context``; any
+        ``n >= 1`` when ``theta`` is given.
     return_weights : bool, optional
         Also return every layer's attention weights.
     head_ablation : dict of (int, int) to float or array_like, optional
         Heads to ablate, as in :func:`window_losses`: ``{(layer, head): o}``
         (counting from 0) replaces that head's output by ``o`` (shape
         ``(d_k,)``, or a number for every component) at every position.
+    theta : array_like, shape (d_k / 2,), optional
+        RoPE's angle per position of every pair, in radians, in place of the
+        trained :math:`\theta_i = 10000^{-2i/d_k}`, e.g. the rescaled angles
+        of :func:`~attention_docs.positional.rope_frequencies`; finite
+        numbers. Giving it (even the trained angles) lifts the limit
+        ``n <= context``: the caller asks for positions the model never saw
+        in training. Without it, longer ``ids`` are refused as before.
+    scale : float, optional
+        The factor of the scores :math:`q k^\top`, default
+        :math:`1/\sqrt{d_k}`; a positive finite number. YaRN's temperature
+        :math:`t` is ``scale = 1 / (t * sqrt(d_k))``.
 
     Returns
     -------
@@ -401,22 +429,40 @@ def forward(
     Raises
     ------
     ValueError
-        If ``ids`` is empty, longer than ``config.context``, of more than two
-        dimensions, or holds an id outside ``[0, vocab_size)``; if a
+        If ``ids`` is empty, longer than ``config.context`` (without
+        ``theta``), of more than two dimensions, or holds an id outside
+        ``[0, vocab_size)``; if ``theta`` is not of shape ``(d_k / 2,)`` or
+        not finite; if ``scale`` is not a positive finite number; if a
         parameter is missing, has the wrong shape or is not finite; if a
         step overflows; if a key of ``head_ablation`` names no head of the
         model or a value is not finite or does not broadcast to ``(d_k,)``.
     TypeError
         If ``ids`` does not hold integers or ``config`` is not a
         :class:`ModelConfig`; if ``head_ablation`` is not a dict of
-        ``(layer, head)`` pairs of integers.
+        ``(layer, head)`` pairs of integers; if ``theta`` does not hold real
+        numbers.
 
     Notes
     -----
     Memory: the logits, ``n V`` floats per sequence, and every layer's
     weights, ``h n^2`` floats per sequence (kept only with
-    ``return_weights``). Causal: row ``i`` depends on ``ids[..., : i + 1]``
-    only (Vaswani et al., 2017, Section 3.2.3).
+    ``return_weights``, but computed in each layer: float64, 8 bytes each,
+    which grows as :math:`n^2` once ``theta`` allows long ``ids``). Causal:
+    row ``i`` depends on ``ids[..., : i + 1]`` only (Vaswani et al., 2017,
+    Section 3.2.3).
+
+    ``theta`` and ``scale`` change the model at inference only; nothing is
+    trained. Position interpolation (Chen et al., 2023, "Extending Context
+    Window of Large Language Models via Positional Interpolation",
+    arXiv:2306.15595, Sections 2 and 3) is ``theta`` divided by :math:`s`;
+    YaRN (Peng et al., 2023, "YaRN: Efficient Context Window Extension of
+    Large Language Models", arXiv:2309.00071, Section 3) rescales ``theta``
+    pair by pair (Section 3.2) and divides the scores by a temperature
+    :math:`t`, :math:`\sqrt{1/t} = 0.1 \ln s + 1` (Section 3.4), which
+    ``forward`` applies only through ``scale``. Both papers fine-tune the
+    model briefly on long sequences after rescaling; this function does
+    not. See the book's page "Positions for long contexts"
+    (long-context.md, section "Measured on the language model").
 
     Examples
     --------
@@ -428,14 +474,31 @@ def forward(
     ((3, 10), (2, 3, 3))
     >>> np.round(weights[0][0], 2).tolist()  # head 1: row i sees keys 1 to i
     [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.33, 0.33, 0.33]]
+
+    Six tokens exceed the context of 4 unless angles are given; the
+    trained angles give the same first rows:
+
+    >>> from attention_docs.positional import rope_frequencies
+    >>> theta = rope_frequencies(config.d_k)  # 10000^(-2i/d_k): (d_k / 2,)
+    >>> long = forward(params, config, [3, 1, 4, 1, 5, 9], theta=theta)
+    >>> long.shape, bool(np.allclose(long[:3], logits))
+    ((6, 10), True)
+    >>> forward(params, config, [3, 1, 4, 1, 5, 9])
+    Traceback (most recent call last):
+      ...
+    ValueError: `ids` has n=6 tokens; the model takes 1 to 4: shape (6,)
     """
     params = _check_params(params, config)
-    ids2 = _check_ids("ids", ids, config)
+    if theta is not None:
+        theta = _check_theta(theta, config)
+    scale = None if scale is None else positive_finite("scale", scale)
+    unlimited = np.iinfo(np.intp).max  # with theta: as long as memory allows
+    ids2 = _check_ids("ids", ids, config, None if theta is None else unlimited)
     n = ids2.shape[1]
     positions = np.arange(n, dtype=np.float64)  # 0, 1, ..., n - 1
     caches = _ablation_caches(head_ablation, config)
     logits, weights = decoder_forward(
-        params, config, ids2, positions, causal_mask(n), caches
+        params, config, ids2, positions, causal_mask(n), caches, theta, scale
     )
     if np.ndim(ids) == 1:
         logits = logits[0]
@@ -481,6 +544,18 @@ def _check_params(params: object, config: object, name: str = "params") -> Param
             raise ValueError(f"`{name}['{key}']` holds NaN or infinite values")
         checked[key] = array
     return checked
+
+
+def _check_theta(theta: ArrayLike, config: ModelConfig) -> FloatArray:
+    """``theta`` as float64 angles, one per pair of a head: shape (d_k / 2,)."""
+    array = as_float_array("theta", theta).astype(np.float64)
+    pairs = config.d_k // 2
+    if array.shape != (pairs,):
+        raise ValueError(
+            f"`theta` of shape {array.shape} must have shape ({pairs},): one "
+            f"angle per pair of the d_k={config.d_k} components of a head"
+        )
+    return array
 
 
 def _check_ids(

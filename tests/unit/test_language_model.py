@@ -63,23 +63,26 @@ def literal_layer_norm(row, gamma, beta):
     )
 
 
-def rotation(m, d):
-    """R_m for rows: block diagonal, pair (2i, 2i+1) turned by m 10000^(-2i/d)."""
+def rotation(m, d, theta=None):
+    """R_m for rows: block diagonal, pair (2i, 2i+1) turned by m 10000^(-2i/d)
+    (or by m theta[i])."""
     r = np.zeros((d, d))
     for i in range(d // 2):
-        angle = m * 10000.0 ** (-2 * i / d)
+        angle = m * (10000.0 ** (-2 * i / d) if theta is None else theta[i])
         c, s = math.cos(angle), math.sin(angle)
         r[2 * i, 2 * i], r[2 * i, 2 * i + 1] = c, s  # x R: (x0 c - x1 s, x0 s + x1 c)
         r[2 * i + 1, 2 * i], r[2 * i + 1, 2 * i + 1] = -s, c
     return r
 
 
-def literal_logits(params, config, ids, ablation=None):
+def literal_logits(params, config, ids, ablation=None, theta=None, scale=None):
     """The model's logits for one sequence, position by position.
 
-    ``ablation``: {(layer, head): o}, that head's output set to ``o``."""
+    ``ablation``: {(layer, head): o}, that head's output set to ``o``;
+    ``theta``: RoPE's angles per position; ``scale``: the scores' factor."""
     ablation = ablation or {}
     n, h, d_k = len(ids), config.n_heads, config.d_k
+    scale = 1 / math.sqrt(d_k) if scale is None else scale
     x = [params["embedding"][t].copy() for t in ids]
     for layer in range(config.n_layers):
         p = {
@@ -96,9 +99,9 @@ def literal_logits(params, config, ids, ablation=None):
                     heads.append(np.broadcast_to(ablation[layer, head], (d_k,)))
                     continue
                 cols = slice(head * d_k, (head + 1) * d_k)
-                q = (z[i] @ p["w_q"][:, cols]) @ rotation(i, d_k)
+                q = (z[i] @ p["w_q"][:, cols]) @ rotation(i, d_k, theta)
                 scores = [
-                    q @ ((z[j] @ p["w_k"][:, cols]) @ rotation(j, d_k)) / math.sqrt(d_k)
+                    q @ ((z[j] @ p["w_k"][:, cols]) @ rotation(j, d_k, theta)) * scale
                     for j in range(i + 1)  # keys 0..i: the causal mask
                 ]
                 top = max(scores)
@@ -338,6 +341,63 @@ def test_inputs_are_not_changed() -> None:
     forward(params, TINY, ids[0])
     assert all(np.array_equal(before[k], params[k]) for k in params)
     assert ids.tolist() == [[1, 2, 3, 4]]
+
+
+def test_the_trained_angles_give_the_same_logits_and_lift_the_context() -> None:
+    params = perturbed_params(TINY)
+    ids = np.array([[3, 1, 4, 1, 5, 6], [2, 6, 5, 3, 5, 0]])
+    trained = 10000.0 ** (-np.arange(0, TINY.d_k, 2) / TINY.d_k)
+    assert np.array_equal(
+        forward(params, TINY, ids, theta=trained), forward(params, TINY, ids)
+    )
+    longer = np.concatenate([ids, ids[:, ::-1]], axis=1)  # n = 12 > context 6
+    logits = forward(params, TINY, longer, theta=trained)
+    assert logits.shape == (2, 12, TINY.vocab_size)
+    assert np.allclose(logits[:, :6], forward(params, TINY, ids), atol=1e-12)
+    assert np.allclose(
+        logits[1], literal_logits(params, TINY, longer[1].tolist()), atol=1e-12
+    )
+
+
+def test_other_angles_and_scale_are_the_model_written_out_with_them() -> None:
+    params = perturbed_params(TINY, seed=3)
+    ids = [3, 1, 4, 1, 5, 6, 2, 6, 5, 3]  # n = 10 > context 6
+    theta = np.array([0.3, 0.007])  # (d_k / 2,) with d_k = 4
+    logits = forward(params, TINY, ids, theta=theta, scale=0.9)
+    expected = literal_logits(params, TINY, ids, theta=theta, scale=0.9)
+    assert np.allclose(logits, expected, atol=1e-12)
+    assert not np.allclose(logits, literal_logits(params, TINY, ids), atol=1e-3)
+    short = forward(params, TINY, ids[:6], scale=0.9)  # the scale alone
+    assert np.allclose(short, literal_logits(params, TINY, ids[:6], scale=0.9))
+    assert not np.allclose(short, forward(params, TINY, ids[:6]), atol=1e-3)
+
+
+def test_bad_theta_and_scale_name_the_argument_and_change_nothing() -> None:
+    params = perturbed_params(TINY)
+    before = {k: v.copy() for k, v in params.items()}
+    theta = np.array([1.0, 0.01])
+    for bad, message in [
+        (np.ones(3), r"`theta` of shape \(3,\) must have shape \(2,\)"),
+        (np.ones((2, 1)), r"`theta` of shape \(2, 1\) must have shape \(2,\)"),
+        (np.array([1.0, np.nan]), "`theta`"),
+        (np.array([np.inf, 0.1]), "`theta`"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            forward(params, TINY, [1] * 8, theta=bad)
+    with pytest.raises(TypeError, match="`theta`"):
+        forward(params, TINY, [1], theta=np.array([1j, 1.0]))
+    for bad in (0.0, -1.0, np.inf, np.nan):
+        with pytest.raises(ValueError, match="`scale`"):
+            forward(params, TINY, [1] * 8, theta=theta, scale=bad)
+    forward(params, TINY, [1] * 8, theta=theta, scale=0.5)
+    assert all(np.array_equal(before[k], params[k]) for k in params)
+    assert theta.tolist() == [1.0, 0.01]
+    # a call with theta leaves no state behind: the limit holds again
+    refusal = "`ids` has n=7 tokens; the model takes 1 to 6"
+    with pytest.raises(ValueError, match=refusal):
+        forward(params, TINY, [1] * 7)
+    with pytest.raises(ValueError, match=refusal):
+        forward(params, TINY, [1] * 7, scale=0.5)
 
 
 @pytest.mark.parametrize("edition", EDITIONS)
