@@ -1079,6 +1079,78 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+def maps_agree(page, sentences, model, k: int, layer: int, head: int) -> None:
+    """The heat map, the previous character's cells, the bars of every head
+    and the results, as ``LanguageModel.attention`` gives the weights."""
+    text = sentences[k]
+    weights = model.attention(text)
+    a = weights[layer - 1][head - 1].astype(np.float64)  # (n, n)
+    n = len(text)
+    cells = page.evaluate(READ_TABLE, ["attention_maps", "weights"])
+    seen = 0
+    for i, j, shown, full, hidden in cells:
+        assert hidden == (i >= n or j >= n), (k, i, j)
+        if hidden:
+            continue
+        # The page carries the weights to 4 decimals, shows 2, and leaves
+        # the masked ones (j > i, weight 0) blank.
+        assert abs(float(full) - a[i, j]) <= 0.5e-4 + 1e-7, (k, layer, head, i, j)
+        assert shown == ("" if j > i else oracle.fmt(float(full), 2))
+        seen += 1
+    assert seen == n * n
+    heads = page.evaluate(
+        """() => [...document.querySelectorAll(
+            '[data-matrix="weights"] thead th')].filter(th => !th.hidden)
+            .map(th => th.textContent)"""
+    )
+    assert heads == list(text)
+    framed = page.evaluate(
+        """() => [...document.querySelectorAll(
+            '[data-matrix="weights"] td.explorable-previous')]
+            .filter(td => !td.hidden && !td.parentElement.hidden)
+            .map(td => [Number(td.dataset.i), Number(td.dataset.j)])"""
+    )
+    assert framed == [[i, i - 1] for i in range(1, n)]  # the previous character
+    rounded = np.round(a, explorables.MAP_DECIMALS)
+    below = np.array([rounded[i, i - 1] for i in range(1, n)])
+    previous = result(page, "attention_maps", "previous")
+    assert abs(float(previous[1]) - below.mean()) <= 1e-12
+    assert previous[0] == oracle.fmt(below.mean(), 2)
+    rows = sum(rounded[i, i - 1] == rounded[i].max() for i in range(1, n))
+    assert result(page, "attention_maps", "rows") == (f"{rows} / {n - 1}", str(rows))
+    said = status(page, "attention_maps")
+    assert oracle.fmt(below.mean(), 2) in said and str(layer) in said
+    # Every head's bar: its mean weight on the previous character.
+    bars = page.evaluate(BARS)
+    assert len(bars) == len(weights) * weights[0].shape[0]
+    for bar in bars:
+        w = np.round(weights[bar["l"] - 1][bar["h"] - 1], explorables.MAP_DECIMALS)
+        prev = np.mean([w[i, i - 1] for i in range(1, n)])
+        assert abs(float(bar["value"]) - prev) <= 1e-12, bar
+        assert bar["text"] == oracle.fmt(prev, 2)
+        assert abs(bar["width"] - prev * bar["cell"]) < 1.5, bar  # the bar's length
+        assert bar["pressed"] == ((bar["l"], bar["h"]) == (layer, head)), bar
+        assert bar["height"] >= 24, bar
+
+
+#: Every head's bar: layer, head, the shown mean and its full value, the
+#: bar's width and its cell's (inside its borders), whether its button is
+#: pressed, its height; once the bars' transitions are over.
+BARS = """async () => {
+  await Promise.all(document.getAnimations().map(a => a.finished));
+  return [...document.querySelectorAll('[data-summary] td[data-l]')].map(td => {
+    const b = td.querySelector("button");
+    return {l: Number(td.dataset.l), h: Number(td.dataset.h),
+            text: b.textContent.trim(),
+            value: b.querySelector("[data-value]").dataset.value,
+            width: td.querySelector(".explorable-bar").getBoundingClientRect().width,
+            cell: td.clientWidth,
+            pressed: b.getAttribute("aria-pressed") === "true",
+            height: b.getBoundingClientRect().height};
+});
+}"""
+
+
 def test_attention_maps(load) -> None:
     """The trained model's weights, as ``LanguageModel.attention`` gives them."""
     page, watch, root = load("attention-maps", "attention_maps")
@@ -1087,46 +1159,7 @@ def test_attention_maps(load) -> None:
     model = load_pretrained("ja")
 
     def agrees(k: int, layer: int, head: int) -> None:
-        text = sentences[k]
-        a = model.attention(text)[layer - 1][head - 1].astype(np.float64)  # (n, n)
-        n = len(text)
-        cells = page.evaluate(READ_TABLE, ["attention_maps", "weights"])
-        seen = 0
-        for i, j, shown, full, hidden in cells:
-            assert hidden == (i >= n or j >= n), (k, i, j)
-            if hidden:
-                continue
-            # The page carries the weights to 4 decimals, shows 2, and leaves
-            # the masked ones (j > i, weight 0) blank.
-            assert abs(float(full) - a[i, j]) <= 0.5e-4 + 1e-7, (k, layer, head, i, j)
-            assert shown == ("" if j > i else oracle.fmt(float(full), 2))
-            seen += 1
-        assert seen == n * n
-        heads = page.evaluate(
-            """() => [...document.querySelectorAll(
-                '[data-matrix="weights"] thead th')].filter(th => !th.hidden)
-                .map(th => th.textContent)"""
-        )
-        assert heads == list(text)
-        framed = page.evaluate(
-            """() => [...document.querySelectorAll(
-                '[data-matrix="weights"] td.explorable-previous')]
-                .filter(td => !td.hidden && !td.parentElement.hidden)
-                .map(td => [Number(td.dataset.i), Number(td.dataset.j)])"""
-        )
-        assert framed == [[i, i - 1] for i in range(1, n)]  # the previous character
-        rounded = np.round(a, explorables.MAP_DECIMALS)
-        below = np.array([rounded[i, i - 1] for i in range(1, n)])
-        previous = result(page, "attention_maps", "previous")
-        assert abs(float(previous[1]) - below.mean()) <= 1e-12
-        assert previous[0] == oracle.fmt(below.mean(), 2)
-        rows = sum(rounded[i, i - 1] == rounded[i].max() for i in range(1, n))
-        assert result(page, "attention_maps", "rows") == (
-            f"{rows} / {n - 1}",
-            str(rows),
-        )
-        said = status(page, "attention_maps")
-        assert oracle.fmt(below.mean(), 2) in said and str(layer) in said
+        maps_agree(page, sentences, model, k, layer, head)
 
     agrees(0, 1, 1)  # the default state: the page's sentence
     root.locator("select[data-layer]").select_option("2")
@@ -1137,6 +1170,56 @@ def test_attention_maps(load) -> None:
     agrees(2, 2, 4)
     root.locator("select[data-layer]").select_option("3")
     agrees(2, 3, 4)
+    assert not watch.problems(), watch.problems()
+
+
+def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
+    """A head's bar is a button that shows that head (the menus follow);
+    pointing at a weight, or reaching it with the arrow keys, frames its
+    query's and key's characters in the labels and says them."""
+    page, watch, root = load("attention-maps", "attention_maps")
+    words = explorables.words_for("attention_maps", "ja")
+    sentences = [words[f"sentence_{k}"] for k in (1, 2, 3)]
+    model = load_pretrained("ja")
+    a = np.round(model.attention(sentences[0])[1][1], 4)  # layer 2, head 2
+    prev = oracle.fmt(float(np.mean(np.diagonal(a, offset=-1))), 2)
+    root.get_by_role("button", name=words["pick"].format(l=2, h=2, prev=prev)).click()
+    assert root.locator("select[data-layer]").input_value() == "2"
+    assert root.locator("select[data-head]").input_value() == "2"
+    maps_agree(page, sentences, model, 0, 2, 2)
+    root.locator("select[data-sentence]").select_option("1")
+    root.locator('[data-summary] td[data-l="3"][data-h="4"] button').click()
+    maps_agree(page, sentences, model, 1, 3, 4)
+
+    text = sentences[1]
+    a = np.round(model.attention(text)[2][3], 4)
+    linked = """root => [...root.querySelectorAll(
+        '[data-matrix="weights"] th.explorable-linked')].map(th => th.textContent)"""
+    said = root.locator("[data-linked-said]")
+    assert said.inner_text() == words["linked_hint"]
+    root.locator('[data-matrix="weights"] td[data-i="4"][data-j="2"] button').hover()
+    assert root.evaluate(linked) == [text[2], f"5 {text[4]}"]  # the key's, the query's
+    expected = words["linked"].format(
+        i=5, query=text[4], j=3, key=text[2], weight=oracle.fmt(float(a[4, 2]), 2)
+    )
+    assert said.inner_text() == expected
+    root.locator("select[data-layer]").hover()
+    assert root.evaluate(linked) == [] and said.inner_text() == words["linked_hint"]
+    # One Tab stop among the weights; the arrow keys move at or below the diagonal.
+    stop = root.locator('[data-matrix="weights"] button[tabindex="0"]')
+    assert stop.count() == 1
+    stop.focus()
+    for key in ("ArrowDown", "ArrowDown", "ArrowRight", "ArrowRight", "ArrowRight"):
+        page.keyboard.press(key)  # the third ArrowRight would cross the diagonal
+    assert root.evaluate(linked) == [text[2], f"3 {text[2]}"]
+    sizes = root.evaluate(
+        """root => [...root.querySelectorAll('[data-matrix="weights"] button')]
+            .filter(b => b.getClientRects().length)
+            .map(b => b.getBoundingClientRect()).map(r => [r.width, r.height])"""
+    )
+    n = len(text)
+    assert len(sizes) == n * (n + 1) // 2
+    assert all(w >= 24 and h >= 24 for w, h in sizes), sizes  # targets of >= 24 px
     assert not watch.problems(), watch.problems()
 
 
@@ -1288,7 +1371,10 @@ def test_window_sinks_linked_and_announced_once(load) -> None:
 
 
 #: The figures redrawn for issue 40 whose pages no sample's axe run loads.
-AXE_FIGURES = [("sliding-window", "window_sinks")]
+AXE_FIGURES = [
+    ("sliding-window", "window_sinks"),
+    ("attention-maps", "attention_maps"),
+]
 
 
 @pytest.mark.parametrize(("path", "name"), AXE_FIGURES)

@@ -403,6 +403,47 @@ def test_the_attention_maps_are_the_trained_model_s(language: str) -> None:
     np.testing.assert_allclose(shown, a, atol=0.5e-4 + 1e-7)
 
 
+@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+def test_every_head_s_previous_character_weight_is_a_bar(language: str) -> None:
+    """Without JavaScript: each of the 12 heads' mean weight on the previous
+    character (of the weights the page carries, the model's to 4 decimals),
+    as a bar of that length and a button named in words, layer 1's head 1
+    pressed; the chosen head's weights a heat map whose cells' colour is
+    the weight, buttons at and below the diagonal only."""
+    from attention_docs import load_pretrained
+
+    words = explorables.words_for("attention_maps", language)
+    sentence = words["sentence_1"]
+    n = len(sentence)
+    weights = load_pretrained(language).attention(sentence)
+    figure = explorables.render("attention_maps", language)
+    bars = re.findall(
+        r'<td data-l="(\d)" data-h="(\d)" class="explorable-bar-cell" '
+        r'style="--w: ([\d.]+)%;">.*?<button ([^>]*)><span data-value="([^"]+)">',
+        figure,
+    )
+    assert len(bars) == len(weights) * weights[0].shape[0]
+    for layer, head, width, button, value in bars:
+        a = np.round(weights[int(layer) - 1][int(head) - 1], explorables.MAP_DECIMALS)
+        prev = np.mean([a[i, i - 1] for i in range(1, n)])
+        assert abs(float(value) - prev) <= 1e-12, (layer, head)
+        assert abs(float(width) - 100 * prev) <= 0.005 + 1e-9
+        pressed = (layer, head) == ("1", "1")
+        assert f'aria-pressed="{str(pressed).lower()}"' in button
+        name = words["pick"].format(l=layer, h=head, prev=oracle.fmt(prev, 2))
+        assert f'aria-label="{name}"' in button
+    grid = figure.split('data-matrix="weights"')[1].split("</table>")[0]
+    a = np.round(weights[0][0], explorables.MAP_DECIMALS)
+    cells = re.findall(r'<td data-i="(\d+)" data-j="(\d+)"([^>]*)>(<button)?', grid)
+    assert len(cells) == n * n
+    for i, j, attrs, button in cells:
+        i, j = int(i), int(j)
+        assert bool(button) == (j <= i), (i, j)  # the causal mask's cells: blank
+        if j <= i:
+            assert float(attrs.split("--w: ")[1].split(";")[0]) == a[i, j]
+            assert ("explorable-previous" in attrs) == (j == i - 1)
+
+
 def test_the_kv_calculator_offers_deepseek_v3() -> None:
     """The preset button carries DeepSeek-V3's sizes; the MLA inputs start off."""
     figure = explorables.render("kv_cache", "ja")
