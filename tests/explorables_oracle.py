@@ -17,6 +17,7 @@ from attention_docs import (
     apply_rope,
     attention_scores,
     blockwise_attention,
+    causal_mask,
     kv_cache_bytes,
     multi_head_attention,
     project_qkv,
@@ -135,16 +136,29 @@ def kv_state(kind: str, sizes: dict, bytes_per_value: int, window: int = 0) -> d
 
 
 def window_state(n: int, window: int, n_sink: int) -> dict:
-    """The mask, and the positions a rolling cache keeps after n tokens."""
+    """The mask and its cells' kinds, the rolling cache after n tokens (the
+    position each of its rows holds, -1 for a row not written yet), and the
+    cache's length after t = 0, 1, ..., n tokens."""
     mask = sliding_window_mask(n, window=window, n_sink=n_sink)
+    band = sliding_window_mask(n, window=window)
+    later = ~causal_mask(n, n)
+    kinds = np.where(
+        band, "window", np.where(mask, "sink", np.where(later, "future", "outside"))
+    )
     cache = RollingKVCache(1, window=window, n_sink=n_sink)
+    lengths = [len(cache)]
     for p in range(n):
         cache.append([[float(p)]], [[float(p)]])
+        lengths.append(len(cache))
     kept = cache.positions.tolist()
+    held = np.full(cache.capacity, -1)
+    held[cache.slots] = cache.positions
     return {
         "mask": mask.astype(int),
+        "kinds": kinds,
         "kept": kept,
-        "cache": np.isin(np.arange(n), kept).astype(int)[None, :],
+        "slots": held[None, :],
+        "lengths": lengths,
         "rows": len(cache),
         "capacity": cache.capacity,
         "full": n,

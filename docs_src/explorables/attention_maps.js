@@ -1,10 +1,17 @@
-// The trained language model's attention weights on a sentence: the reader
-// picks the sentence, the layer and the head, and sees that head's weights
-// A (rows: queries, columns: keys, one row per character) as a heat map.
-// The weights were computed by attention_docs when the book was built; this
-// script only shows them and sums them: the mean weight on the previous
-// character, (1 / (n − 1)) Σ_{i ≥ 2} A_{i,i−1}, and the rows whose largest
-// weight is on the previous character.
+// The trained language model's attention weights on a sentence. The
+// weights were computed by attention_docs when the book was built; this
+// script only shows them and sums them.
+// - Every head's mean weight on the previous character,
+//   prev = (1 / (n − 1)) Σ_{i ≥ 2} A_{i,i−1}, as a bar, laid out as the page's
+//   figure lays out its maps (columns the layers, rows the heads); each bar
+//   is a button that shows its head below (so do the layer and head menus).
+// - The chosen head's weights A (rows the queries, columns the keys, one per
+//   character, positions from 1 as the page counts them) as a heat map in
+//   A's pink, as the masks' grid and the page's figure draw weights; the
+//   cell of the previous character framed; above the diagonal, masked by
+//   the causal mask, blank. Each weight is a button (one Tab stop, the arrow
+//   keys inside): pointing at it or focusing it marks its query's and key's
+//   characters in the labels and says them with the weight.
 import {
   announce, dataNode, esc, field, fmt, frame, message, optionList, register, show, status,
   templates, words,
@@ -16,6 +23,7 @@ const count = (n) => [...Array(n).keys()].map((i) => i + 1);
 // the longest sentence sets the table's size, shorter ones hide the rest.
 export function render(w, data) {
   const n = Math.max(...data.sentences.map((s) => s.tokens.length));
+  const first = data.sentences[0].tokens.length;
   const controls =
     '<div class="explorable-controls">' +
     field(w.sentence, `<select data-sentence disabled>${data.sentences
@@ -24,11 +32,35 @@ export function render(w, data) {
     field(w.layer, `<select data-layer disabled>${optionList(count(data.layers), 1)}</select>`) +
     field(w.head, `<select data-head disabled>${optionList(count(data.heads), 1)}</select>`) +
     "</div>";
+  // Every head's prev as a bar: columns the layers, rows the heads.
+  const layerHeads = count(data.layers)
+    .map((l) => `<th scope="col">${esc(message(w.layer_n, { l }))}</th>`).join("");
+  const bars = count(data.heads).map((h) => {
+    const cells = count(data.layers).map((l) =>
+      `<td data-l="${l}" data-h="${h}" class="explorable-bar-cell">` +
+      '<span class="explorable-bar" aria-hidden="true"></span>' +
+      `<button type="button" data-pick aria-pressed="false" disabled>` +
+      '<span data-value="0">0</span></button></td>').join("");
+    return `<tr><th scope="row">${esc(message(w.head_n, { h }))}</th>${cells}</tr>`;
+  }).join("");
+  const summary =
+    '<table class="explorable-matrix explorable-heads-prev" data-summary>' +
+    `<caption>${w.summary}</caption><thead><tr><td></td>${layerHeads}</tr></thead>` +
+    `<tbody>${bars}</tbody></table>`;
   // Row i: the query at position i + 1; column j: the key at position j + 1.
-  const head = count(n).map((j) => `<th scope="col" data-j="${j - 1}"></th>`).join("");
+  // A weight at or below the diagonal is a button; above it, the causal
+  // mask's 0, a blank cell.
+  const hide = (k) => (k >= first ? " hidden" : "");
+  const head = count(n).map((j) => `<th scope="col" data-j="${j - 1}"${hide(j - 1)}></th>`).join("");
   const body = count(n).map((i) => {
-    const cells = count(n).map((j) => `<td data-i="${i - 1}" data-j="${j - 1}" data-value="0">0</td>`);
-    return `<tr data-i="${i - 1}"><th scope="row"></th>${cells.join("")}</tr>`;
+    const cells = count(n).map((j) => {
+      const attrs = `data-i="${i - 1}" data-j="${j - 1}"${hide(j - 1)}`;
+      return j <= i
+        ? `<td ${attrs}><button type="button" data-weight tabindex="${i === 1 ? 0 : -1}" disabled>` +
+          '<span data-value="0">0</span></button></td>'
+        : `<td ${attrs} data-masked data-value="0"></td>`;
+    });
+    return `<tr data-i="${i - 1}"${hide(i - 1)}><th scope="row"></th>${cells.join("")}</tr>`;
   }).join("");
   const table =
     '<table class="explorable-matrix explorable-heat" data-matrix="weights">' +
@@ -38,24 +70,68 @@ export function render(w, data) {
     `<dt>${w.previous}</dt><dd data-result="previous" data-value="0">0</dd>` +
     `<dt>${w.rows}</dt><dd data-result="rows" data-value="0">0</dd></dl>`;
   return frame("attention_maps", w,
-    dataNode(data) + controls +
+    dataNode(data) + controls + `<div class="explorable-tables">${summary}</div>` +
     // Wider than a small phone's column: it scrolls in its own box, which a
     // keyboard can reach.
-    `<div class="explorable-scroll" tabindex="0" role="region" aria-label="${esc(w.weights)}">${table}</div>` +
-    results + status() + templates(w, "status", "label"));
+    `<div class="explorable-scroll" tabindex="0" role="region" aria-label="${esc(w.weights_region)}">` +
+    `${table}</div>` + `<p class="explorable-terms" data-linked-said>${w.linked_hint}</p>` +
+    results + status() + templates(w, "status", "label", "pick", "linked", "linked_hint"));
 }
+
+// prev of one head's weights a (n, n): the mean of A_{i,i−1} over i ≥ 2
+// (positions from 1; rows 1 … n − 1 from 0).
+const previousMean = (a) => {
+  let total = 0;
+  for (let i = 1; i < a.length; i++) total += a[i][i - 1];
+  return total / (a.length - 1);
+};
 
 export function mount(root) {
   const data = JSON.parse(root.querySelector("[data-data]").dataset.data);
   const [sentence, layer, head] = ["sentence", "layer", "head"].map((key) =>
     root.querySelector(`select[data-${key}]`));
   const table = root.querySelector('[data-matrix="weights"]');
+  const said = root.querySelector("[data-linked-said]");
+  const picks = [...root.querySelectorAll("button[data-pick]")];
+  const weights = [...table.querySelectorAll("button[data-weight]")];
+  const at = (b) => [Number(b.closest("td").dataset.i), Number(b.closest("td").dataset.j)];
+  let pointed = null; // [i, j] under the pointer or the focus
 
-  const update = () => {
+  const current = () => {
     const s = data.sentences[Number(sentence.value)];
     const [l, h] = [Number(layer.value), Number(head.value)];
-    const a = s.weights[l - 1][h - 1]; // (n, n): A_ij, row i the query, column j the key
+    return { s, l, h, a: s.weights[l - 1][h - 1] }; // A_ij: row i the query, column j the key
+  };
+
+  // The pointed weight: its query's and key's labels marked, and said.
+  const link = () => {
+    for (const th of table.querySelectorAll(".explorable-linked")) th.classList.remove("explorable-linked");
+    if (!pointed) {
+      said.textContent = words(root, "linked_hint");
+      return;
+    }
+    const { s, a } = current();
+    const [i, j] = pointed;
+    table.querySelector(`tbody tr[data-i="${i}"] th`).classList.add("explorable-linked");
+    table.querySelector(`thead th[data-j="${j}"]`).classList.add("explorable-linked");
+    said.textContent = message(words(root, "linked"), {
+      i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: fmt(a[i][j], 2),
+    });
+  };
+
+  const update = () => {
+    const { s, l, h, a } = current();
     const n = s.tokens.length;
+    // Every head's prev, its bar and its button; the chosen one pressed.
+    for (const b of picks) {
+      const td = b.closest("td");
+      const [bl, bh] = [Number(td.dataset.l), Number(td.dataset.h)];
+      const prev = previousMean(s.weights[bl - 1][bh - 1]);
+      show(b.querySelector("span"), prev, 2);
+      td.style.setProperty("--w", `${(100 * prev).toFixed(2)}%`);
+      b.setAttribute("aria-pressed", String(bl === l && bh === h));
+      b.setAttribute("aria-label", message(words(root, "pick"), { l: bl, h: bh, prev: fmt(prev, 2) }));
+    }
     for (const th of table.querySelectorAll("thead th[data-j]")) {
       const j = Number(th.dataset.j);
       th.hidden = j >= n;
@@ -68,25 +144,28 @@ export function mount(root) {
       for (const td of tr.querySelectorAll("td")) {
         const j = Number(td.dataset.j);
         td.hidden = j >= n;
-        if (i >= n || j >= n) continue;
-        show(td, a[i][j], 2);
-        td.style.setProperty("--w", String(a[i][j]));
+        if (i >= n || j >= n || j > i) continue; // above the diagonal: the causal mask's 0, blank
+        const b = td.querySelector("button");
+        show(b.querySelector("span"), a[i][j], 2);
+        td.style.setProperty("--w", String(a[i][j])); // the heat map: the colour is the weight
         td.classList.toggle("explorable-previous", j === i - 1); // framed, as in the page's figure
-        if (j > i) td.textContent = ""; // the causal mask: weight 0, left blank as in the figures
-        td.setAttribute("aria-label", message(words(root, "label"), {
+        b.setAttribute("aria-label", message(words(root, "label"), {
           i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: fmt(a[i][j], 2),
         }));
       }
     }
-    // The previous character: the mean of A_{i,i−1} over i ≥ 2, and the rows
-    // i ≥ 2 whose largest weight is there.
-    let total = 0;
-    let rows = 0;
-    for (let i = 1; i < n; i++) {
-      total += a[i][i - 1];
-      if (a[i][i - 1] === Math.max(...a[i])) rows += 1;
+    // One Tab stop among the weights, on a shown cell.
+    const stop = weights.find((b) => b.tabIndex === 0);
+    if (!stop || at(stop)[0] >= n) {
+      for (const b of weights) b.tabIndex = -1;
+      weights[0].tabIndex = 0;
     }
-    const previous = total / (n - 1);
+    if (pointed && pointed[0] >= n) pointed = null;
+    link();
+    // The previous character: prev, and the rows i ≥ 2 whose largest weight is there.
+    const previous = previousMean(a);
+    let rows = 0;
+    for (let i = 1; i < n; i++) if (a[i][i - 1] === Math.max(...a[i])) rows += 1;
     show(root.querySelector('[data-result="previous"]'), previous, 2);
     const shown = root.querySelector('[data-result="rows"]');
     shown.dataset.value = String(rows);
@@ -95,7 +174,40 @@ export function mount(root) {
       layer: l, head: h, previous: fmt(previous, 2), rows, n: n - 1,
     }));
   };
+
   for (const select of [sentence, layer, head]) select.addEventListener("input", update);
+  // A head's bar: that head below, its layer and head in the menus.
+  for (const b of picks) {
+    b.addEventListener("click", () => {
+      const td = b.closest("td");
+      layer.value = td.dataset.l;
+      head.value = td.dataset.h;
+      update();
+    });
+  }
+  for (const b of weights) {
+    const on = () => { pointed = at(b); link(); };
+    const off = () => { pointed = null; link(); };
+    b.addEventListener("focus", on);
+    b.addEventListener("pointerenter", on);
+    b.addEventListener("blur", off);
+    b.addEventListener("pointerleave", () => (b === b.ownerDocument.activeElement ? on() : off()));
+    // The arrow keys, Home and End move among the weights (at or below the diagonal).
+    b.addEventListener("keydown", (event) => {
+      const [i, j] = at(b);
+      const n = current().s.tokens.length;
+      const to = {
+        ArrowUp: [i - 1, j], ArrowDown: [i + 1, j], ArrowLeft: [i, j - 1], ArrowRight: [i, j + 1],
+        Home: [i, 0], End: [i, i],
+      }[event.key];
+      if (!to || to[1] < 0 || to[1] > to[0] || to[0] >= n) return;
+      event.preventDefault();
+      const next = table.querySelector(`td[data-i="${to[0]}"][data-j="${to[1]}"] button`);
+      b.tabIndex = -1;
+      next.tabIndex = 0;
+      next.focus();
+    });
+  }
   update();
 }
 

@@ -1,73 +1,242 @@
-// Window and sinks: the sliding-window mask M_ij = [p - W < j <= p] or
-// [j < n_sink and j <= p] (p = i, n_q = n_k = n, positions from 0), and the
-// rows a rolling cache keeps after n tokens: the first n_sink and the last W.
-import { announce, field, frame, matrix, message, optionList, register, resize, status, templates, words } from "./core.js";
+// Window and sinks, positions from 0 as the sliding-window page counts them
+// (n_q = n_k = n, so query i sits at position p_i = i):
+// - the mask M_ij = [i − W < j ≤ i] or [j < n_sink and j ≤ i], drawn as the
+//   masks explorable's grid: a cell in the window in the figure's teal, a
+//   sink cell outside the window in its accent with a corner of the full
+//   accent, a False cell hatched (three cues beyond colour), with a legend
+//   in words;
+// - the rolling cache of n_sink + W rows, RollingKVCache's rule
+//   r(p) = p (p < n_sink), n_sink + (p − n_sink) mod W (p ≥ n_sink): which
+//   position each row holds when the newest query is computed;
+// - a chart of the cache's rows against the tokens written, min(t, n_sink + W),
+//   beside a cache without a window (t rows), with a cursor at n.
+// Each cell of the grid is a button (one Tab stop, arrow keys inside):
+// pointing at it or focusing it shows the cache as query i meets it, frames
+// query i's row and the cache row holding key j, and says both in words.
+import {
+  announce, announceSettled, esc, field, frame, message, optionList, register, resize, status,
+  templates, words,
+} from "./core.js";
+import { chartBox, draw } from "./chart.js";
 
-// data: the sizes the figure starts from, and the largest n it offers.
+const SINKS = [0, 1, 2, 3, 4];
+
+// data: the sizes the figure starts from (n, window, n_sink) and the largest n
+// and W it offers (max).
 export function render(w, data) {
-  const sizes = (from) => [...Array(data.max - from + 1).keys()].map((i) => i + from);
-  const select = (key, values) =>
-    field(w[key], `<select data-size="${key}" disabled>${optionList(values, data[key])}</select>`);
+  const sizes = [...Array(data.max).keys()].map((i) => i + 1);
+  const positions = [...Array(data.max).keys()];
   const controls =
     '<div class="explorable-controls">' +
-    select("n", sizes(1)) + select("window", sizes(1)) + select("n_sink", [0, 1, 2, 3, 4]) + "</div>";
-  const labels = sizes(1).map((i) => String(i - 1));
-  const shown = { shownRows: data.n, shownCols: data.n };
-  const tables =
-    '<div class="explorable-tables explorable-scroll">' +
-    matrix("mask", w.mask, labels, labels, shown) +
-    matrix("cache", w.cache, [w.position], labels, { shownCols: data.n }) + "</div>";
+    '<div class="explorable-range"><label for="explorable-window_sinks-n">' + w.n + "</label>" +
+    `<input type="range" id="explorable-window_sinks-n" min="1" max="${data.max}" step="1" ` +
+    `value="${data.n}" data-size="n" disabled>` +
+    `<output for="explorable-window_sinks-n" data-shown="n">${data.n}</output></div>` +
+    field(w.window, `<select data-size="window" disabled>${optionList(sizes, data.window)}</select>`) +
+    field(w.n_sink, `<select data-size="n_sink" disabled>${optionList(SINKS, data.n_sink)}</select>`) +
+    "</div>";
+  // The grid: rows the queries, columns the keys, by position (from 0).
+  const hideCol = (j) => (j >= data.n ? " hidden" : "");
+  const head = positions.map((j) => `<th scope="col" data-j="${j}"${hideCol(j)}>${j}</th>`).join("");
+  const body = positions.map((i) => {
+    const cells = positions.map((j) =>
+      `<td data-i="${i}" data-j="${j}"${hideCol(j)}><button type="button" data-cell ` +
+      `tabindex="${i === data.n - 1 && j === 0 ? 0 : -1}" disabled>` +
+      '<span data-value="0">0</span></button></td>');
+    return `<tr data-i="${i}"${i >= data.n ? " hidden" : ""}><th scope="row">${i}</th>${cells.join("")}</tr>`;
+  }).join("");
+  const grid =
+    '<div class="explorable-scroll" tabindex="0" role="region" ' +
+    `aria-label="${esc(w.mask_region)}">` +
+    '<table class="explorable-matrix explorable-grid explorable-band" data-matrix="mask">' +
+    `<caption>${w.mask}</caption><thead>` +
+    `<tr><td></td><th scope="colgroup" colspan="${data.max}" class="explorable-axis">${w.keys}</th></tr>` +
+    `<tr><th scope="col" class="explorable-corner">${w.queries}</th>${head}</tr></thead>` +
+    `<tbody>${body}</tbody></table></div>`;
+  const swatch = (kind) => `<span class="explorable-swatch" data-kind="${kind}" aria-hidden="true"></span>`;
+  const legend =
+    '<ul class="explorable-legend">' +
+    `<li>${swatch("window")}${w.legend_window}</li>` +
+    `<li>${swatch("sink")}${w.legend_sink}</li>` +
+    `<li>${swatch("masked")}${w.legend_masked}</li></ul>`;
+  // The cache: its rows r = 0 … n_sink + W − 1, each with the position it holds.
+  const most = SINKS[SINKS.length - 1] + data.max;
+  const capacity = data.n_sink + data.window;
+  const rows = [...Array(most).keys()];
+  const slotHidden = (r) => (r >= capacity ? " hidden" : "");
+  const cache =
+    '<div class="explorable-scroll">' +
+    '<table class="explorable-matrix explorable-slots" data-matrix="cache">' +
+    `<caption>${w.cache}</caption><thead><tr><th scope="col">${w.slot}</th>` +
+    rows.map((r) => `<th scope="col" data-j="${r}"${slotHidden(r)}>${r}</th>`).join("") +
+    `</tr></thead><tbody><tr data-i="0"><th scope="row">${w.position}</th>` +
+    rows.map((r) => `<td data-i="0" data-j="${r}"${slotHidden(r)} data-value="-1">—</td>`).join("") +
+    "</tr></tbody></table></div>";
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const results =
     '<dl class="explorable-results">' + ["rows", "capacity", "full"].map(result).join("") + "</dl>";
-  return frame("window_sinks", w, controls + tables + results + status() + templates(w, "status"));
+  // What the controls change first (the sizes, the chart), then the grid and
+  // the cache, whose words under them change as the reader points at a cell:
+  // nothing above them moves.
+  return frame("window_sinks", w, controls +
+    `<div class="explorable-tables">${results}${chartBox("rows", w.chart)}</div>` +
+    `<div class="explorable-tables">${grid}${legend}</div>` +
+    `<div class="explorable-tables">${cache}</div>` +
+    '<p class="explorable-terms" data-linked-said></p>' +
+    status() + templates(w, "status", "cell", "kind_window", "kind_sink", "kind_outside",
+      "kind_future", "linked", "key_in", "key_out", "slot_item", "newest", "line_window",
+      "line_full"));
 }
 
 export function mount(root) {
-  const size = (key) => Number(root.querySelector(`select[data-size="${key}"]`).value);
+  const size = (key) => Number(root.querySelector(`[data-size="${key}"]`).value);
+  const grid = root.querySelector('[data-matrix="mask"]');
+  const slots = root.querySelector('[data-matrix="cache"]');
+  const said = root.querySelector("[data-linked-said]");
+  const chart = root.querySelector('svg[data-chart="rows"]');
+  const buttons = [...grid.querySelectorAll("button[data-cell]")];
+  const at = (b) => [Number(b.closest("td").dataset.i), Number(b.closest("td").dataset.j)];
+  let pointed = null; // [i, j] under the pointer or the focus
+
   const result = (key, n) => {
     const el = root.querySelector(`[data-result="${key}"]`);
     el.dataset.value = String(n);
     el.textContent = String(n);
   };
 
-  const update = () => {
-    const n = size("n");
-    const w = size("window");
-    const sinks = size("n_sink");
-    // M_ij = [i - W < j <= i] or [j < n_sink and j <= i]
-    const band = (i, j) => i - w < j && j <= i;
-    const sink = (i, j) => j < sinks && j <= i;
+  // What query i (at position i) may see of key j: the window, a sink, or
+  // nothing (outside the window, or a later position).
+  const kindOf = (i, j, w, sinks) => {
+    if (j > i) return "future";
+    if (i - w < j) return "window"; // i − W < j ≤ i
+    if (j < sinks) return "sink"; // j < n_sink and j ≤ i
+    return "outside";
+  };
+  // The cache's row of position p: r(p) = p (p < n_sink), n_sink + (p − n_sink) mod W.
+  const row = (p, w, sinks) => (p < sinks ? p : sinks + ((p - sinks) % w));
+  // The positions the cache keeps after positions 0 … t − 1 were written:
+  // p < n_sink and p ≥ t − W (the last W), each in its row r(p).
+  const cacheAfter = (t, w, sinks) => {
+    const held = new Array(sinks + w).fill(null);
+    for (let p = 0; p < t; p++) if (p < sinks || p >= t - w) held[row(p, w, sinks)] = p;
+    return held;
+  };
+
+  // The cache as query i meets it (i + 1 tokens written), its rows marked:
+  // a sink's row, the window's rows, the row holding key j framed.
+  const link = () => {
+    const [n, w, sinks] = [size("n"), size("window"), size("n_sink")];
+    const [i, j] = pointed ?? [n - 1, null];
+    const held = cacheAfter(i + 1, w, sinks);
+    for (const td of slots.querySelectorAll("td[data-j]")) {
+      const r = Number(td.dataset.j);
+      const p = r < held.length ? held[r] : null;
+      td.dataset.value = p === null ? "-1" : String(p); // −1: a row not written yet
+      td.textContent = p === null ? "—" : String(p);
+      td.dataset.kind = p === null ? "empty" : p < sinks ? "sink" : "window";
+      td.classList.toggle("explorable-linked", j !== null && p === j);
+    }
+    for (const tr of grid.querySelectorAll("tbody tr")) {
+      tr.classList.toggle("explorable-linked", Number(tr.dataset.i) === i);
+    }
+    const keys = [...Array(i + 1).keys()].filter((k) => kindOf(i, k, w, sinks) !== "outside");
+    const list = held.flatMap((p, r) => (p === null ? [] : [message(words(root, "slot_item"), { r, p })]));
+    let text = message(words(root, "linked"), {
+      i, keys: keys.join(", "), count: keys.length, slots: list.join("、"),
+    });
+    if (!pointed) text = `${words(root, "newest")}${text}`;
+    if (j !== null) {
+      const r = held.indexOf(j);
+      text += message(words(root, r >= 0 ? "key_in" : "key_out"), {
+        j, r, kind: words(root, `kind_${kindOf(i, j, w, sinks)}`),
+      });
+    }
+    said.innerHTML = text;
+  };
+
+  const update = (settled) => {
+    const [n, w, sinks] = [size("n"), size("window"), size("n_sink")];
+    root.querySelector('[data-shown="n"]').textContent = String(n);
     resize(root, "mask", n, n);
-    for (const td of root.querySelectorAll('[data-matrix="mask"] td[data-i]')) {
-      const i = Number(td.dataset.i);
-      const j = Number(td.dataset.j);
-      const kind = band(i, j) ? "window" : sink(i, j) ? "sink" : "masked";
+    grid.querySelector(".explorable-axis").colSpan = n;
+    for (const b of buttons) {
+      const [i, j] = at(b);
+      const td = b.closest("td");
+      const kind = kindOf(i, j, w, sinks);
+      const m = kind === "window" || kind === "sink" ? 1 : 0; // M_ij
       td.dataset.kind = kind;
-      td.dataset.value = kind === "masked" ? "0" : "1";
-      // A hidden cell (i or j >= n) shows no number: text without the page's
+      td.toggleAttribute("data-masked", m === 0);
+      const span = b.querySelector("span");
+      span.dataset.value = String(m);
+      // A hidden cell (i or j ≥ n) shows no number: text without the page's
       // style (reader mode, a copy of the page) must not show a larger n.
-      td.textContent = i < n && j < n ? td.dataset.value : "";
+      span.textContent = i < n && j < n ? String(m) : "";
+      // Named in words; a hidden cell needs no name until it is shown.
+      if (i < n && j < n) {
+        b.setAttribute("aria-label", message(words(root, "cell"), {
+          i, j, m, kind: words(root, `kind_${kind}`),
+        }));
+      } else b.removeAttribute("aria-label");
     }
-    // Kept after n tokens: positions p < n_sink, and p >= n - W (the last W).
-    const kept = [...Array(n).keys()].filter((p) => p < sinks || p >= n - w);
-    resize(root, "cache", 1, n);
-    for (const td of root.querySelectorAll('[data-matrix="cache"] td[data-i]')) {
-      const p = Number(td.dataset.j);
-      const on = kept.includes(p);
-      td.dataset.kind = on ? (p < sinks && p < n - w ? "sink" : "window") : "masked";
-      td.dataset.value = on ? "1" : "0";
-      td.textContent = p < n ? td.dataset.value : "";
+    // One Tab stop in the grid: where it was if still shown, else the newest query's first key.
+    const stop = buttons.find((b) => b.tabIndex === 0);
+    const [si, sj] = stop ? at(stop) : [n, n];
+    if (si >= n || sj >= n) {
+      for (const b of buttons) b.tabIndex = -1;
+      grid.querySelector(`td[data-i="${n - 1}"][data-j="0"] button`).tabIndex = 0;
     }
-    result("rows", kept.length); // min(n, n_sink + W)
+    resize(root, "cache", 1, sinks + w);
+    if (pointed && (pointed[0] >= n || pointed[1] >= n)) pointed = null;
+    link();
+    // The rows after n tokens: min(n, n_sink + W); without a window, n.
+    const held = cacheAfter(n, w, sinks).filter((p) => p !== null);
+    result("rows", held.length);
     result("capacity", sinks + w); // the buffer's rows, fixed
     result("full", n); // a cache without a window
-    announce(root, message(words(root, "status"), {
-      rows: kept.length, n, positions: kept.join(", "),
-    }));
+    const most = Number(root.querySelector('[data-size="n"]').max);
+    const ts = [...Array(most + 1).keys()]; // t = 0 … the largest n
+    draw(chart, {
+      x: { min: 0, max: most + 3, label: "n" }, // room for the lines' labels
+      y: { min: 0, max: most },
+      lines: [
+        { points: ts.map((t) => [t, Math.min(t, sinks + w)]), label: words(root, "line_window") },
+        { points: ts.map((t) => [t, t]), label: words(root, "line_full") },
+      ],
+      cursor: n,
+    });
+    const kept = [...held].sort((a, b) => a - b);
+    (settled ? announce : (r, html) => announceSettled(r, html, 600))(root,
+      message(words(root, "status"), { rows: held.length, n, positions: kept.join(", ") }));
   };
-  for (const select of root.querySelectorAll("select[data-size]")) select.addEventListener("change", update);
-  update();
+
+  for (const b of buttons) {
+    const on = () => { pointed = at(b); link(); };
+    const off = () => { pointed = null; link(); };
+    b.addEventListener("focus", on);
+    b.addEventListener("pointerenter", on);
+    b.addEventListener("blur", off);
+    b.addEventListener("pointerleave", () => (b === b.ownerDocument.activeElement ? on() : off()));
+    // The arrow keys, Home and End move inside the grid (one Tab stop).
+    b.addEventListener("keydown", (event) => {
+      const [i, j] = at(b);
+      const n = size("n");
+      const to = {
+        ArrowUp: [i - 1, j], ArrowDown: [i + 1, j], ArrowLeft: [i, j - 1], ArrowRight: [i, j + 1],
+        Home: [i, 0], End: [i, n - 1],
+      }[event.key];
+      if (!to || to[0] < 0 || to[1] < 0 || to[0] >= n || to[1] >= n) return;
+      event.preventDefault();
+      const next = grid.querySelector(`td[data-i="${to[0]}"][data-j="${to[1]}"] button`);
+      b.tabIndex = -1;
+      next.tabIndex = 0;
+      next.focus();
+    });
+  }
+  root.querySelector('[data-size="n"]').addEventListener("input", () => update(false));
+  for (const select of root.querySelectorAll("select[data-size]")) {
+    select.addEventListener("input", () => update(true));
+  }
+  update(true);
 }
 
 register("window_sinks", mount);

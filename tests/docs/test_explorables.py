@@ -169,8 +169,13 @@ class Cells(HTMLParser):
 
 
 def drawn(name: str, language: str = "ja") -> dict[str, np.ndarray]:
+    return drawn_from(explorables.render(name, language))
+
+
+def drawn_from(html: str) -> dict[str, np.ndarray]:
+    """Every table's data-values of a drawn figure, as arrays (NaN where none)."""
     parser = Cells()
-    parser.feed(explorables.render(name, language))
+    parser.feed(html)
     tables = {}
     for key, cells in parser.tables.items():
         shape = tuple(max(ix) + 1 for ix in zip(*cells, strict=True))
@@ -255,10 +260,82 @@ def test_the_window_and_sinks_are_drawn_as_the_package_computes_them() -> None:
     for language in ("ja", "zh-Hant"):
         tables = drawn("window_sinks", language)
         np.testing.assert_array_equal(tables["mask"][:n, :n], state["mask"])
-        np.testing.assert_array_equal(tables["cache"][:, :n], state["cache"])
+        capacity = state["capacity"]
+        np.testing.assert_array_equal(tables["cache"][:, :capacity], state["slots"])
         figure = explorables.render("window_sinks", language)
         for key in ("rows", "capacity", "full"):
             assert f'data-result="{key}" data-value="{state[key]}"' in figure, key
+
+
+def band_cells(figure: str) -> dict[tuple[int, int], dict[str, str]]:
+    """The attributes of each cell of the window's grid, and of its button."""
+    grid = figure.split('data-matrix="mask"')[1].split("</table>")[0]
+    cells = {}
+    for attrs, inner in re.findall(r"<td ([^>]*)>(.*?)</td>", grid):
+        a = dict(re.findall(r'([\w-]+)(?:="([^"]*)")?', attrs))
+        button = dict(re.findall(r'([\w-]+)(?:="([^"]*)")?', inner.split(">")[0]))
+        cells[int(a["data-i"]), int(a["data-j"])] = a | {"button": button}
+    return cells
+
+
+def window_sinks_drawn(n: int, window: int, n_sink: int, language: str = "ja") -> str:
+    data = explorables.DATA["window_sinks"](language)
+    sizes = {"n": n, "window": window, "n_sink": n_sink}
+    return draw_with("window_sinks", data | sizes, language)
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+@pytest.mark.parametrize(("n", "window", "n_sink"), [(10, 4, 2), (16, 3, 0), (5, 8, 1)])
+def test_the_window_grid_and_cache_are_the_package_s(
+    n: int, window: int, n_sink: int, language: str
+) -> None:
+    """Each cell of the grid: its kind (window, sink, outside the window, a
+    later position) as sliding_window_mask gives it, hatched where False,
+    named in words; each row of the cache holds the position RollingKVCache
+    put there; the chart draws the cache's length after t tokens (and, with
+    no sink, kv_cache_bytes(window=W)'s tokens) beside t, the cursor at n."""
+    html = window_sinks_drawn(n, window, n_sink, language)
+    state = oracle.window_state(n, window, n_sink)
+    words = explorables.words_for("window_sinks", language)
+    cells = band_cells(html)
+    most = explorables.WINDOW_DEFAULT["max"]
+    assert len(cells) == most * most
+    for (i, j), cell in cells.items():
+        if i >= n or j >= n:
+            assert "hidden" in cell or f'<tr data-i="{i}" hidden' in html, (i, j)
+            continue
+        kind = str(state["kinds"][i, j])
+        assert cell["data-kind"] == kind, (i, j)
+        assert ("data-masked" in cell) == (not state["mask"][i, j]), (i, j)
+        name = words["cell"].format(
+            i=i, j=j, m=state["mask"][i, j], kind=words[f"kind_{kind}"]
+        )
+        assert cell["button"]["aria-label"] == name
+    tables = drawn_from(html)
+    np.testing.assert_array_equal(
+        tables["cache"][:, : state["capacity"]], state["slots"]
+    )
+    assert (tables["cache"][:, state["capacity"] :] == -1).all()
+    chart = Chart(charts(html)["rows"])
+    assert abs(chart.cursor() - n) < 1e-3
+    lines = chart.lines()
+    full = oracle.window_state(most, window, n_sink)["lengths"]
+    for t, (x, y) in enumerate(lines[0][0]):
+        assert abs(x - t) < 1e-3 and abs(y - full[t]) < 1e-3, (t, x, y)
+        if n_sink == 0 and t > 0:  # kv_cache_bytes counts n >= 1 tokens
+            from attention_docs import kv_cache_bytes
+
+            assert (
+                kv_cache_bytes(1, 1, 1, t, bytes_per_value=1, window=window)
+                == 2 * full[t]
+            )
+    assert [round(y, 3) for _, y in lines[1][0]] == list(range(most + 1))
+    # The words under the grid: the newest query's keys and the cache's rows.
+    said = html.split("data-linked-said")[1].split("</p>")[0]
+    assert ", ".join(map(str, state["kept"])) in said
+    for r, p in enumerate(state["slots"][0]):
+        if p >= 0:
+            assert words["slot_item"].format(r=r, p=p) in said
 
 
 def test_the_kv_calculator_agrees_with_the_page() -> None:
@@ -324,6 +401,47 @@ def test_the_attention_maps_are_the_trained_model_s(language: str) -> None:
         : len(sentence), : len(sentence)
     ]
     np.testing.assert_allclose(shown, a, atol=0.5e-4 + 1e-7)
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+def test_every_head_s_previous_character_weight_is_a_bar(language: str) -> None:
+    """Without JavaScript: each of the 12 heads' mean weight on the previous
+    character (of the weights the page carries, the model's to 4 decimals),
+    as a bar of that length and a button named in words, layer 1's head 1
+    pressed; the chosen head's weights a heat map whose cells' colour is
+    the weight, buttons at and below the diagonal only."""
+    from attention_docs import load_pretrained
+
+    words = explorables.words_for("attention_maps", language)
+    sentence = words["sentence_1"]
+    n = len(sentence)
+    weights = load_pretrained(language).attention(sentence)
+    figure = explorables.render("attention_maps", language)
+    bars = re.findall(
+        r'<td data-l="(\d)" data-h="(\d)" class="explorable-bar-cell" '
+        r'style="--w: ([\d.]+)%;">.*?<button ([^>]*)><span data-value="([^"]+)">',
+        figure,
+    )
+    assert len(bars) == len(weights) * weights[0].shape[0]
+    for layer, head, width, button, value in bars:
+        a = np.round(weights[int(layer) - 1][int(head) - 1], explorables.MAP_DECIMALS)
+        prev = np.mean([a[i, i - 1] for i in range(1, n)])
+        assert abs(float(value) - prev) <= 1e-12, (layer, head)
+        assert abs(float(width) - 100 * prev) <= 0.005 + 1e-9
+        pressed = (layer, head) == ("1", "1")
+        assert f'aria-pressed="{str(pressed).lower()}"' in button
+        name = words["pick"].format(l=layer, h=head, prev=oracle.fmt(prev, 2))
+        assert f'aria-label="{name}"' in button
+    grid = figure.split('data-matrix="weights"')[1].split("</table>")[0]
+    a = np.round(weights[0][0], explorables.MAP_DECIMALS)
+    cells = re.findall(r'<td data-i="(\d+)" data-j="(\d+)"([^>]*)>(<button)?', grid)
+    assert len(cells) == n * n
+    for i, j, attrs, button in cells:
+        i, j = int(i), int(j)
+        assert bool(button) == (j <= i), (i, j)  # the causal mask's cells: blank
+        if j <= i:
+            assert float(attrs.split("--w: ")[1].split(";")[0]) == a[i, j]
+            assert ("explorable-previous" in attrs) == (j == i - 1)
 
 
 def test_the_kv_calculator_offers_deepseek_v3() -> None:
@@ -659,3 +777,32 @@ def test_the_online_chart_draws_the_package_s_running_max_and_sum() -> None:
             for (t, v), (t_expected, v_expected) in zip(points, values, strict=True):
                 assert abs(t - t_expected) < 1e-3 and abs(v - v_expected) < 1e-3
         assert chart.cursor() is None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_notebook_shows_the_default_state_only(name: str) -> None:
+    """What the figure hides (a larger matrix's rows, later steps, an empty
+    error) is left out of a notebook's copy, which runs no script, whether
+    the HTML says ``hidden`` or, written back by the DOM, ``hidden=""``."""
+    from attention_book.stages.notebooks import static_figure
+
+    figure = static_figure(explorables.render(name, "ja"), name)
+    assert not re.search(r'\shidden(?:="")?[\s>]', figure), name
+
+
+def test_a_notebook_shows_the_window_of_the_page_s_figure() -> None:
+    """n = 10: ten queries and ten keys, and the cache's n_sink + W = 6 rows."""
+    from attention_book.stages.notebooks import static_figure
+
+    figure = static_figure(explorables.render("window_sinks", "ja"), "window_sinks")
+    grid = figure.split('data-matrix="mask"')[1].split("</table>")[0]
+    assert grid.count("<tr") == 2 + 10 and grid.count("<td data-i") == 100
+    cache = figure.split('data-matrix="cache"')[1].split("</table>")[0]
+    assert re.findall(r'<td[^>]*data-value="([-\d]+)"', cache) == [
+        "0",
+        "1",
+        "6",
+        "7",
+        "8",
+        "9",
+    ]

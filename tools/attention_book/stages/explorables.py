@@ -252,7 +252,12 @@ def data_attention_maps(language: str) -> dict:
     )
     model = load_pretrained(language)
     sentences = []
-    for _, text in found:
+    for k, text in found:
+        if len(text) < 2:  # the mean weight on the previous character needs one
+            raise PluginError(
+                f"docs_src/explorables/attention_maps.yml: {language} sentence_{k} "
+                f"{text!r} has no previous character (2 characters at least)"
+            )
         weights = model.attention(text)  # L x (h, n, n)
         sentences.append(
             {

@@ -733,10 +733,11 @@ EXPLORABLE_MARK = re.compile(r"<!-- explorable:(?P<name>[a-z_]+) -->")
 #: controls become the values they hold.
 STATIC = [
     (re.compile(r"<(script|style)\b.*?</\1>", re.DOTALL), ""),
-    # What the default state hides (rows of a larger matrix, later steps).
+    # What the default state hides (rows of a larger matrix, later steps):
+    # `hidden` as render() writes it, or `hidden=""` as the DOM writes it back.
     (
         re.compile(
-            r"<(table|tr|th|td|div|span)\b[^>]*\shidden(?=[\s>])[^>]*>.*?</\1>",
+            r'<(table|tr|th|td|div|span|p)\b[^>]*\shidden(?:="")?(?=[\s>])[^>]*>.*?</\1>',
             re.DOTALL,
         ),
         "",
