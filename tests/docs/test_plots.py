@@ -227,6 +227,31 @@ def test_sinusoidal_encoding_figure_shows_the_encoding() -> None:
     assert matrix[63, 63] == pytest.approx(np.cos(63 / 10000 ** (62 / 64)))
 
 
+def test_sinusoidal_curves_figure_shows_components_and_dot_products() -> None:
+    """Top: PE(pos, c) against pos for a few components c, sin at even c and
+    cos at odd c. Bottom: PE_m . PE_r = sum_i cos((m - r) omega_i) against
+    |m - r| for several m, the same curve for each m (positional-encoding.md
+    #relative), largest at 0 (d_model / 2) and lower far away."""
+    curves, dots = figure("sinusoidal_curves", "ja").axes[:2]
+    omega = 10000.0 ** (-np.arange(0, 64, 2) / 64)  # omega_i, d_model = 64
+    assert len(curves.lines) >= 3
+    for line in curves.lines:
+        c = int(line.get_label().split()[-1])  # "成分 16"
+        pos = np.asarray(line.get_xdata())
+        expected = (np.sin if c % 2 == 0 else np.cos)(pos * omega[c // 2])
+        assert np.allclose(line.get_ydata(), expected), c
+    styles = {line.get_linestyle() for line in curves.lines}
+    assert len(styles) == len(curves.lines), "each curve has its own line style"
+    series = [np.asarray(line.get_ydata()) for line in dots.lines]
+    t = np.asarray(dots.lines[0].get_xdata())
+    assert len(series) >= 2 and t.tolist() == list(range(64))
+    expected = np.cos(t[:, None] * omega[None, :]).sum(axis=1)
+    for values in series:
+        assert np.allclose(values, expected)
+    assert series[0][0] == pytest.approx(32.0)
+    assert series[0][1:].max() < 31.0 and series[0][40:].max() < 20.0
+
+
 def test_gradient_saturation_figure_draws_the_table_of_its_example() -> None:
     """The lines are the medians that saturation.pycon prints (the same draws),
     and they show what backpropagation.md#saturation says of them."""
