@@ -294,6 +294,32 @@ def test_layer_cost_figure_draws_the_counts_the_page_states() -> None:
         assert r"n = 2d = 1024" in page, language
 
 
+def test_dot_product_angle_figure_draws_q_dot_k_as_lengths_and_cosine() -> None:
+    """One query, keys of one length at growing angles: the figure writes each
+    q . k, equal to |q| |k| cos(theta), and marks the key closest in
+    direction as the largest (scaled-dot-product.md#scores)."""
+    script = load_script("dot_product_angle", "diagrams")
+    q, k = script.vectors()
+    lengths = np.linalg.norm(k, axis=1)
+    assert np.allclose(lengths, lengths[0]), "the keys share one length"
+    theta = np.arctan2(k[:, 1], k[:, 0]) - np.arctan2(q[1], q[0])
+    assert np.all(np.diff(theta) > 0) and theta[0] > 0 and theta[-1] > np.pi / 2
+    products = np.linalg.norm(q) * lengths * np.cos(theta)
+    assert np.allclose(k @ q, products)
+    for language in LANGUAGES:
+        texts = svg_texts(draw("diagrams", "dot_product_angle", language, "light"))
+        for j, value in enumerate(products, start=1):
+            shown = f"{value:.2f}".replace("-0.00", "0.00").replace("-", "−")
+            assert f"q · k{j} = {shown}" in texts, (language, j, texts)
+            degrees = f"θ{j} = {np.degrees(theta[j - 1]):.0f}°"
+            assert degrees in texts, (language, degrees)
+        largest = ALL_LABELS["diagrams"]["dot_product_angle"][language]["largest"]
+        assert texts.count(largest) == 1
+        alt = ALL_LABELS["diagrams"]["dot_product_angle"][language]["alt"]
+        for value in products:
+            assert f"{value:.2f}".replace("-", "−").replace("−0.00", "0.00") in alt
+
+
 def test_blockwise_steps_figure_draws_the_packages_numbers() -> None:
     """Queries 1 and 2 of the running example, keys in blocks of 2: after each
     block, m, l and O are the summary of the keys seen so far as the package
