@@ -227,6 +227,31 @@ def test_sinusoidal_encoding_figure_shows_the_encoding() -> None:
     assert matrix[63, 63] == pytest.approx(np.cos(63 / 10000 ** (62 / 64)))
 
 
+def test_sinusoidal_curves_figure_shows_components_and_dot_products() -> None:
+    """Top: PE(pos, c) against pos for a few components c, sin at even c and
+    cos at odd c. Bottom: PE_m . PE_r = sum_i cos((m - r) omega_i) against
+    |m - r| for several m, the same curve for each m (positional-encoding.md
+    #relative), largest at 0 (d_model / 2) and lower far away."""
+    curves, dots = figure("sinusoidal_curves", "ja").axes[:2]
+    omega = 10000.0 ** (-np.arange(0, 64, 2) / 64)  # omega_i, d_model = 64
+    assert len(curves.lines) >= 3
+    for line in curves.lines:
+        c = int(line.get_label().split()[-1])  # "成分 16"
+        pos = np.asarray(line.get_xdata())
+        expected = (np.sin if c % 2 == 0 else np.cos)(pos * omega[c // 2])
+        assert np.allclose(line.get_ydata(), expected), c
+    styles = {line.get_linestyle() for line in curves.lines}
+    assert len(styles) == len(curves.lines), "each curve has its own line style"
+    series = [np.asarray(line.get_ydata()) for line in dots.lines]
+    t = np.asarray(dots.lines[0].get_xdata())
+    assert len(series) >= 2 and t.tolist() == list(range(64))
+    expected = np.cos(t[:, None] * omega[None, :]).sum(axis=1)
+    for values in series:
+        assert np.allclose(values, expected)
+    assert series[0][0] == pytest.approx(32.0)
+    assert series[0][1:].max() < 31.0 and series[0][40:].max() < 20.0
+
+
 def test_gradient_saturation_figure_draws_the_table_of_its_example() -> None:
     """The lines are the medians that saturation.pycon prints (the same draws),
     and they show what backpropagation.md#saturation says of them."""
@@ -267,6 +292,32 @@ def test_layer_cost_figure_draws_the_counts_the_page_states() -> None:
         for value in ("3.4", "1.3", "5.4"):
             assert f"約 {value} {unit}" in page, (language, value)
         assert r"n = 2d = 1024" in page, language
+
+
+def test_dot_product_angle_figure_draws_q_dot_k_as_lengths_and_cosine() -> None:
+    """One query, keys of one length at growing angles: the figure writes each
+    q . k, equal to |q| |k| cos(theta), and marks the key closest in
+    direction as the largest (scaled-dot-product.md#scores)."""
+    script = load_script("dot_product_angle", "diagrams")
+    q, k = script.vectors()
+    lengths = np.linalg.norm(k, axis=1)
+    assert np.allclose(lengths, lengths[0]), "the keys share one length"
+    theta = np.arctan2(k[:, 1], k[:, 0]) - np.arctan2(q[1], q[0])
+    assert np.all(np.diff(theta) > 0) and theta[0] > 0 and theta[-1] > np.pi / 2
+    products = np.linalg.norm(q) * lengths * np.cos(theta)
+    assert np.allclose(k @ q, products)
+    for language in LANGUAGES:
+        texts = svg_texts(draw("diagrams", "dot_product_angle", language, "light"))
+        for j, value in enumerate(products, start=1):
+            shown = f"{value:.2f}".replace("-0.00", "0.00").replace("-", "−")
+            assert f"q · k{j} = {shown}" in texts, (language, j, texts)
+            degrees = f"θ{j} = {np.degrees(theta[j - 1]):.0f}°"
+            assert degrees in texts, (language, degrees)
+        largest = ALL_LABELS["diagrams"]["dot_product_angle"][language]["largest"]
+        assert texts.count(largest) == 1
+        alt = ALL_LABELS["diagrams"]["dot_product_angle"][language]["alt"]
+        for value in products:
+            assert f"{value:.2f}".replace("-", "−").replace("−0.00", "0.00") in alt
 
 
 def test_blockwise_steps_figure_draws_the_packages_numbers() -> None:
