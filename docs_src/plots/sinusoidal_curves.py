@@ -23,7 +23,6 @@ def figure(labels: dict) -> Figure:
     fig = Figure(figsize=(4.8, 6.6), layout="constrained")
     fig.get_layout_engine().set(h_pad=8 / 72)
     curves, dots = fig.subplots(2, 1)
-
     positions = np.arange(64)
     for c, colour, style in zip(COMPONENTS, colours, styles, strict=True):
         curves.plot(
@@ -42,7 +41,6 @@ def figure(labels: dict) -> Figure:
     curves.set_yticks([-1, 0, 1])
     curves.legend(loc="upper center", ncols=2, frameon=False)
     curves.grid(True, alpha=0.3)
-
     t = np.arange(DISTANCE)
     markers = (None, "o", "x")
     for k, ((m, step), marker) in enumerate(zip(QUERIES, markers, strict=True)):
