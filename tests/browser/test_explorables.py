@@ -1061,7 +1061,11 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
         assert oracle.fmt(state["weights"][g][0][2], 3) in said.inner_text()
     root.locator("select[data-h]").hover()
     assert not any(c["linked"] for c in root.evaluate(HEAD_MAPS))
-    # The keyboard: one Tab stop a map, the arrows move inside it.
+    # The keyboard: one Tab stop a map, the arrows move inside it. The
+    # pointer waits on the fixed header first: left over the figure, it
+    # points at whatever cell the focus's scroll brings under it, and the
+    # browser's mouseover then links that cell instead of the focused one.
+    page.mouse.move(0, 0)
     stops = root.locator('button[data-weight][tabindex="0"]:visible')
     assert stops.count() == 4
     first = root.locator('[data-matrix="weights2"] td[data-i="0"][data-j="0"] button')
