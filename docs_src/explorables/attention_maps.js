@@ -13,8 +13,8 @@
 //   keys inside): pointing at it or focusing it marks its query's and key's
 //   characters in the labels and says them with the weight.
 import {
-  announce, dataNode, esc, field, fmt, frame, message, optionList, register, show, status,
-  templates, words,
+  announce, cellAt, dataNode, esc, field, fmt, frame, linkCells, message, optionList, register,
+  show, status, templates, words,
 } from "./core.js";
 
 const count = (n) => [...Array(n).keys()].map((i) => i + 1);
@@ -94,7 +94,6 @@ export function mount(root) {
   const said = root.querySelector("[data-linked-said]");
   const picks = [...root.querySelectorAll("button[data-pick]")];
   const weights = [...table.querySelectorAll("button[data-weight]")];
-  const at = (b) => [Number(b.closest("td").dataset.i), Number(b.closest("td").dataset.j)];
   let pointed = null; // [i, j] under the pointer or the focus
 
   const current = () => {
@@ -156,7 +155,7 @@ export function mount(root) {
     }
     // One Tab stop among the weights, on a shown cell.
     const stop = weights.find((b) => b.tabIndex === 0);
-    if (!stop || at(stop)[0] >= n) {
+    if (!stop || cellAt(stop)[0] >= n) {
       for (const b of weights) b.tabIndex = -1;
       weights[0].tabIndex = 0;
     }
@@ -185,29 +184,11 @@ export function mount(root) {
       update();
     });
   }
-  for (const b of weights) {
-    const on = () => { pointed = at(b); link(); };
-    const off = () => { pointed = null; link(); };
-    b.addEventListener("focus", on);
-    b.addEventListener("pointerenter", on);
-    b.addEventListener("blur", off);
-    b.addEventListener("pointerleave", () => (b === b.ownerDocument.activeElement ? on() : off()));
-    // The arrow keys, Home and End move among the weights (at or below the diagonal).
-    b.addEventListener("keydown", (event) => {
-      const [i, j] = at(b);
-      const n = current().s.tokens.length;
-      const to = {
-        ArrowUp: [i - 1, j], ArrowDown: [i + 1, j], ArrowLeft: [i, j - 1], ArrowRight: [i, j + 1],
-        Home: [i, 0], End: [i, i],
-      }[event.key];
-      if (!to || to[1] < 0 || to[1] > to[0] || to[0] >= n) return;
-      event.preventDefault();
-      const next = table.querySelector(`td[data-i="${to[0]}"][data-j="${to[1]}"] button`);
-      b.tabIndex = -1;
-      next.tabIndex = 0;
-      next.focus();
-    });
-  }
+  // The weights at or below the diagonal: End goes to the query's own key.
+  linkCells(weights, (b) => {
+    pointed = b && cellAt(b);
+    link();
+  }, { rows: () => current().s.tokens.length, last: (i) => i });
   update();
 }
 

@@ -189,3 +189,40 @@ export function announceSettled(root, html, delay = 300) {
   clearTimeout(root.explorableAnnounce);
   root.explorableAnnounce = setTimeout(() => announce(root, html), delay);
 }
+
+/** The query and key of a weight's button: its cell's data-i and data-j. */
+export const cellAt = (button) => {
+  const td = button.closest("td");
+  return [Number(td.dataset.i), Number(td.dataset.j)];
+};
+
+// A heat map of weights' buttons, linked and moved through as one grid:
+// pointing at a button or focusing it calls point(button), leaving it calls
+// point(null) (a focused button stays pointed when the pointer leaves). The
+// arrow keys, Home and End move the focus among the cells (one Tab stop a
+// grid: the focused button's tabindex is 0, the others' −1); rows() is the
+// number of queries shown, last(i) the last key of query i's row.
+export function linkCells(buttons, point, { rows, last }) {
+  for (const b of buttons) {
+    const on = () => point(b);
+    const off = () => point(null);
+    b.addEventListener("focus", on);
+    b.addEventListener("pointerenter", on);
+    b.addEventListener("blur", off);
+    b.addEventListener("pointerleave", () => (b === b.ownerDocument.activeElement ? on() : off()));
+    b.addEventListener("keydown", (event) => {
+      const [i, j] = cellAt(b);
+      const to = {
+        ArrowUp: [i - 1, j], ArrowDown: [i + 1, j], ArrowLeft: [i, j - 1], ArrowRight: [i, j + 1],
+        Home: [i, 0], End: [i, last(i)],
+      }[event.key];
+      if (!to || to[0] < 0 || to[0] >= rows() || to[1] < 0 || to[1] > last(to[0])) return;
+      event.preventDefault();
+      const next = b.closest("[data-matrix]")
+        .querySelector(`td[data-i="${to[0]}"][data-j="${to[1]}"] button`);
+      b.tabIndex = -1;
+      next.tabIndex = 0;
+      next.focus();
+    });
+  }
+}

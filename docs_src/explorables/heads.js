@@ -7,8 +7,8 @@
 // columns the keys in words; pointing at (or focusing) one head's cell marks
 // the same query and key in every other head and says all their weights.
 import {
-  announce, dataNode, esc, field, fill, fmt, frame, matmul, matrix, message, optionList, register,
-  show, softmax, status, sub, templates, transpose, words,
+  announce, cellAt, dataNode, esc, field, fill, fmt, frame, linkCells, matmul, matrix, message,
+  optionList, register, show, softmax, status, sub, templates, transpose, words,
 } from "./core.js";
 
 // data: the running example's X, W_Q, W_K, W_V; the page's W^O choices
@@ -60,7 +60,6 @@ export function mount(root) {
   const table = (key) => root.querySelector(`[data-matrix="${key}"]`);
   const most = root.querySelectorAll('[data-matrix^="weights"]').length;
   const said = root.querySelector("[data-linked-said]");
-  const at = (b) => [Number(b.closest("td").dataset.i), Number(b.closest("td").dataset.j)];
   let state = null;
   let pointed = null; // [head, query, key] under the pointer or the focus
 
@@ -113,7 +112,7 @@ export function mount(root) {
       if (g >= h) continue;
       fill(root, `term${g}`, heads[g].term, 3);
       for (const b of table(`weights${g}`).querySelectorAll("button[data-weight]")) {
-        const [i, j] = at(b);
+        const [i, j] = cellAt(b);
         const a = heads[g].weights[i][j];
         show(b, a, 3);
         b.closest("td").style.setProperty("--w", String(a)); // the heat map: the colour is the weight
@@ -129,31 +128,11 @@ export function mount(root) {
     announce(root, message(words(root, "status"), { h, d_k: dK }));
   };
 
-  const buttons = [...root.querySelectorAll("button[data-weight]")];
-  for (const b of buttons) {
-    const g = Number(b.dataset.head);
-    const on = () => { pointed = [g, ...at(b)]; link(); };
-    const off = () => { pointed = null; link(); };
-    b.addEventListener("focus", on);
-    b.addEventListener("pointerenter", on);
-    b.addEventListener("blur", off);
-    b.addEventListener("pointerleave", () => (b === b.ownerDocument.activeElement ? on() : off()));
-    // The arrow keys, Home and End move inside the head's map (one Tab stop a map).
-    b.addEventListener("keydown", (event) => {
-      const [i, j] = at(b);
-      const n = data.x.length;
-      const to = {
-        ArrowUp: [i - 1, j], ArrowDown: [i + 1, j], ArrowLeft: [i, j - 1], ArrowRight: [i, j + 1],
-        Home: [i, 0], End: [i, n - 1],
-      }[event.key];
-      if (!to || to[0] < 0 || to[1] < 0 || to[0] >= n || to[1] >= n) return;
-      event.preventDefault();
-      const next = table(`weights${g}`).querySelector(`td[data-i="${to[0]}"][data-j="${to[1]}"] button`);
-      b.tabIndex = -1;
-      next.tabIndex = 0;
-      next.focus();
-    });
-  }
+  // Each head's map is a grid of its own; a cell marks the same query and key in every head.
+  linkCells(root.querySelectorAll("button[data-weight]"), (b) => {
+    pointed = b && [Number(b.dataset.head), ...cellAt(b)];
+    link();
+  }, { rows: () => data.x.length, last: () => data.x.length - 1 });
   for (const select of [hSelect, wSelect]) select.addEventListener("input", update);
   update();
 }

@@ -14,8 +14,8 @@
 // pointing at it or focusing it shows the cache as query i meets it, frames
 // query i's row and the cache row holding key j, and says both in words.
 import {
-  announce, announceSettled, esc, field, frame, message, optionList, register, resize, status,
-  templates, words,
+  announce, announceSettled, cellAt, esc, field, frame, linkCells, message, optionList, register,
+  resize, status, templates, words,
 } from "./core.js";
 import { chartBox, draw } from "./chart.js";
 
@@ -95,7 +95,6 @@ export function mount(root) {
   const said = root.querySelector("[data-linked-said]");
   const chart = root.querySelector('svg[data-chart="rows"]');
   const buttons = [...grid.querySelectorAll("button[data-cell]")];
-  const at = (b) => [Number(b.closest("td").dataset.i), Number(b.closest("td").dataset.j)];
   let pointed = null; // [i, j] under the pointer or the focus
 
   const result = (key, n) => {
@@ -160,7 +159,7 @@ export function mount(root) {
     resize(root, "mask", n, n);
     grid.querySelector(".explorable-axis").colSpan = n;
     for (const b of buttons) {
-      const [i, j] = at(b);
+      const [i, j] = cellAt(b);
       const td = b.closest("td");
       const kind = kindOf(i, j, w, sinks);
       const m = kind === "window" || kind === "sink" ? 1 : 0; // M_ij
@@ -180,7 +179,7 @@ export function mount(root) {
     }
     // One Tab stop in the grid: where it was if still shown, else the newest query's first key.
     const stop = buttons.find((b) => b.tabIndex === 0);
-    const [si, sj] = stop ? at(stop) : [n, n];
+    const [si, sj] = stop ? cellAt(stop) : [n, n];
     if (si >= n || sj >= n) {
       for (const b of buttons) b.tabIndex = -1;
       grid.querySelector(`td[data-i="${n - 1}"][data-j="0"] button`).tabIndex = 0;
@@ -209,29 +208,10 @@ export function mount(root) {
       message(words(root, "status"), { rows: held.length, n, positions: kept.join(", ") }));
   };
 
-  for (const b of buttons) {
-    const on = () => { pointed = at(b); link(); };
-    const off = () => { pointed = null; link(); };
-    b.addEventListener("focus", on);
-    b.addEventListener("pointerenter", on);
-    b.addEventListener("blur", off);
-    b.addEventListener("pointerleave", () => (b === b.ownerDocument.activeElement ? on() : off()));
-    // The arrow keys, Home and End move inside the grid (one Tab stop).
-    b.addEventListener("keydown", (event) => {
-      const [i, j] = at(b);
-      const n = size("n");
-      const to = {
-        ArrowUp: [i - 1, j], ArrowDown: [i + 1, j], ArrowLeft: [i, j - 1], ArrowRight: [i, j + 1],
-        Home: [i, 0], End: [i, n - 1],
-      }[event.key];
-      if (!to || to[0] < 0 || to[1] < 0 || to[0] >= n || to[1] >= n) return;
-      event.preventDefault();
-      const next = grid.querySelector(`td[data-i="${to[0]}"][data-j="${to[1]}"] button`);
-      b.tabIndex = -1;
-      next.tabIndex = 0;
-      next.focus();
-    });
-  }
+  linkCells(buttons, (b) => {
+    pointed = b && cellAt(b);
+    link();
+  }, { rows: () => size("n"), last: () => size("n") - 1 });
   root.querySelector('[data-size="n"]').addEventListener("input", () => update(false));
   for (const select of root.querySelectorAll("select[data-size]")) {
     select.addEventListener("input", () => update(true));
