@@ -6,11 +6,11 @@ from attention_docs.plotting import plot_heatmap, to_svg
 
 
 def figure(labels: dict) -> Figure:
-    words = [0, 1, 2, 0, 3]  # tokens 0 and 3 are the same word
-    X = np.eye(4)[words]  # (5, 4): one-hot rows, equal for the same word
+    words = [0, 1, 2, 0, 3]  # words[0] == words[3]
+    X = np.eye(4)[words]  # (5, 4), X[0] == X[3]
     W = 2 * np.eye(4)  # W_Q = W_K = W_V = 2I
     Q, K, _ = project_qkv(X, W, W, W)  # Q = K = 2X
-    weights = attention_weights(Q, K)  # scores 4 / sqrt(4) = 2 or 0: (5, 5)
+    weights = attention_weights(Q, K)  # softmax(Q K^T / sqrt(4)): (5, 5)
     fig, ax = plot_heatmap(
         weights,
         title=labels["title"],
