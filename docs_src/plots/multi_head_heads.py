@@ -12,8 +12,8 @@ def figure(labels: dict) -> Figure:
     circle = 3 * np.stack([np.cos(angle), np.sin(angle)], axis=1)  # (5, 2)
     w_q, w_k = np.zeros((d_model, d_model)), np.zeros((d_model, d_model))
     w_q[:n, 0:2], w_k[:n, 0:2] = circle, circle  # head_1: q_i = k_i
-    previous = circle[[0, 0, 1, 2, 3]]  # k_(i-1), k_0 for i = 0
-    w_q[:n, 2:4], w_k[:n, 2:4] = previous, circle  # head_2: q_i = k_(i-1)
+    previous = circle[[0, 0, 1, 2, 3]]  # (5, 2)
+    w_q[:n, 2:4], w_k[:n, 2:4] = previous, circle  # head_2: q_i = k_(i-1), q_0 = k_0
     w_q[:n, 4], w_k[0, 4] = 3, 3  # head_3: q_i = k_0
     eye = np.eye(d_model)  # head_4: W_Q = W_K = 0; W_V = W^O = I
     _, weights = multi_head_attention(x, x, x, w_q, w_k, eye, eye, h)  # (4, 5, 5)
