@@ -1,15 +1,22 @@
 import numpy as np
 from matplotlib.figure import Figure
 
-from attention_docs import MultiHeadAttention
+from attention_docs import multi_head_attention
 from attention_docs.plotting import plot_heads, to_svg
 
 
 def figure(labels: dict) -> Figure:
-    rng = np.random.default_rng(0)
-    mha = MultiHeadAttention(d_model=8, h=4, rng=rng)  # d_k = 8 / 4 = 2
-    x = rng.standard_normal((5, 8))  # n = 5, d_model = 8
-    _, weights = mha(x)  # (h, n_q, n_k) = (4, 5, 5)
+    n, d_model, h = 5, 8, 4  # d_k = 8 / 4 = 2
+    x = np.eye(n, d_model)  # (5, 8), x[i, i] = 1
+    angle = 2 * np.pi * np.arange(n) / n
+    circle = 3 * np.stack([np.cos(angle), np.sin(angle)], axis=1)  # (5, 2)
+    w_q, w_k = np.zeros((d_model, d_model)), np.zeros((d_model, d_model))
+    w_q[:n, 0:2], w_k[:n, 0:2] = circle, circle  # head_1: q_i = k_i
+    previous = circle[[0, 0, 1, 2, 3]]  # (5, 2)
+    w_q[:n, 2:4], w_k[:n, 2:4] = previous, circle  # head_2: q_i = k_(i-1), q_0 = k_0
+    w_q[:n, 4], w_k[0, 4] = 3, 3  # head_3: q_i = k_0
+    eye = np.eye(d_model)  # head_4: W_Q = W_K = 0; W_V = W^O = I
+    _, weights = multi_head_attention(x, x, x, w_q, w_k, eye, eye, h)  # (4, 5, 5)
     fig, _ = plot_heads(
         weights,
         titles=labels["heads"],

@@ -6,21 +6,20 @@ from attention_docs.plotting import plot_heatmap, to_svg
 
 
 def figure(labels: dict) -> Figure:
-    num_tokens, embedding_dim, attention_dim = 5, 4, 4
-    random = np.random.RandomState(42)
-    tokens = random.rand(num_tokens, embedding_dim)
-    W_Q = random.rand(embedding_dim, attention_dim)
-    W_K = random.rand(embedding_dim, attention_dim)
-    W_V = random.rand(embedding_dim, attention_dim)
-    Q, K, _ = project_qkv(tokens, W_Q, W_K, W_V)  # (5, 4)
-    weights = attention_weights(Q, K)  # softmax(Q K^T / sqrt(d_k)): (5, 5)
-    fig, _ = plot_heatmap(
+    words = [0, 1, 2, 0, 3]  # words[0] == words[3]
+    X = np.eye(4)[words]  # (5, 4), X[0] == X[3]
+    W = 2 * np.eye(4)  # W_Q = W_K = W_V = 2I
+    Q, K, _ = project_qkv(X, W, W, W)  # Q = K = 2X
+    weights = attention_weights(Q, K)  # softmax(Q K^T / sqrt(4)): (5, 5)
+    fig, ax = plot_heatmap(
         weights,
         title=labels["title"],
         xlabel=labels["xlabel"],
         ylabel=labels["ylabel"],
         annotate=True,
     )
+    ax.set_xticks(range(5), labels["tokens"])
+    ax.set_yticks(range(5), labels["tokens"])
     return fig
 
 
@@ -29,5 +28,6 @@ if __name__ == "__main__":
         "title": "A",
         "xlabel": "j",
         "ylabel": "i",
+        "tokens": ["w_{0}", "w_{1}", "w_{2}", "w_{0}", "w_{3}"],
     }
     print(to_svg(figure(symbols)))

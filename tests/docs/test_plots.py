@@ -183,17 +183,27 @@ def test_bar_chart_shows_the_weights_of_the_object_view() -> None:
     assert np.round(heights, 4).tolist() == [0.2683, 0.4889, 0.2428]
 
 
-def test_heat_map_shows_the_weights_of_the_from_scratch_example() -> None:
-    """The matrix of the heat map is the one from_scratch.pycon prints."""
-    example = (ROOT / "docs_src" / "self_attention" / "from_scratch.pycon").read_text()
-    printed = example.split("print(weights)")[1].split(">>>")[0]
-    rows = re.findall(r"\[([\d. ]+)\]", printed.split("\n", 1)[1])
-    expected = [[float(v) for v in row.split()] for row in rows]
+def test_heat_map_shows_a_repeated_word_attending_to_itself() -> None:
+    """Five tokens, tokens 0 and 3 one word, W_Q = W_K = 2I: every score is 2
+    (same word) or 0, so a word seen once keeps 0.65 for itself and 0.09 for
+    each other token, and each of the two equal words 0.42 for both, 0.06
+    for the rest: the numbers the pages quote, written in the cells."""
     ax = figure("self_attention_heatmap", "ja").axes[0]
     matrix = np.asarray(ax.images[0].get_array())
-    assert matrix.shape == (5, 5)
-    assert np.round(matrix, 3).tolist() == expected
-    assert np.allclose(matrix.sum(axis=1), 1.0)
+    same = np.equal.outer([0, 1, 2, 0, 3], [0, 1, 2, 0, 3])
+    e2 = np.exp(2.0)
+    once = np.where(same, e2, 1.0) / (e2 + 4.0)
+    twice = np.where(same, e2, 1.0) / (2.0 * e2 + 3.0)
+    expected = np.where(same.sum(axis=1, keepdims=True) == 2, twice, once)
+    np.testing.assert_allclose(matrix, expected, rtol=1e-12)
+    written = [[t.get_text() for t in ax.texts][5 * i : 5 * i + 5] for i in (0, 1)]
+    assert written == [
+        ["0.42", "0.06", "0.06", "0.42", "0.06"],
+        ["0.09", "0.65", "0.09", "0.09", "0.09"],
+    ]
+    tokens = LABELS["self_attention_heatmap"]["ja"]["tokens"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == tokens
+    assert tokens[0] == tokens[3] and len(set(tokens)) == 4
 
 
 def test_causal_mask_figure_shows_zeros_above_the_diagonal() -> None:
@@ -206,13 +216,21 @@ def test_causal_mask_figure_shows_zeros_above_the_diagonal() -> None:
     assert np.allclose(weights.sum(axis=1), 1.0)
 
 
-def test_heads_figure_has_one_heat_map_per_head() -> None:
+def test_heads_figure_shows_four_nameable_heads() -> None:
+    """Head 1 attends to itself, head 2 to the previous token (token 0 to
+    itself), head 3 to the first token, head 4 evenly: each query's largest
+    weight where the page says, and most of its weight."""
     fig = figure("multi_head_heads", "ja")
     heads = [ax for ax in fig.axes if ax.get_title()]
     assert [ax.get_title() for ax in heads] == LABELS["multi_head_heads"]["ja"]["heads"]
     weights = np.array([np.asarray(ax.images[0].get_array()) for ax in heads])
     assert weights.shape == (4, 5, 5)
-    assert not np.allclose(weights[0], weights[1]), "the heads differ"
+    np.testing.assert_allclose(weights.sum(axis=-1), 1.0)
+    looked_at = ([0, 1, 2, 3, 4], [0, 0, 1, 2, 3], [0, 0, 0, 0, 0])
+    for head, targets in zip(weights[:3], looked_at, strict=True):
+        assert head.argmax(axis=-1).tolist() == targets
+        assert head[np.arange(5), targets].min() > 0.95
+    np.testing.assert_allclose(weights[3], 0.2)
 
 
 def test_sinusoidal_encoding_figure_shows_the_encoding() -> None:
