@@ -143,3 +143,33 @@ def test_the_term_rules_read_every_string_of_a_figure(tmp_path) -> None:
     assert {f.rule for f in prose_lint.label_findings(files=[labels])} == {
         "glossary-terms"
     }
+
+
+def test_japanese_labels_keep_a_space_before_and_after_latin_text(tmp_path) -> None:
+    labels = tmp_path / "labels.yml"
+    labels.write_text(
+        "\n".join(
+            [
+                "heads:",  # 1
+                "  ja:",
+                "    alt: 入力は位置のone-hot ベクトルです。",  # 3: の|o at column 16
+                "    caption: W_Q = 2I のとき、5 トークンを見ます。",  # spaced: none
+                "    axis: 位置 i",  # spaced: none
+                "    note: ヘッド2は2つ",  # 6: ド|2, 2|は, は|2, 2|つ
+                "  zh-Hant:",
+                "    alt: 位置的one-hot 向量",  # the rule is the Japanese pages'
+            ]
+        ),
+        "utf-8",
+    )
+    found = [
+        (f.line, f.column, f.rule)
+        for f in prose_lint.label_findings(languages=("ja", "zh-Hant"), files=[labels])
+    ]
+    assert found == [
+        (3, 16, "ja-space"),
+        (6, 14, "ja-space"),
+        (6, 15, "ja-space"),
+        (6, 16, "ja-space"),
+        (6, 17, "ja-space"),
+    ]

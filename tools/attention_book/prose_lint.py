@@ -15,7 +15,8 @@ The figures' words (the ``ja:`` and ``zh-Hant:`` entries of
 ``docs_src/diagrams/labels.yml`` and ``docs_src/plots/labels.yml``: captions,
 alt texts and drawn labels) are checked against the same term rules
 (``label_findings``), in Python: a rule is a literal word, as prh matches it,
-and a finding names the line of the YAML file.
+and a finding names the line of the YAML file. The Japanese words also keep
+the pages' space between Japanese and Latin text (``JA_LATIN_TOUCH``).
 
 The linters read a *lint view* of each page (``lint_view``), line for line the
 same as the page, so that a finding's line is the page's: code blocks, maths,
@@ -379,12 +380,23 @@ def _scalars(node: yaml.Node) -> list[yaml.ScalarNode]:
     return []
 
 
+#: Where Japanese text meets a Latin letter or a digit with no space between
+#: them (「位置のone-hot」): the pages' rule (ja-space-between-half-and-full-width,
+#: lint/textlint.ja.yml) for the figures' words, which textlint does not read.
+JA_LATIN_TOUCH = re.compile(
+    r"(?<=[\u3040-\u30ff\u4e00-\u9fff])(?=[A-Za-z0-9])"
+    r"|(?<=[A-Za-z0-9])(?=[\u3040-\u30ff\u4e00-\u9fff])"
+)
+
+
 def label_findings(
     languages: tuple[str, ...] = LANGUAGES, files: list[Path] | None = None
 ) -> list[Finding]:
     """The glossary's term rules over the figures' words: every avoided word
     in a ``ja:`` or ``zh-Hant:`` string of the labels files (a figure's
-    caption, alt text and drawn labels), at its line in the file."""
+    caption, alt text and drawn labels), at its line in the file; and in a
+    ``ja:`` string, every place where Japanese text meets a Latin letter or a
+    digit without the space the pages write there (:data:`JA_LATIN_TOUCH`)."""
     findings = []
     for language in languages:
         rules = [
@@ -392,6 +404,7 @@ def label_findings(
             for expected, words in term_rules(language)
             for word in words
         ]
+        spacing = JA_LATIN_TOUCH if language == "ja" else None
         for path in files if files is not None else LABELS:
             text = path.read_text("utf-8")
             root = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -408,11 +421,30 @@ def label_findings(
                                         path, text, scalar, match.start(), message
                                     )
                                 )
+                        if spacing is None:
+                            continue
+                        for match in spacing.finditer(scalar.value):
+                            message = "a space between Japanese and Latin text"
+                            findings.append(
+                                _label_finding(
+                                    path,
+                                    text,
+                                    scalar,
+                                    match.start(),
+                                    message,
+                                    "ja-space",
+                                )
+                            )
     return sorted(findings, key=lambda f: (f.path, f.line, f.column, f.rule))
 
 
 def _label_finding(
-    path: Path, text: str, scalar: yaml.ScalarNode, index: int, message: str
+    path: Path,
+    text: str,
+    scalar: yaml.ScalarNode,
+    index: int,
+    message: str,
+    rule: str = "glossary-terms",
 ) -> Finding:
     """A finding at ``index`` of ``scalar``'s text: its line in the file (exact
     for a one-line or a literal block string, the string's first line for a
@@ -431,7 +463,7 @@ def _label_finding(
         name = path.relative_to(ROOT).as_posix()
     except ValueError:
         name = path.as_posix()
-    return Finding(name, line, column, "glossary-terms", message)
+    return Finding(name, line, column, rule, message)
 
 
 def missing_tools() -> str | None:
