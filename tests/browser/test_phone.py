@@ -150,11 +150,14 @@ OVERFLOW = """() => [...document.querySelectorAll(".explorable")]
 #: The smallest target of a grid whose cells are its controls (WCAG 2.5.8).
 SMALLEST_CELL = 24
 #: A grid whose cells are its controls (``[data-cell]``: the window's band of
-#: keys, the masks' checkboxes) in its first state: the grid itself does not
-#: scroll sideways, a reader sees every cell, and each cell is a target of
-#: at least SMALLEST_CELL px both ways.
-GRIDS = """smallest => [...document.querySelectorAll(".explorable table")]
-    .filter(t => t.querySelector("[data-cell]") && t.getClientRects().length > 0)
+#: keys, the masks' checkboxes; the attention map's weights, ``[data-weight]``
+#: of ``[data-matrix="weights"]``) in its first state: the grid itself does
+#: not scroll sideways, a reader sees every cell, and each cell is a target
+#: of at least SMALLEST_CELL px both ways.
+GRIDS = """smallest => {
+    const CELLS = '[data-cell], [data-matrix="weights"] [data-weight]';
+    return [...document.querySelectorAll(".explorable table")]
+    .filter(t => t.querySelector(CELLS) && t.getClientRects().length > 0)
     .flatMap(t => {
         const name = t.closest(".explorable").dataset.explorable;
         const box = t.closest(".explorable-scroll");
@@ -163,7 +166,7 @@ GRIDS = """smallest => [...document.querySelectorAll(".explorable table")]
             found.push(`${name}: its grid scrolls, `
                 + `${box.scrollWidth} px in ${box.clientWidth}`);
         }
-        const cells = [...t.querySelectorAll("[data-cell]")]
+        const cells = [...t.querySelectorAll(CELLS)]
             .filter(c => c.getClientRects().length > 0)
             .map(c => c.getBoundingClientRect());
         const small = cells.filter(
@@ -174,7 +177,8 @@ GRIDS = """smallest => [...document.querySelectorAll(".explorable table")]
                 + `${smallest} px (${r.width.toFixed(1)} x ${r.height.toFixed(1)})`);
         }
         return found;
-    })"""
+    });
+}"""
 
 
 @pytest.mark.parametrize("which", WHICH)

@@ -46,6 +46,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from attention_docs.plotting import THEMES
+from attention_docs.plotting import weights_cmap as plotting_weights_cmap
 
 #: Width in CSS px of the page's column on a 390 px wide phone.
 PHONE_COLUMN = 358
@@ -128,17 +129,12 @@ def palette() -> dict[str, str]:
     return {**FILLS[name], "text": THEMES[name]["text"], "line": THEMES[name]["line"]}
 
 
-#: The weights' colour scale (every heat map of A): the page at 0, the
-#: book's colour of A, a deep rose at 1, per theme.
-WEIGHTS_PAGE = {"light": "#ffffff", "dark": "#1e2029"}
-WEIGHTS_DEEP = {name: colours["bar"] for name, colours in THEMES.items()}
-
-
 def weights_cmap() -> LinearSegmentedColormap:
-    """The colour scale of attention weights in [0, 1], in the current theme."""
-    name = current_theme()
-    colours = [WEIGHTS_PAGE[name], palette()["a"], WEIGHTS_DEEP[name]]
-    return LinearSegmentedColormap.from_list("weights", colours)
+    """The colour scale of attention weights in [0, 1], in the current theme:
+    the plots' (:data:`attention_docs.plotting.WEIGHTS_RAMP`: the page at 0,
+    the book's fill of A, a deep rose at 1), so that every heat map of A,
+    plot or diagram, draws one weight in one colour."""
+    return plotting_weights_cmap()
 
 
 def canvas(width: float, height: float) -> tuple[Figure, Axes]:
