@@ -70,8 +70,12 @@ def figure(labels: dict) -> Figure:
     # outer loop: key blocks b, left to right; inner loop: query blocks a, down
     text(ax, left + side / 2, 14, labels["outer"])
     arrow(ax, (left, top - 22), (left + side, top - 22), colour=colours["accent"])
+    # "b =" once, in the corner above the a labels, and each block's number
+    # over its block: four "b = u" labels are wider than a block and ran
+    # together ("b = 1b = 2 ...")
+    text(ax, left - 18, top - 9, "b =")
     for u in range(T):
-        text(ax, left + (u + 0.5) * B * CELL, top - 9, f"b = {u + 1}")
+        text(ax, left + (u + 0.5) * B * CELL, top - 9, f"{u + 1}")
     arrow(ax, (left - 36, top), (left - 36, top + side), colour=colours["accent"])
     for t in range(T):
         text(ax, left - 18, top + (t + 0.5) * B * CELL, f"a = {t + 1}")

@@ -137,7 +137,7 @@ def figure(labels: dict) -> Figure:
                 ax,
                 COLUMNS["s"] - 4,
                 y + (i + 0.5) * CELL_H,
-                f"q_{{{i + 1}}}",
+                rf"\mathbf{{q}}_{{{i + 1}}}",
                 ha="right",
             )
         cells(
@@ -163,7 +163,7 @@ def figure(labels: dict) -> Figure:
                 ax,
                 COLUMNS["s"] + (c + 0.5) * S_W,
                 y + 2 * CELL_H + 10,
-                f"k_{{{j + 1}}}",
+                rf"\mathbf{{k}}_{{{j + 1}}}",
             )
         y += 2 * CELL_H + 26  # k_j's subscript clear of O's top border
         text(ax, COLUMNS["s"] - 4, y + CELL_H, "O", ha="right")

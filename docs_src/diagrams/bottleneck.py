@@ -10,7 +10,7 @@ N = 5  # source words
 def encoder(ax, top: float) -> list[float]:
     xs = [28 + 44 * i for i in range(N)]
     for i, x in enumerate(xs):
-        box(ax, x - 16, top, 32, 24, f"h_{{{i + 1}}}", fill="k")
+        box(ax, x - 16, top, 32, 24, rf"\mathbf{{h}}_{{{i + 1}}}", fill="k")
         if i:
             arrow(ax, (xs[i - 1] + 16, top + 12), (x - 16, top + 12))
     return xs
@@ -22,7 +22,7 @@ def figure(labels: dict) -> Figure:
     # top: the fixed-length vector
     text(ax, 4, 10, labels["fixed"], ha="left", va="top")
     xs = encoder(ax, 60)
-    box(ax, 262, 54, 40, 36, "c", fill="highlight", size=15)
+    box(ax, 262, 54, 40, 36, r"\mathbf{c}", fill="highlight", size=15)
     arrow(ax, (xs[-1] + 16, 72), (262, 72), colour=colours["accent"])
     box(ax, 318, 58, 44, 28, "y_{t}", fill="z")
     arrow(ax, (302, 72), (318, 72))
@@ -42,7 +42,7 @@ if __name__ == "__main__":
     from attention_docs.plotting import to_svg
 
     english = {
-        "fixed": "Encoder-decoder: one vector c for the whole input",
+        "fixed": r"Encoder-decoder: one vector \mathbf{c} for the whole input",
         "attention": "Attention: every state, weighted anew for each output word",
     }
     print(to_svg(figure(english)))

@@ -32,7 +32,7 @@ def figure(labels: dict) -> Figure:
         arrow(ax, (110, top + 25), (164, top + 25))
         below = 244.0 if layer == 0 else 160.0  # x_i, or the layer below
         arrow(ax, (65, below), (65, top + 40))
-    box(ax, x_new - 30, 244, 70, 22, "x_{i}", fill="x")
+    box(ax, x_new - 30, 244, 70, 22, r"\mathbf{x}_{i}", fill="x")
     text(ax, 360, 244, labels["new"], ha="right", va="top")
     return fig
 

@@ -22,7 +22,7 @@ def figure(labels: dict) -> Figure:
         vector(
             ax, 52, top + 14, ["" for _ in range(4)], width=CELL, height=CELL, fill="q"
         )
-        text(ax, 52 + 2 * CELL, top + 40, f"q_{{{i}}}")
+        text(ax, 52 + 2 * CELL, top + 40, rf"\mathbf{{q}}_{{{i}}}")
         new = [i - 1]
         matrix(
             ax,

@@ -47,7 +47,7 @@ def figure(labels: dict) -> Figure:
     text(ax, ox + 46 * np.cos(half), oy - 46 * np.sin(half), "θ_{1}")
     arrow(ax, (ox, oy), at(q), colour=colours["text"])
     x, y = at(q)
-    box(ax, x - 11, y + 6, 22, 22, "q", fill="q")
+    box(ax, x - 11, y + 6, 22, 22, r"\mathbf{q}", fill="q")
     for j, key in enumerate(k):
         arrow(
             ax,
@@ -57,7 +57,7 @@ def figure(labels: dict) -> Figure:
             dashed=j != best,
         )
         x, y = at(key, 1.0 + 22 / (UNIT * np.linalg.norm(key)))
-        box(ax, x - 16, y - 11, 32, 22, f"k_{{{j + 1}}}", fill="k")
+        box(ax, x - 16, y - 11, 32, 22, rf"\mathbf{{k}}_{{{j + 1}}}", fill="k")
     # the three products, computed above, the largest marked
     top = oy + 44
     for j in range(len(k)):
@@ -68,13 +68,16 @@ def figure(labels: dict) -> Figure:
             ax,
             120,
             y,
-            f"q · k_{{{j + 1}}} = {number(dots[j])}",
+            rf"\mathbf{{q}} · \mathbf{{k}}_{{{j + 1}}} = {number(dots[j])}",
             ha="left",
             **emphasis,
         )
         if j == best:
             text(ax, 240, y, labels["largest"], ha="left", **emphasis)
-    lengths = f"‖q‖ = {np.linalg.norm(q):g}, ‖k_{{j}}‖ = {np.linalg.norm(k[0]):g}"
+    lengths = (
+        rf"‖\mathbf{{q}}‖ = {np.linalg.norm(q):g}, "
+        rf"‖\mathbf{{k}}_{{j}}‖ = {np.linalg.norm(k[0]):g}"
+    )
     text(ax, 20, top + 22 * len(k) + 4, lengths, ha="left")
     text(ax, 4, 322, labels["formula"], ha="left", va="bottom")
     return fig

@@ -19,7 +19,7 @@ def figure(labels: dict) -> Figure:
         (110, "m_{t}"),
         (172, "exp(m_{t−1} − m_{t})"),
         (236, "ℓ_{t}"),
-        (310, "o_{t}"),
+        (310, r"\mathbf{o}_{t}"),
     ]
     for x, head in columns:
         text(ax, x, 40, head)
@@ -57,7 +57,7 @@ def figure(labels: dict) -> Figure:
         ax,
         4,
         196,
-        f"z = o / ℓ = ({z[0]:.4f}, {z[1]:.4f})",
+        rf"\mathbf{{z}} = \mathbf{{o}} / ℓ = ({z[0]:.4f}, {z[1]:.4f})",
         ha="left",
         color=accent,
         fontweight="bold",

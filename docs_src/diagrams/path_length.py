@@ -16,8 +16,8 @@ def figure(labels: dict) -> Figure:
     text(ax, 4, 12, labels["recurrent"], ha="left")
     text(ax, 4, 32, f"{labels['path']}{N}", ha="left", color=accent)
     for i, x in enumerate(xs):
-        box(ax, x - 16, 52, 32, 26, f"h_{{{i + 1}}}", fill="z")
-        box(ax, x - 16, 112, 32, 26, f"x_{{{i + 1}}}", fill="x")
+        box(ax, x - 16, 52, 32, 26, rf"\mathbf{{h}}_{{{i + 1}}}", fill="z")
+        box(ax, x - 16, 112, 32, 26, rf"\mathbf{{x}}_{{{i + 1}}}", fill="x")
         arrow(ax, (x, 112), (x, 78), colour=accent if i == 0 else None)
         if i:
             arrow(ax, (xs[i - 1] + 16, 65), (x - 16, 65), colour=accent)
@@ -25,8 +25,8 @@ def figure(labels: dict) -> Figure:
     text(ax, 4, 172, labels["attention"], ha="left")
     text(ax, 4, 192, f"{labels['path']}1", ha="left", color=accent)
     for i, x in enumerate(xs):
-        box(ax, x - 16, 212, 32, 26, f"z_{{{i + 1}}}", fill="z")
-        box(ax, x - 16, 290, 32, 26, f"x_{{{i + 1}}}", fill="x")
+        box(ax, x - 16, 212, 32, 26, rf"\mathbf{{z}}_{{{i + 1}}}", fill="z")
+        box(ax, x - 16, 290, 32, 26, rf"\mathbf{{x}}_{{{i + 1}}}", fill="x")
     for j, source in enumerate(xs):
         for i, target in enumerate(xs):
             if (i, j) != (N - 1, 0):
@@ -47,6 +47,6 @@ if __name__ == "__main__":
     english = {
         "recurrent": "Recurrent layer: n steps one after another",
         "attention": "Self-attention: all positions at once",
-        "path": "arrows from x_{1} to the last output: ",
+        "path": r"arrows from \mathbf{x}_{1} to the last output: ",
     }
     print(to_svg(figure(english)))

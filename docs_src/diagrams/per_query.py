@@ -22,11 +22,11 @@ def figure(labels: dict) -> Figure:
         return [f"{value:g}" for value in row]
 
     text(ax, 4, 8, labels["title"], ha="left", va="top")
-    text(ax, 52, 48, "q_{1}", ha="right")
+    text(ax, 52, 48, r"\mathbf{q}_{1}", ha="right")
     vector(ax, 58, 38, ints(q[0]), width=20, fill="q")
     # the table: one row per key
     heads = [
-        (150, "q_{1}·k_{j}"),
+        (150, r"\mathbf{q}_{1}·\mathbf{k}_{j}"),
         (212, f"÷√{d_k}"),
         (290, labels["softmax"]),
     ]
@@ -34,7 +34,7 @@ def figure(labels: dict) -> Figure:
         text(ax, left, 82, head)
     for j in range(3):
         y = 96 + j * 28
-        text(ax, 52, y + 10, f"k_{{{j + 1}}}", ha="right")
+        text(ax, 52, y + 10, rf"\mathbf{{k}}_{{{j + 1}}}", ha="right")
         vector(ax, 58, y, ints(k[j]), width=20, fill="k")
         text(ax, 150, y + 10, f"{dots[j]:g}")
         text(ax, 212, y + 10, f"{scaled[j]:g}")
@@ -46,9 +46,9 @@ def figure(labels: dict) -> Figure:
         y = 214 + j * 28
         text(ax, 52, y + 10, f"{weights[j]:.3f} ×", ha="right", color=accent)
         vector(ax, 58, y, ints(v[j]), width=40, fill="v")
-        text(ax, 58 + 4 * 40 + 10, y + 10, f"v_{{{j + 1}}}", ha="left")
+        text(ax, 58 + 4 * 40 + 10, y + 10, rf"\mathbf{{v}}_{{{j + 1}}}", ha="left")
     ax.plot([58, 58 + 4 * 40], [302, 302], color=palette()["line"], linewidth=1.2)
-    text(ax, 52, 322, "z_{1} =", ha="right")
+    text(ax, 52, 322, r"\mathbf{z}_{1} =", ha="right")
     vector(ax, 58, 312, [f"{value:.3f}" for value in z], width=40, fill="z")
     return fig
 

@@ -27,12 +27,20 @@ def figure(labels: dict) -> Figure:
     ):
         text(ax, 4, top - 18, title, ha="left")
         column(
-            ax, 40, top, [f"x_{{{i + 1}}}" for i in order], [fills[i] for i in order]
+            ax,
+            40,
+            top,
+            [rf"\mathbf{{x}}_{{{i + 1}}}" for i in order],
+            [fills[i] for i in order],
         )
         arrow(ax, (108, top + 36), (200, top + 36))
         text(ax, 154, top + 28, "SelfAttention", va="bottom", size=12.5)
         column(
-            ax, 212, top, [f"z_{{{i + 1}}}" for i in order], [fills[i] for i in order]
+            ax,
+            212,
+            top,
+            [rf"\mathbf{{z}}_{{{i + 1}}}" for i in order],
+            [fills[i] for i in order],
         )
     return fig
 

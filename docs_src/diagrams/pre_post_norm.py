@@ -28,7 +28,7 @@ def column(ax, left: float, title: str, order: list[str]) -> None:
     colours = palette()
     middle = left + WIDTH / 2
     text(ax, middle, 12, title)
-    text(ax, middle, 262, "x", size=15)
+    text(ax, middle, 262, r"\mathbf{x}", size=15)
     y, below = 238.0, 250.0
     fork = below - 8
     for name in order:

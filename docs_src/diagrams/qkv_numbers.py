@@ -50,5 +50,7 @@ def figure(labels: dict) -> Figure:
 if __name__ == "__main__":
     from attention_docs.plotting import to_svg
 
-    english = {"row": "Row 1 of X gives row 1 of Q (q_{1} = x_{1} W_{Q})"}
+    english = {
+        "row": r"Row 1 of X gives row 1 of Q (\mathbf{q}_{1} = \mathbf{x}_{1} W_{Q})"
+    }
     print(to_svg(figure(english)))

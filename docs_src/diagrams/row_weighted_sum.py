@@ -18,7 +18,7 @@ def figure(labels: dict) -> Figure:
     # x B = ...
     text(ax, 4, 8, labels["title"], ha="left", va="top")
     vector(ax, 20, 54, [f"{v:g}" for v in X], width=cell, fill="a")
-    text(ax, 20 + cell, 94, "x")
+    text(ax, 20 + cell, 94, r"\mathbf{x}")
     text(ax, 104, 64, "·", size=MATH)
     for i, row in enumerate(B):
         vector(
@@ -30,7 +30,9 @@ def figure(labels: dict) -> Figure:
             height=22,
             fill="v",
         )
-        text(ax, 120 + 2 * cell + 6, 55 + i * 22, f"b_{{{i + 1}}}", ha="left")
+        text(
+            ax, 120 + 2 * cell + 6, 55 + i * 22, rf"\mathbf{{b}}_{{{i + 1}}}", ha="left"
+        )
     text(ax, 120 + cell, 110, "B")
     # = x_1 b_1 + x_2 b_2 = result
     text(ax, 4, 150, "=", size=MATH)

@@ -1,4 +1,4 @@
-"""A sliding-window mask with sinks, and the caches of local and global layers."""
+"""A sliding-window mask with sinks (the caches per layer: sliding_window_cache)."""
 
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
@@ -10,13 +10,10 @@ N = 10  # tokens of the mask
 WINDOW = 4  # keys a query sees, itself included
 SINKS = 2
 CELL = 16.0
-LAYERS = "LLLLLG"  # five local layers for one global one
-TOKENS = 16  # tokens decoded, lower panel
-BAR = 12.0  # width of one cached token in the lower panel
 
 
 def figure(labels: dict) -> Figure:
-    fig, ax = canvas(380, 470)
+    fig, ax = canvas(380, 262)
     colours = palette()
     mask = sliding_window_mask(N, window=WINDOW, n_sink=SINKS)
     band = sliding_window_mask(N, window=WINDOW)
@@ -47,29 +44,6 @@ def figure(labels: dict) -> Figure:
         top + N * CELL + 22,
         [("keep", labels["window"]), ("accent", labels["sink"]), ("mask", "False")],
     )
-
-    x0, y0 = 4.0, top + N * CELL + 56
-    text(ax, x0, y0, labels["layers_title"], ha="left")
-    text(ax, x0, y0 + 20, f"n = {TOKENS},  W = {WINDOW}", ha="left")
-    for layer, kind in enumerate(LAYERS):
-        y = y0 + 40 + layer * 24
-        kept = TOKENS if kind == "G" else min(TOKENS, WINDOW)
-        name = labels["global"] if kind == "G" else labels["local"]
-        text(ax, x0, y + 8, f"{layer + 1}", ha="left")
-        text(ax, x0 + 20, y + 8, name, ha="left")
-        for t in range(TOKENS):
-            fill = colours["keep"] if t >= TOKENS - kept else "none"
-            ax.add_patch(
-                Rectangle(
-                    (x0 + 96 + t * BAR, y),
-                    BAR,
-                    16,
-                    facecolor=fill,
-                    edgecolor=colours["line"],
-                    linewidth=0.5,
-                )
-            )
-        text(ax, x0 + 96 + TOKENS * BAR + 6, y + 8, str(kept), ha="left")
     return fig
 
 
@@ -80,8 +54,5 @@ if __name__ == "__main__":
         "mask_title": "Sliding window with sinks",
         "window": "window",
         "sink": "sink",
-        "layers_title": "Cached tokens per layer",
-        "local": "local",
-        "global": "global",
     }
     print(to_svg(figure(english)))

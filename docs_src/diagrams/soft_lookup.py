@@ -21,13 +21,13 @@ def figure(labels: dict) -> Figure:
     def numbers(row):
         return [f"{v:g}" for v in row]
 
-    text(ax, 40, 24, "q", ha="right")
+    text(ax, 40, 24, r"\mathbf{q}", ha="right")
     vector(ax, 46, 14, numbers(QUERY), width=26, fill="q")
     heads = [
-        (44 + 26, "k_{j}"),
-        (140, "q·k_{j}"),
+        (44 + 26, r"\mathbf{k}_{j}"),
+        (140, r"\mathbf{q}·\mathbf{k}_{j}"),
         (212, labels["weight"]),
-        (300, "v_{j}"),
+        (300, r"\mathbf{v}_{j}"),
     ]
     for x, head in heads:
         text(ax, x, 62, head)
@@ -43,7 +43,8 @@ def figure(labels: dict) -> Figure:
         ax,
         4,
         222,
-        f"z = Σ_{{j}} a_{{j}} v_{{j}} = ({z[0]:.3f}, {z[1]:.3f})",
+        rf"\mathbf{{z}} = Σ_{{j}} a_{{j}} \mathbf{{v}}_{{j}} "
+        f"= ({z[0]:.3f}, {z[1]:.3f})",
         ha="left",
         va="bottom",
         color=accent,

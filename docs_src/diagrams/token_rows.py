@@ -15,7 +15,7 @@ def figure(labels: dict) -> Figure:
     d_k = w_q.shape[1]
     fig, ax = canvas(370, 290)
     for top, rows, names in (
-        (64.0, 1, ("x_{2}", "q_{2}")),
+        (64.0, 1, (r"\mathbf{x}_{2}", r"\mathbf{q}_{2}")),
         (194.0, n, ("X", "Q")),
     ):
         left = 40.0

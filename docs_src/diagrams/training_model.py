@@ -17,8 +17,8 @@ def figure(labels: dict) -> Figure:
     n, d_model = fwd.x.shape[1:]
     vocab = fwd.logits.shape[2]
     steps = [
-        (f"{labels['tokens']} τ", "box", f"({n},)"),
-        ("X = E_{τ} + PE", "x", f"({n}, {d_model})"),
+        (rf"{labels['tokens']} \boldsymbol{{τ}}", "box", f"({n},)"),
+        (r"X = E_{\boldsymbol{τ}} + PE", "x", f"({n}, {d_model})"),
         ("Q, K, V", "q", f"({n}, {fwd.q.shape[2]})"),
         ("Z = softmax(Q K^{⊤} / √d_{k}) V", "s", f"({n}, {fwd.output.shape[2]})"),
         ("U = Z W_{out}", "w", f"({n}, {vocab})"),

@@ -51,7 +51,7 @@ try:
     import matplotlib as mpl
     from cycler import cycler
     from matplotlib.axes import Axes
-    from matplotlib.colors import ListedColormap, to_rgb
+    from matplotlib.colors import LinearSegmentedColormap, ListedColormap, to_rgb
     from matplotlib.figure import Figure
     from matplotlib.image import AxesImage
     from matplotlib.ticker import MaxNLocator
@@ -70,6 +70,7 @@ __all__ = [
     "plot_weights_bar",
     "theme",
     "to_svg",
+    "weights_cmap",
 ]
 
 #: Font stacks written into the SVG for the browser, by page language (None:
@@ -126,6 +127,16 @@ FONT_FAMILIES: dict[str | None, tuple[str, ...]] = {
 THEMES: dict[str, dict[str, str]] = {
     "light": {"text": "#212121", "line": "#616161", "bar": "#9f1239"},
     "dark": {"text": "#e2e4ea", "line": "#a3a8b8", "bar": "#fda4af"},
+}
+
+#: The colour scale of attention weights, 0 to 1, per theme: the page at 0,
+#: the book's fill of A (the diagrams' and the explorables' pink) in the
+#: middle, the deep rose of :data:`THEMES` ("bar") at 1. Every heat map of
+#: weights uses it, on the same 0-1 range, so that one colour means one
+#: weight in every figure.
+WEIGHTS_RAMP: dict[str, tuple[str, str, str]] = {
+    "light": ("#ffffff", "#f8d3da", THEMES["light"]["bar"]),
+    "dark": ("#1e2029", "#653b45", THEMES["dark"]["bar"]),
 }
 
 # Cell colours of a boolean mask: False (may not attend), True (may attend).
@@ -209,10 +220,11 @@ def _integer_ticks(ax: Axes, n_q: int, n_k: int) -> None:
             axis.set_major_locator(MaxNLocator(integer=True))
 
 
-def _vmax(weights: FloatArray) -> float:
-    """Top of the colour scale: the largest weight (1 if every weight is 0)."""
-    top = float(weights.max())
-    return top if top > 0.0 else 1.0
+def weights_cmap() -> LinearSegmentedColormap:
+    """The colour scale of attention weights in [0, 1] (:data:`WEIGHTS_RAMP`)
+    of the :func:`theme` in use (light outside any)."""
+    name = "dark" if mpl.rcParams["text.color"] == THEMES["dark"]["text"] else "light"
+    return LinearSegmentedColormap.from_list("weights", list(WEIGHTS_RAMP[name]))
 
 
 def _text_colour_on(rgb: Sequence[float]) -> str:
@@ -230,10 +242,11 @@ def _annotate_cells(ax: Axes, image: AxesImage, labels: NDArray[np.str_]) -> Non
         ax.text(j, i, label, ha="center", va="center", color=colour, fontsize=size)
 
 
-def _heat_image(ax: Axes, weights: FloatArray, vmax: float) -> AxesImage:
-    """``weights`` (n_q, n_k) as an image: row i = query i, column j = key j."""
+def _heat_image(ax: Axes, weights: FloatArray) -> AxesImage:
+    """``weights`` (n_q, n_k) as an image: row i = query i, column j = key j,
+    in the weights' colours from 0 to 1."""
     image = ax.imshow(
-        weights, cmap="viridis", vmin=0.0, vmax=vmax, interpolation="nearest"
+        weights, cmap=weights_cmap(), vmin=0.0, vmax=1.0, interpolation="nearest"
     )
     _integer_ticks(ax, *weights.shape)
     return image
@@ -340,7 +353,7 @@ def plot_heatmap(
         The figure.
     ax : matplotlib.axes.Axes
         The Axes; its image (``ax.images[0]``) holds ``weights``, coloured
-        with viridis from 0 (``vmin``) to the largest weight (``vmax``), with
+        with :func:`weights_cmap` from 0 (``vmin``) to 1 (``vmax``), with
         a tick at every row and column index (0-based) up to 16 of them.
 
     Raises
@@ -371,7 +384,7 @@ def plot_heatmap(
     """
     w = _as_weights("weights", weights, 2, "(n_q, n_k)")
     fig, ax = _figure_and_axes(ax, (4.8, 4.0))
-    image = _heat_image(ax, w, _vmax(w))
+    image = _heat_image(ax, w)
     if colorbar:
         fig.colorbar(image, ax=ax)
     if annotate:
@@ -465,7 +478,7 @@ def plot_causal_mask(
     )
     _integer_ticks(axes[0], *m.shape)
     _annotate_cells(axes[0], mask_image, np.where(m, "True", "False"))
-    image = _heat_image(axes[1], w, _vmax(w))
+    image = _heat_image(axes[1], w)
     _annotate_cells(axes[1], image, np.vectorize("{:.2f}".format)(w))
     fig.colorbar(image, ax=axes[1])
     for ax, title in zip(axes, titles, strict=True):
@@ -501,8 +514,8 @@ def plot_heads(
     fig : matplotlib.figure.Figure
         A new figure with one colour bar for all heads.
     ax : ndarray of matplotlib.axes.Axes, shape (h,)
-        ``ax[i]`` shows ``weights[i]``; every image has ``vmin`` 0 and the same
-        ``vmax``, the largest weight of all heads.
+        ``ax[i]`` shows ``weights[i]``; every image has the same colour
+        scale, :func:`weights_cmap` from 0 (``vmin``) to 1 (``vmax``).
 
     Raises
     ------
@@ -545,9 +558,8 @@ def plot_heads(
     axes = grid.ravel()[:h]
     for extra in grid.ravel()[h:]:
         extra.remove()
-    vmax = _vmax(w)
     for i, ax in enumerate(axes):
-        image = _heat_image(ax, w[i], vmax)
+        image = _heat_image(ax, w[i])
         bottom_of_column = i + ncols >= h
         _set_labels(
             ax,
@@ -586,7 +598,8 @@ def theme(name: Literal["light", "dark"]) -> Iterator[None]:
     Material for MkDocs shows an image whose address ends in ``#only-light``
     in the light scheme and one ending in ``#only-dark`` in the dark scheme;
     the book renders each figure once per theme. The heat maps' colours
-    (viridis) are opaque and readable on both backgrounds.
+    (:func:`weights_cmap`) run from the page's own colour at 0 to a deep rose
+    (light) or a light pink (dark) at 1.
 
     Examples
     --------

@@ -136,25 +136,61 @@ def test_desktop_controls_keep_their_size(open_page) -> None:
 
 
 #: The smallest phone the book is read on (360 px): the interactive figures'
-#: widest parts, the KV cache's results and the attention map's table.
+#: widest parts, the KV cache's results, the attention map's table and the
+#: window's band of keys.
 SMALL_PHONE = {
     "viewport": {"width": 360, "height": 780},
     "is_mobile": True,
     "has_touch": True,
 }
-WIDEST = ["ja/kv-cache/", "ja/attention-maps/"]
+WIDEST = ["ja/kv-cache/", "ja/attention-maps/", "ja/sliding-window/"]
 OVERFLOW = """() => [...document.querySelectorAll(".explorable")]
     .filter(e => e.scrollWidth > e.clientWidth + 1)
     .map(e => `${e.dataset.explorable}: ${e.scrollWidth} px in ${e.clientWidth}`)"""
+#: The smallest target of a grid whose cells are its controls (WCAG 2.5.8).
+SMALLEST_CELL = 24
+#: A grid whose cells are its controls (``[data-cell]``: the window's band of
+#: keys, the masks' checkboxes; the attention map's weights, ``[data-weight]``
+#: of ``[data-matrix="weights"]``) in its first state: the grid itself does
+#: not scroll sideways, a reader sees every cell, and each cell is a target
+#: of at least SMALLEST_CELL px both ways.
+GRIDS = """smallest => {
+    const CELLS = '[data-cell], [data-matrix="weights"] [data-weight]';
+    return [...document.querySelectorAll(".explorable table")]
+    .filter(t => t.querySelector(CELLS) && t.getClientRects().length > 0)
+    .flatMap(t => {
+        const name = t.closest(".explorable").dataset.explorable;
+        const box = t.closest(".explorable-scroll");
+        const found = [];
+        if (box && box.scrollWidth > box.clientWidth + 1) {
+            found.push(`${name}: its grid scrolls, `
+                + `${box.scrollWidth} px in ${box.clientWidth}`);
+        }
+        const cells = [...t.querySelectorAll(CELLS)]
+            .filter(c => c.getClientRects().length > 0)
+            .map(c => c.getBoundingClientRect());
+        const small = cells.filter(
+            r => r.width < smallest - 0.5 || r.height < smallest - 0.5);
+        if (small.length) {
+            const r = small[0];
+            found.push(`${name}: ${small.length} of ${cells.length} cells under `
+                + `${smallest} px (${r.width.toFixed(1)} x ${r.height.toFixed(1)})`);
+        }
+        return found;
+    });
+}"""
 
 
 @pytest.mark.parametrize("which", WHICH)
 def test_explorables_fit_a_small_phone(open_page, site, which) -> None:
     """Nothing of an interactive figure runs past its border at 360 px (a
-    table too wide scrolls in a box of its own, which a keyboard can reach)."""
+    table too wide scrolls in a box of its own, which a keyboard can reach),
+    and a grid of cells that are controls fits without scrolling, each cell
+    a target of at least 24 px."""
     pages = WIDEST if which == "sample" else explorables_to_open(site, which)
     found = []
     for path in pages:
         page, _ = open_page(path, **SMALL_PHONE)
         found += [f"{path} {overflow}" for overflow in page.evaluate(OVERFLOW)]
+        found += [f"{path} {grid}" for grid in page.evaluate(GRIDS, SMALLEST_CELL)]
     assert not found, "at 360 px:\n" + "\n".join(found)

@@ -219,6 +219,25 @@ def test_the_plots_mask_is_told_apart_as_the_diagrams_is() -> None:
 
 
 @pytest.mark.parametrize("name_of_theme", ["light", "dark"])
+def test_the_plots_weights_are_in_the_diagrams_colour_of_a(name_of_theme) -> None:
+    """The plots' heat maps of weights and the diagrams' share one ramp whose
+    middle is A's fill (and the explorables' pink): one colour per matrix."""
+    import numpy as np
+    from matplotlib.colors import to_hex, to_rgb
+
+    from attention_book.diagrams import FILLS, weights_cmap
+    from attention_docs.plotting import WEIGHTS_RAMP, theme
+
+    page, middle, deep = WEIGHTS_RAMP[name_of_theme]
+    assert middle == FILLS[name_of_theme]["a"]
+    with theme(name_of_theme):
+        cmap = weights_cmap()
+    assert [to_hex(cmap(x)) for x in (0.0, 1.0)] == [page, deep]
+    # the middle of its 256 steps: within one step of A's fill
+    np.testing.assert_allclose(cmap(0.5)[:3], to_rgb(middle), atol=1.5 / 255)
+
+
+@pytest.mark.parametrize("name_of_theme", ["light", "dark"])
 def test_no_fill_borrows_a_matrix_colour(name_of_theme) -> None:
     """Each matrix has its colour to itself: no other fill is the same or
     close to it (ΔE < 8) in normal vision."""

@@ -635,10 +635,111 @@ RAW_SCRIPT = re.compile(r"(?<![A-Za-z])[A-Za-z]{1,2}[_^](?:[A-Za-z0-9⊤]|\{)")
 @pytest.mark.parametrize(("kind", "name"), FIGURES)
 def test_figures_set_their_symbols_as_maths(kind, name, language) -> None:
     """No raw ``W_Q`` or ``d_model`` is left in a figure's text, and every
-    subscript is a real one (a ``tspan`` shifted below the line)."""
+    subscript is a real one (a ``tspan`` shifted below the line); no TeX
+    command (``\\mathbf``) is left either."""
     svg = draw(kind, name, language, "light")
-    raw = [t for t in svg_texts(svg) if RAW_SCRIPT.search(t)]
+    raw = [t for t in svg_texts(svg) if RAW_SCRIPT.search(t) or "\\" in t]
     assert not raw, f"{name} ({language}): raw sub- or superscripts {raw}"
+
+
+# --- bold symbols: vectors as the text sets them --------------------------------
+
+#: The maths of a page: ``\(...\)`` and ``\[...\]``.
+PAGE_MATHS = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+#: A symbol the text sets bold: ``\mathbf{q}``, ``\boldsymbol{\tau}``.
+TEX_BOLD = re.compile(r"\\(?:mathbf|boldsymbol)\{(\\?[A-Za-z]+)\}")
+GREEK = {"alpha": "α", "tau": "τ", "omega": "ω", "theta": "θ", "ell": "ℓ"}
+#: Letters of a figure that its page sets bold elsewhere but that are no
+#: vector in the figure, and why.
+NOT_VECTORS = {
+    ("softmax_steps", "x"): "x_j, an entry of the vector x",
+    ("rope_rotation", "x"): "x_0 and x_1, the pair's two entries (the axes)",
+    ("online_steps", "s"): "s_t, one score (the page's s_t)",
+    ("query_groups", "q"): "q_i names query head i (the page's W_i^Q), "
+    "not a token's query vector",
+}
+#: Vectors of a figure whose page writes no formula with them: set bold as
+#: the rest of the book writes them (notation.md: vectors are bold).
+VECTORS_BY_NOTATION = {
+    ("bottleneck", "h"): "Bahdanau et al.'s states, h_j in scaled-dot-product.md",
+    ("bottleneck", "c"): "Bahdanau et al.'s context vector, c_i there",
+    ("path_length", "h"): "a recurrent layer's states (h_{i-1} in zh-Hant)",
+}
+
+
+def page_bold_symbols(page: str) -> set[tuple[str, bool]]:
+    """(letter, inside a script) of every symbol that the page's maths, in
+    either edition, sets bold: ``("q", False)`` for ``\\mathbf{q}_i``,
+    ``("τ", True)`` for ``E_{\\boldsymbol{\\tau}}``."""
+    found = set()
+    for language in LANGUAGES:
+        for match in PAGE_MATHS.finditer(page_text(language, page)):
+            maths = match[1] or match[2]
+            for bold in TEX_BOLD.finditer(maths):
+                letter = bold[1].lstrip("\\")
+                before = maths[: bold.start()]
+                script = bool(re.search(r"_\{[^{}]*$|_$", before))
+                found.add((GREEK.get(letter, letter), script))
+    return found
+
+
+def drawn_symbols(svg: str) -> list[tuple[str, bool, bool, str]]:
+    """(letter, drawn bold, inside a script, its text) of every symbol that
+    a figure's maths draws (a letter ``markup`` set italic or bold; not the
+    upright words such as ``softmax`` or ``model``)."""
+    from attention_book.diagrams import MATH_FAMILIES
+
+    root = ET.fromstring(svg.split("\n", 3)[3])
+    found = []
+
+    def walk(element, bold, italic, script, maths, text):
+        style = element.get("style", "")
+        if re.search(r"font-weight: (700|bold)", style):
+            bold = True
+        if "font-weight: normal" in style:
+            bold = False
+        symbol = False
+        if element.get("font-weight") == "bold":
+            bold = symbol = True
+        if element.get("font-style") == "italic":
+            italic = symbol = True
+        script = script or element.get("baseline-shift") is not None
+        maths = maths or MATH_FAMILIES in style
+        pieces = [(element.text, None)] + [(child.tail, child) for child in element]
+        for piece, child in pieces:
+            if child is not None:
+                walk(child, bold, italic, script, maths, text)
+            if maths and (italic or symbol):
+                found.extend(
+                    (c, bold, script, text) for c in piece or "" if c.isalpha()
+                )
+
+    for element in root.iter(f"{SVG}text"):
+        walk(element, False, False, False, False, "".join(element.itertext()))
+    return found
+
+
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_figures_set_bold_what_their_page_sets_bold(kind: str, name: str) -> None:
+    """A symbol of a figure is bold exactly when the text of the page that
+    shows the figure sets it bold (KaTeX's ``\\mathbf``, ``\\boldsymbol``):
+    the page's q_i is a bold vector, so the figure's is too; its d_k stays
+    italic, and so does a label's maths drawn bold for emphasis."""
+    (page,) = pages_showing(name, "ja", kind)
+    bold_on_page = page_bold_symbols(page)
+    wrong = set()
+    for language in LANGUAGES:
+        for letter, bold, script, text in drawn_symbols(
+            draw(kind, name, language, "light")
+        ):
+            vector = (letter, script) in bold_on_page and (
+                name,
+                letter,
+            ) not in NOT_VECTORS
+            vector = vector or (not script and (name, letter) in VECTORS_BY_NOTATION)
+            if bold != vector:
+                wrong.add((letter, "bold" if bold else "not bold", text))
+    assert not wrong, f"{name} ({page}): {sorted(wrong)}"
 
 
 def test_markup_sets_symbols_as_the_text_does() -> None:
@@ -671,3 +772,30 @@ def test_markup_sets_symbols_as_the_text_does() -> None:
     # a label drawn with text(..., math=False): a token's letter stays a letter
     kept = '<g id="plain-3">\n <text style="font-size: 15px" x="0">a</text>'
     assert markup(kept) == kept
+
+
+def test_markup_sets_bold_symbols_as_katex_does() -> None:
+    """``\\mathbf{q}``: bold upright (KaTeX's \\mathbf); ``\\boldsymbol{τ}``:
+    bold italic, also in a script; the marks leave the text (``plain``); a
+    label drawn bold for emphasis keeps its maths at the normal weight."""
+    from attention_book.diagrams import markup
+
+    def typeset(body: str, style: str = "font-size: 15px") -> str:
+        return markup(f'<text style="{style}" x="0">{body}</text>')
+
+    out = typeset(r"\mathbf{q}_{1}·\mathbf{k}_{j}")
+    assert '<tspan font-weight="bold">q</tspan>' in out, out
+    assert '<tspan font-weight="bold">k</tspan>' in out, out
+    assert re.findall(r'<tspan font-style="italic">([^<]*)<', out) == ["j"], out
+    out = typeset(r"X = E_{\boldsymbol{τ}} + PE")
+    assert '<tspan font-weight="bold"><tspan font-style="italic">τ</tspan>' in out
+    assert 'baseline-shift="sub"><tspan font-weight="bold">' in out, out
+    for label in (r"\mathbf{q}_{1}·\mathbf{k}_{j}", r"トークン \boldsymbol{τ}"):
+        assert "\\" not in "".join(ET.fromstring(typeset(label)).itertext())
+        assert plain(label) == "".join(ET.fromstring(typeset(label)).itertext())
+    assert plain(r"E_{\boldsymbol{τ}} と \mathbf{x}_{1}") == "Eτ と x1"
+    emphasised = typeset(
+        r"\mathbf{z} = Σ_{j} a_{j} = 1", "font-weight: 700; font-size: 15px"
+    )
+    assert "serif; font-weight: normal" in emphasised, emphasised
+    assert '<tspan font-weight="bold">z</tspan>' in emphasised, emphasised

@@ -12,6 +12,7 @@ matplotlib.use("Agg")  # no display; the functions themselves never need pyplot
 
 import numpy as np
 import pytest
+from matplotlib.colors import to_hex, to_rgb
 from matplotlib.figure import Figure
 
 import attention_docs
@@ -23,12 +24,14 @@ from attention_docs import (
 from attention_docs.plotting import (
     FONT_FAMILIES,
     THEMES,
+    WEIGHTS_RAMP,
     plot_causal_mask,
     plot_heads,
     plot_heatmap,
     plot_weights_bar,
     theme,
     to_svg,
+    weights_cmap,
 )
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -138,8 +141,8 @@ def test_heatmap_image_is_the_matrix_on_a_scale_from_zero() -> None:
     fig, ax = plot_heatmap(weights, title="t", xlabel="keys", ylabel="queries")
     (image,) = ax.images
     np.testing.assert_array_equal(image.get_array(), weights)
-    assert image.get_clim() == (0.0, weights.max())
-    assert image.get_cmap().name == "viridis"
+    assert image.get_clim() == (0.0, 1.0)  # every weights' map: 0 to 1
+    assert image.get_cmap().name == "weights"
     assert ax.get_xticks().tolist() == [0, 1, 2, 3]
     assert ax.get_yticks().tolist() == [0, 1, 2, 3, 4]
     assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == (
@@ -157,9 +160,9 @@ def test_heatmap_without_colorbar_and_with_annotations() -> None:
     assert fig.axes == [ax]
     assert [t.get_text() for t in ax.texts] == ["1.00", "0.00", "0.25", "0.75"]
     assert [t.get_position() for t in ax.texts] == [(0, 0), (1, 0), (0, 1), (1, 1)]
-    # dark text on the bright cell of weight 1, light text on the dark cell of 0
-    assert ax.texts[0].get_color() == "#000000"
-    assert ax.texts[1].get_color() == "#ffffff"
+    # light text on the deep rose of weight 1, dark text on the white of 0
+    assert ax.texts[0].get_color() == "#ffffff"
+    assert ax.texts[1].get_color() == "#000000"
 
 
 def test_heatmap_of_zeros_keeps_a_usable_scale() -> None:
@@ -216,7 +219,7 @@ def test_causal_mask_panels_show_the_mask_and_the_masked_weights() -> None:
     assert [a.get_title() for a in ax] == ["mask", "weights"]
     assert [a.get_xlabel() for a in ax] == ["key", "key"]
     assert [a.get_ylabel() for a in ax] == ["query", "query"]  # one above the other
-    assert weights_panel.images[0].get_clim()[0] == 0.0
+    assert weights_panel.images[0].get_clim() == (0.0, 1.0)
     assert len(fig.axes) == 3, "two panels and the weights' colour bar"
 
 
@@ -253,7 +256,7 @@ def test_heads_one_axes_per_head_on_one_colour_scale() -> None:
     assert ax.shape == (4,)
     for i, panel in enumerate(ax):
         np.testing.assert_array_equal(panel.images[0].get_array(), weights[i])
-    assert {panel.images[0].get_clim() for panel in ax} == {(0.0, weights.max())}
+    assert {panel.images[0].get_clim() for panel in ax} == {(0.0, 1.0)}
     assert [panel.get_title() for panel in ax] == titles
     assert [panel.get_xlabel() for panel in ax] == ["key"] * 4  # one row
     assert [panel.get_ylabel() for panel in ax] == ["query", "", "", ""]
@@ -283,6 +286,28 @@ def test_heads_in_a_grid_label_the_outer_panels_and_drop_empty_cells() -> None:
 def test_heads_rejects_bad_input(weights, kwargs, message) -> None:
     with pytest.raises(ValueError, match=message):
         plot_heads(weights, **kwargs)
+
+
+def test_every_weights_map_is_in_the_weights_colours_from_zero_to_one() -> None:
+    """One colour means one weight in every figure: the heat maps of weights
+    (heat map, causal mask, heads) use the ramp of A, the diagrams' and the
+    explorables' pink, from 0 to 1, in each theme, whatever the largest
+    weight (a head's weights below 0.7 are not drawn as if they reached 1)."""
+    weights = heads_example() * 0.6
+    for name, (page, middle, deep) in WEIGHTS_RAMP.items():
+        with theme(name):
+            _, heat = plot_heatmap(weights[0])
+            _, (_, masked) = plot_causal_mask(*causal_example())
+            _, heads = plot_heads(weights)
+        for ax in [heat, masked, *heads]:
+            (image,) = ax.images
+            assert image.get_clim() == (0.0, 1.0)
+            cmap = image.get_cmap()
+            assert [to_hex(cmap(x)) for x in (0.0, 1.0)] == [page, deep]
+            # the middle of its 256 steps: within one step of A's fill
+            np.testing.assert_allclose(cmap(0.5)[:3], to_rgb(middle), atol=1.5 / 255)
+        with theme(name):
+            assert to_hex(weights_cmap()(1.0)) == deep == THEMES[name]["bar"]
 
 
 # --- theme ------------------------------------------------------------------

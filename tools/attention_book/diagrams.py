@@ -1,4 +1,4 @@
-"""Drawing helpers of the book's diagrams (``docs_src/diagrams/<name>.py``).
+r"""Drawing helpers of the book's diagrams (``docs_src/diagrams/<name>.py``).
 
 A diagram is a matplotlib figure whose coordinates are SVG units (points):
 :func:`canvas` makes a figure ``width`` × ``height`` points large with one
@@ -18,9 +18,14 @@ browser draws them with the page's fonts like the rest of the text. It also
 sets each formula of a label (``Q``, ``W_{Q}``, ``d_{model}``, ``1/√d_{k}``,
 ``softmax(S + B)``, a lone letter such as the ``n`` of "n 行") as KaTeX sets
 the text's maths: a serif, letters italic, words, digits and operators
-upright; ``text(..., math=False)`` keeps a letter that is data (a token) as
-it is. The plots' SVG goes through :func:`markup` too (``stages/plots.py``),
-so their labels write ``W_{Q}`` and ``d_{k}`` the same way.
+upright, never bold (an emphasised label's maths keeps its weight, as
+KaTeX's does in bold text); ``text(..., math=False)`` keeps a letter that
+is data (a token) as it is. A symbol that the text sets bold is written as
+the text writes it: ``\mathbf{q}_{i}`` (a vector: bold upright, as KaTeX
+sets ``\mathbf``) and ``\boldsymbol{τ}`` (bold italic, as ``\boldsymbol``),
+also inside a script (``E_{\boldsymbol{τ}}``). The plots' SVG goes through
+:func:`markup` too (``stages/plots.py``), so their labels write ``W_{Q}``
+and ``d_{k}`` the same way.
 
 Colours follow :func:`attention_docs.plotting.theme`: :func:`palette`
 returns the fills of the theme the figure is drawn in, soft on the light
@@ -41,6 +46,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from attention_docs.plotting import THEMES
+from attention_docs.plotting import weights_cmap as plotting_weights_cmap
 
 #: Width in CSS px of the page's column on a 390 px wide phone.
 PHONE_COLUMN = 358
@@ -123,17 +129,12 @@ def palette() -> dict[str, str]:
     return {**FILLS[name], "text": THEMES[name]["text"], "line": THEMES[name]["line"]}
 
 
-#: The weights' colour scale (every heat map of A): the page at 0, the
-#: book's colour of A, a deep rose at 1, per theme.
-WEIGHTS_PAGE = {"light": "#ffffff", "dark": "#1e2029"}
-WEIGHTS_DEEP = {name: colours["bar"] for name, colours in THEMES.items()}
-
-
 def weights_cmap() -> LinearSegmentedColormap:
-    """The colour scale of attention weights in [0, 1], in the current theme."""
-    name = current_theme()
-    colours = [WEIGHTS_PAGE[name], palette()["a"], WEIGHTS_DEEP[name]]
-    return LinearSegmentedColormap.from_list("weights", colours)
+    """The colour scale of attention weights in [0, 1], in the current theme:
+    the plots' (:data:`attention_docs.plotting.WEIGHTS_RAMP`: the page at 0,
+    the book's fill of A, a deep rose at 1), so that every heat map of A,
+    plot or diagram, draws one weight in one colour."""
+    return plotting_weights_cmap()
 
 
 def canvas(width: float, height: float) -> tuple[Figure, Axes]:
@@ -316,7 +317,11 @@ def matrix(
     return width, height
 
 
-_MARK = re.compile(r"([_^])\{([^{}]*)\}")
+#: A bold symbol, as the text's TeX writes it: ``\mathbf{q}``, ``\boldsymbol{τ}``.
+_BOLD = re.compile(r"\\(mathbf|boldsymbol)\{([^{}]*)\}")
+#: What a script may hold: characters, and bold symbols (``E_{\boldsymbol{τ}}``).
+_SCRIPT_BODY = r"(?:[^{}\\]|\\(?:mathbf|boldsymbol)\{[^{}]*\})*"
+_MARK = re.compile(r"([_^])\{(" + _SCRIPT_BODY + r")\}")
 _TEXT = re.compile(
     r'(?P<plain><g id="plain-\d+">\s*)?'
     r'(<text style="(?P<style>[^"]*)"(?P<attrs>[^>]*)>)(?P<body>[^<]*)(</text>)'
@@ -337,7 +342,8 @@ _WORD = r"MultiHead|[a-z]{2,}"
 #: before a script: dW_{Q}, QK^{⊤}, XW_{Q}), a function or word before "(",
 #: maths that is no letter (digits, operators, Greek capitals), or other text.
 _ATOM = re.compile(
-    r"(?P<script>[_^]\{[^{}]*\})"
+    r"(?P<script>[_^]\{" + _SCRIPT_BODY + r"\})"
+    r"|(?P<bold>\\(?:mathbf|boldsymbol)\{[^{}]*\})"
     r"|(?P<symbol>(?<![A-Za-z.])(?:[A-Za-z]|[a-z]?[A-Z]{1,2}(?=[_^]\{)|[α-ωℓ])"
     r"(?![A-Za-z.\[])|[Σ∑](?=[_^]\{))"
     r"|(?P<function>(?<![A-Za-z.])(?:softmax|exp|concat|max|log|sin|cos|rowsum|MultiHead)(?=[(_]))"
@@ -348,8 +354,38 @@ _ATOM = re.compile(
 
 
 def _math_body(piece: str) -> str:
-    """A piece of a formula as SVG: Latin and Greek lowercase letters italic,
-    words, digits and operators upright (KaTeX's defaults)."""
+    r"""A piece of a formula as SVG: Latin and Greek lowercase letters italic,
+    words, digits and operators upright (KaTeX's defaults); ``\mathbf{q}``
+    bold upright and ``\boldsymbol{τ}`` bold italic (KaTeX's ``\mathbf`` and
+    ``\boldsymbol``)."""
+    out, last = [], 0
+    for bold in _BOLD.finditer(piece):
+        out.append(_math_words(piece[last : bold.start()]))
+        out.append(_bold(bold))
+        last = bold.end()
+    out.append(_math_words(piece[last:]))
+    return "".join(out)
+
+
+def _bold(match: re.Match) -> str:
+    r"""``\mathbf{...}`` or ``\boldsymbol{...}`` as a bold ``<tspan>``."""
+    if match[1] == "mathbf":
+        return f'<tspan font-weight="bold">{html.escape(match[2], quote=False)}</tspan>'
+    return f'<tspan font-weight="bold">{_italic(match[2])}</tspan>'
+
+
+def _plain_body(piece: str) -> str:
+    """A piece of text that is not maths, as SVG (a bold symbol still bold)."""
+    out, last = [], 0
+    for bold in _BOLD.finditer(piece):
+        out.append(html.escape(piece[last : bold.start()], quote=False))
+        out.append(_bold(bold))
+        last = bold.end()
+    out.append(html.escape(piece[last:], quote=False))
+    return "".join(out)
+
+
+def _math_words(piece: str) -> str:
     out, last = [], 0
     for word in re.finditer(_WORD, piece):
         out.append(_italic(piece[last : word.start()]))
@@ -371,7 +407,7 @@ def _math_spans(body: str) -> list[tuple[bool, str]]:
     """``body`` cut into (is maths, text): a formula runs from its first
     symbol to its last one, over the digits and operators between them."""
     atoms = [(m.lastgroup, m[0]) for m in _ATOM.finditer(body)]
-    marks = [kind in ("symbol", "function") for kind, _ in atoms]
+    marks = [kind in ("symbol", "bold", "function") for kind, _ in atoms]
     # scripts and neutral atoms join the formula they touch
     inside = list(marks)
     changed = True
@@ -422,12 +458,16 @@ def _reaches_symbol(atoms, marks, i: int, leftward: bool) -> bool:
 
 
 def markup(svg: str) -> str:
-    """``svg`` with its text typeset as the page's maths: each ``_{...}`` /
+    r"""``svg`` with its text typeset as the page's maths: each ``_{...}`` /
     ``^{...}`` as a sub- or superscript ``<tspan>``, and each formula of a
     label (a symbol such as ``Q``, ``x_{2}``, ``d_{model}``, ``QK^{⊤}``,
     ``1/√d_{k}``, ``softmax(S + B)``) in :data:`MATH_FAMILIES` with its
     letters italic and its words, digits and operators upright, as KaTeX
-    sets them in the text. The text's characters are unchanged.
+    sets them in the text; ``\mathbf{q}`` bold upright and
+    ``\boldsymbol{τ}`` bold italic. A formula is never bold otherwise: in a
+    label drawn bold for emphasis, its maths keeps the normal weight (KaTeX
+    resets it too), so that bold means a vector there as in the text. The
+    text's characters are :func:`plain`'s: the label without its marks.
 
     The sub- or superscript is ``SUB`` times the text's size, but never below
     the size that :data:`MIN_PX` asks of a figure :data:`MAX_WIDTH` wide.
@@ -436,17 +476,23 @@ def markup(svg: str) -> str:
     def replace(match: re.Match) -> str:
         body = html.unescape(match["body"])
         spans = [(False, body)] if match["plain"] else _math_spans(body)
-        if not any(flag for flag, _ in spans) and not _MARK.search(body):
+        if (
+            not any(flag for flag, _ in spans)
+            and not _MARK.search(body)
+            and not _BOLD.search(body)
+        ):
             return match[0]
         size = float(_SIZE.search(match["style"])[1])
         small = max(round(SUB * size, 2), round(MIN_PX * MAX_WIDTH / PHONE_COLUMN, 2))
+        # maths is never bold for emphasis: only \mathbf and \boldsymbol are
+        weight = "; font-weight: normal" if "font-weight" in match["style"] else ""
         pieces = []
         for is_math, value in spans:
             if not is_math:
-                pieces.append(_scripts(value, small, html.escape))
+                pieces.append(_scripts(value, small, _plain_body))
                 continue
             pieces.append(
-                f'<tspan style="font-family: {MATH_FAMILIES}">'
+                f'<tspan style="font-family: {MATH_FAMILIES}{weight}">'
                 f"{_scripts(value, small, _math_body)}</tspan>"
             )
         return (match["plain"] or "") + match[2] + "".join(pieces) + match[6]
@@ -482,7 +528,7 @@ def smallest_text_px(svg: str) -> float:
 
 def plain(label: str) -> str:
     """``label`` as the SVG's text reads: the marks of :func:`markup` removed."""
-    return _MARK.sub(r"\2", label)
+    return _MARK.sub(r"\2", _BOLD.sub(r"\2", label))
 
 
 def bool_grid(
