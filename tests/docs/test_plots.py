@@ -133,6 +133,36 @@ def test_alt_text_and_caption_are_in_the_language(kind, name, language) -> None:
         assert not japanese, f"{name} ({language}) draws {japanese}"
 
 
+#: TeX that a screen reader would spell out in an alt text ("h underscore 1"):
+#: an alt text writes a symbol as it is heard (h1, W Q, d k, exp(1);
+#: docs-dev/style.md#adding-a-figure).
+ALT_TEX = re.compile(r"[_^\\$]")
+#: Names of code an alt text may quote as they are written: the package's
+#: functions and the methods of the object view's classes.
+CODE_NAMES = {
+    "split_heads": "src/attention_docs/multihead.py",
+    "merge_heads": "src/attention_docs/multihead.py",
+    "compute_attention_weights": "docs_src/object_view/classes.pycon",
+    "retrieve_values": "docs_src/object_view/classes.pycon",
+}
+
+
+def test_the_code_names_an_alt_text_may_quote_are_code() -> None:
+    for name, path in CODE_NAMES.items():
+        assert f"def {name}(" in (ROOT / path).read_text(encoding="utf-8"), name
+
+
+@pytest.mark.parametrize("language", [*LANGUAGES, "zh-Hans"])
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_alt_text_holds_no_tex(kind, name, language) -> None:
+    """An alt text is read aloud: no ``h_1``, ``W^O``, ``\\sqrt`` or ``$``
+    (F22 of the round-29 figure review)."""
+    alt = plots.labels_for(ALL_LABELS[kind], name, language)["alt"]
+    for name_of_code in CODE_NAMES:
+        alt = alt.replace(name_of_code, "")
+    assert not ALT_TEX.findall(alt), f"{name} ({language}): {alt}"
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize(("kind", "name"), FIGURES)
 def test_script_draws_its_labels(kind: str, name: str, language: str) -> None:
