@@ -643,17 +643,74 @@ def test_the_cache_can_be_turned_off(tmp_path, monkeypatch) -> None:
     assert not list(tmp_path.iterdir())
 
 
-def test_a_captions_symbols_get_their_sub_and_superscripts() -> None:
-    caption = "Q = X W_Q、e^(m − m′)、W^O、n_vocab、θ_0、`block_size`、x_{ij}"
+def test_a_captions_formulas_go_the_texts_way_to_katex() -> None:
+    """A caption's ``\\(…\\)`` becomes the span pymdownx.arithmatex makes of
+    a formula of the text, which stages/katex.py typesets (F4 of the
+    round-29 figure review); code stays code and the rest is escaped."""
+    caption = r"本書の \(Q = XW_Q\) と \(a < b\)、`block_size`、x < y"
     assert plots.caption_html(caption) == (
-        "Q = X W<sub>Q</sub>、e<sup>m − m′</sup>、W<sup>O</sup>、"
-        "n<sub>vocab</sub>、θ<sub>0</sub>、<code>block_size</code>、x<sub>ij</sub>"
+        r'本書の <span class="arithmatex">\(Q = XW_Q\)</span> と '
+        r'<span class="arithmatex">\(a &lt; b\)</span>、'
+        "<code>block_size</code>、x &lt; y"
     )
-    assert plots.caption_text(caption) == (
-        "Q = X WQ、em − m′、WO、nvocab、θ0、block_size、xij"
+    assert plots.caption_text(caption) == "本書の  と 、block_size、x < y"
+    # a TeX script outside a formula is left as it is written
+    assert plots.caption_html("_k と W_Q") == "_k と W_Q"
+
+
+@pytest.mark.parametrize("language", [*LANGUAGES, "zh-Hans"])
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_a_captions_maths_is_written_as_maths(kind, name, language) -> None:
+    """A caption's symbols are formulas, typeset as the text's: no TeX script
+    (``W_Q``, ``W^O``) or backslash is left in its plain text."""
+    caption = plots.labels_for(ALL_LABELS[kind], name, language)["caption"]
+    plain_text = plots.caption_text(caption)
+    assert not re.findall(r"[_^\\$]", plain_text), f"{name} ({language}): {caption}"
+
+
+@pytest.fixture(scope="module")
+def book_markdown():
+    """A Markdown converter configured as the book's MkDocs build."""
+    import markdown
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    extension_configs = dict(config.mdx_configs)
+    snippets = dict(extension_configs.get("pymdownx.snippets", {}))
+    snippets["base_path"] = [str(ROOT)]
+    extension_configs["pymdownx.snippets"] = snippets
+    return markdown.Markdown(
+        extensions=config.markdown_extensions, extension_configs=extension_configs
     )
-    # an underscore with nothing before it is not a subscript
-    assert plots.caption_html("_k と a < b") == "_k と a &lt; b"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_captions_formula_is_typeset_on_the_page(
+    hook, book_markdown, language
+) -> None:
+    """Through the build's own steps (the hook, the book's Markdown, the
+    KaTeX stage), the formula of Fig 5.2's caption, \\(Q = XW_Q\\), reaches
+    the page's figcaption as the MathML the text's formulas get."""
+    from lxml import html as lxml_html
+
+    from attention_book.stages import katex
+
+    pair = (
+        "![](assets/diagrams/qkv_numbers.svg#only-light)\n"
+        "![](assets/diagrams/qkv_numbers-dark.svg#only-dark)"
+    )
+    text = page_markdown(hook, pair + "\n", language, "query-key-value.md")
+    page = SimpleNamespace(file=SimpleNamespace(src_uri=f"{language}/fig-caption.md"))
+    content = katex.on_page_content(book_markdown.convert(text), page, None, None)
+    formulas = katex._TYPESET.pop(page.file.src_uri)
+    (caption,) = lxml_html.fragment_fromstring(content, create_parent="div").iter(
+        "figcaption"
+    )
+    placeholders = caption.cssselect("span.arithmatex > formula-text")
+    assert placeholders, lxml_html.tostring(caption, encoding="unicode")
+    typeset = [formulas[int(p.get("data-n"))] for p in placeholders]
+    assert all("<math" in formula for formula in typeset), typeset
+    assert any("<annotation" in f and "Q = XW_Q" in f for f in typeset), typeset
 
 
 #: A symbol written raw in a figure's text (``W_Q``, ``dW_Q``, ``d_k``,
