@@ -713,6 +713,20 @@ def test_a_captions_formula_is_typeset_on_the_page(
     assert any("<annotation" in f and "Q = XW_Q" in f for f in typeset), typeset
 
 
+#: A hyphen-minus before a number in a figure's text ("-1"): the book
+#: writes a negative number with the minus sign U+2212 ("−1").
+HYPHEN_NUMBER = re.compile(r"(?<![\w.])-(?=[\d.])")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_figures_write_negative_numbers_with_the_minus_sign(kind, name, language):
+    """F5 of the round-29 figure review: Fig 2's keys printed "-1"."""
+    texts = svg_texts(draw(kind, name, language, "light"))
+    hyphens = [text for text in texts if HYPHEN_NUMBER.search(text)]
+    assert not hyphens, f"{name} ({language}): {hyphens}"
+
+
 #: A symbol written raw in a figure's text (``W_Q``, ``dW_Q``, ``d_k``,
 #: ``d_model``): the label should have said ``W_{Q}`` (``markup`` sets it).
 RAW_SCRIPT = re.compile(r"(?<![A-Za-z])[A-Za-z]{1,2}[_^](?:[A-Za-z0-9⊤]|\{)")
