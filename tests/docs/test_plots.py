@@ -843,6 +843,15 @@ def test_figures_set_bold_what_their_page_sets_bold(kind: str, name: str) -> Non
     assert not wrong, f"{name} ({page}): {sorted(wrong)}"
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_backward_graph_sets_its_gradients_as_maths(language) -> None:
+    """Fig 10.1's dQ, dS, dA, dV, dK and dZ are italic, as the text's
+    \\(dQ\\) (F6 of the round-29 figure review)."""
+    svg = draw("diagrams", "backward_graph", language, "light")
+    italic = re.findall(r'<tspan font-style="italic">([^<]*)<', svg)
+    assert {"dQ", "dS", "dA", "dV", "dK", "dZ"} <= set(italic), italic
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
@@ -854,10 +863,12 @@ def test_markup_sets_symbols_as_the_text_does() -> None:
     def italic(out: str) -> str:
         return "".join(re.findall(r'<tspan font-style="italic">([^<]*)<', out))
 
-    for symbol in ("X", "W_{Q}", "x_{2}", "QK^{⊤}"):
+    for symbol in ("X", "W_{Q}", "x_{2}", "QK^{⊤}", "dQ", "dZ"):
         out = typeset(symbol)
         assert MATH_FAMILIES in out, out
         assert italic(out) == "".join(c for c in symbol if c.isalpha()), out
+    # a gradient is maths, as the text's \(dQ\) (F6 of the round-29 review)
+    assert italic(typeset("G = dZ")) == "GdZ"
     out = typeset("d_{model}")
     assert italic(out) == "d" and ">model</tspan>" in out, out
     out = typeset("softmax(S + B)")

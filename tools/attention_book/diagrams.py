@@ -338,13 +338,14 @@ MATH_FAMILIES = (
 #: Words set upright inside a formula: functions and the words of a
 #: subscript (d_{model}, n_{vocab}), as ``\operatorname`` / ``\text`` set them.
 _WORD = r"MultiHead|[a-z]{2,}"
-#: One atom of a label: a script, a symbol (one Latin letter alone, or a few
-#: before a script: dW_{Q}, QK^{⊤}, XW_{Q}), a function or word before "(",
-#: maths that is no letter (digits, operators, Greek capitals), or other text.
+#: One atom of a label: a script, a symbol (one Latin letter alone, a
+#: gradient dQ, or a few before a script: dW_{Q}, QK^{⊤}, XW_{Q}), a
+#: function or word before "(", maths that is no letter (digits, operators,
+#: Greek capitals), or other text.
 _ATOM = re.compile(
     r"(?P<script>[_^]\{" + _SCRIPT_BODY + r"\})"
     r"|(?P<bold>\\(?:mathbf|boldsymbol)\{[^{}]*\})"
-    r"|(?P<symbol>(?<![A-Za-z.])(?:[A-Za-z]|[a-z]?[A-Z]{1,2}(?=[_^]\{)|[α-ωℓ])"
+    r"|(?P<symbol>(?<![A-Za-z.])(?:[A-Za-z]|[a-z]?[A-Z]{1,2}(?=[_^]\{)|d[A-Z]|[α-ωℓ])"
     r"(?![A-Za-z.\[])|[Σ∑](?=[_^]\{))"
     r"|(?P<function>(?<![A-Za-z.])(?:softmax|exp|concat|max|log|sin|cos|rowsum|MultiHead)(?=[(_]))"
     r"|(?P<neutral>[0-9.,=+−\-·×/√()⊤′'⊙∞|‖ ]+|[Α-Ω])"
