@@ -852,6 +852,27 @@ def test_the_backward_graph_sets_its_gradients_as_maths(language) -> None:
     assert {"dQ", "dS", "dA", "dV", "dK", "dZ"} <= set(italic), italic
 
 
+def test_a_sub_and_a_superscript_in_a_row_are_stacked() -> None:
+    """d_h^R and W^O_1 as TeX sets them: the second script moves back over
+    (or under) the first (F9 and F7 of the round-29 figure review)."""
+    from attention_book.diagrams import markup
+
+    for label in ("d_{h}^{R}", "W^{O}_{1}"):
+        out = markup(f'<text style="font-size: 15px" x="0">{label}</text>')
+        shifts = re.findall(r'baseline-shift="(\w+)"( dx="-[\d.]+")?', out)
+        assert len(shifts) == 2 and not shifts[0][1] and shifts[1][1], out
+    # scripts with text between them stay side by side
+    out = markup('<text style="font-size: 15px" x="0">d_{h} + x^{2}</text>')
+    assert " dx=" not in out
+
+
+def test_the_latent_cache_figure_has_no_unexplained_hatch() -> None:
+    """Fig 22.1's MLA bar was hatched with nothing saying why (F9)."""
+    for language in LANGUAGES:
+        svg = draw("plots", "latent_cache_bytes", language, "light")
+        assert "<pattern" not in svg
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
@@ -879,7 +900,14 @@ def test_markup_sets_symbols_as_the_text_does() -> None:
     )
     assert ">1/√" in out and italic(out) == "dk"
     # words, code and numbers are not maths
-    for plain_text in ("Attention", "True", "q.shape = (2, 2, 3)", "0.245", "KV"):
+    for plain_text in (
+        "Attention",
+        "True",
+        "q.shape = (2, 2, 3)",
+        "0.245",
+        "KV",
+        "DeepSeek-V3",  # a name: F9 of the round-29 figure review
+    ):
         assert MATH_FAMILIES not in typeset(plain_text), plain_text
     # a label drawn with text(..., math=False): a token's letter stays a letter
     kept = '<g id="plain-3">\n <text style="font-size: 15px" x="0">a</text>'

@@ -338,14 +338,14 @@ MATH_FAMILIES = (
 #: Words set upright inside a formula: functions and the words of a
 #: subscript (d_{model}, n_{vocab}), as ``\operatorname`` / ``\text`` set them.
 _WORD = r"MultiHead|[a-z]{2,}"
-#: One atom of a label: a script, a symbol (one Latin letter alone, a
-#: gradient dQ, or a few before a script: dW_{Q}, QK^{⊤}, XW_{Q}), a
-#: function or word before "(", maths that is no letter (digits, operators,
-#: Greek capitals), or other text.
+#: One atom of a label: a script, a symbol (one Latin letter alone, not
+#: after a hyphen as in a name like DeepSeek-V3; a gradient dQ; or a few
+#: before a script: dW_{Q}, QK^{⊤}, XW_{Q}), a function or word before "(",
+#: maths that is no letter (digits, operators, Greek capitals), or other text.
 _ATOM = re.compile(
     r"(?P<script>[_^]\{" + _SCRIPT_BODY + r"\})"
     r"|(?P<bold>\\(?:mathbf|boldsymbol)\{[^{}]*\})"
-    r"|(?P<symbol>(?<![A-Za-z.])(?:[A-Za-z]|[a-z]?[A-Z]{1,2}(?=[_^]\{)|d[A-Z]|[α-ωℓ])"
+    r"|(?P<symbol>(?<![A-Za-z.\-])(?:[A-Za-z]|[a-z]?[A-Z]{1,2}(?=[_^]\{)|d[A-Z]|[α-ωℓ])"
     r"(?![A-Za-z.\[])|[Σ∑](?=[_^]\{))"
     r"|(?P<function>(?<![A-Za-z.])(?:softmax|exp|concat|max|log|sin|cos|rowsum|MultiHead)(?=[(_]))"
     r"|(?P<neutral>[0-9.,=+−\-·×/√()⊤′'⊙∞|‖ ]+|[Α-Ω])"
@@ -501,16 +501,33 @@ def markup(svg: str) -> str:
     return _TEXT.sub(replace, svg)
 
 
+#: The advance of one script character, in em of its size (about KaTeX's
+#: italic capitals and small letters): how far a script moves back to stand
+#: over or under the one before it (``d_{h}^{R}``, ``W^{O}_{1}``).
+SCRIPT_ADVANCE = {"capital": 0.75, "other": 0.55}
+
+
 def _scripts(body: str, small: float, render) -> str:
-    pieces, last = [], 0
+    pieces, last, previous = [], 0, None
     for mark in _MARK.finditer(body):
         pieces.append(render(body[last : mark.start()]))
         shift = "sub" if mark[1] == "_" else "super"
+        # two one-letter scripts in a row, one below and one above: stacked
+        stacked = (
+            previous is not None
+            and previous.end() == mark.start()
+            and previous[1] != mark[1]
+            and len(plain(previous[2])) == len(plain(mark[2])) == 1
+        )
+        back = ""
+        if stacked:
+            kind = "capital" if plain(previous[2]).isupper() else "other"
+            back = f' dx="-{round(SCRIPT_ADVANCE[kind] * small, 2)}"'
         pieces.append(
-            f'<tspan style="font-size: {small}px" baseline-shift="{shift}">'
+            f'<tspan style="font-size: {small}px" baseline-shift="{shift}"{back}>'
             f"{render(mark[2])}</tspan>"
         )
-        last = mark.end()
+        last, previous = mark.end(), mark
     pieces.append(render(body[last:]))
     return "".join(pieces)
 
