@@ -873,6 +873,15 @@ def test_the_latent_cache_figure_has_no_unexplained_hatch() -> None:
         assert "<pattern" not in svg
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_projections_draw_the_product_x_w(language) -> None:
+    """Fig 5.1 reads X · W_Q = Q, not W_Q = Q: each weight matrix has "X ·"
+    before it, as Fig 2.1 draws x_2 · W_Q (F10 of the round-29 figure review)."""
+    texts = svg_texts(draw("diagrams", "qkv_projection", language, "light"))
+    assert texts.count("X") == 4, texts  # the input and the three products
+    assert texts.count("·") == 3 and texts.count("=") == 3, texts
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
