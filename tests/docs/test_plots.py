@@ -882,6 +882,19 @@ def test_the_projections_draw_the_product_x_w(language) -> None:
     assert texts.count("·") == 3 and texts.count("=") == 3, texts
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_yarn_line_is_seen_where_it_lies_on_another(language) -> None:
+    """Fig 23.1: YaRN lies on the original RoPE (pair 20) and on position
+    interpolation (pair 46); its line carries markers and each panel says
+    which line it lies on (F12 of the round-29 figure review)."""
+    entry = ALL_LABELS["plots"]["rope_scaling"][language]
+    fig = figure("rope_scaling", language)
+    for ax, same in zip(fig.axes, entry["same"], strict=True):
+        (yarn,) = [line for line in ax.get_lines() if line.get_label() == entry["yarn"]]
+        assert yarn.get_marker() == "o"
+        assert same in [text.get_text() for text in ax.texts]
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
