@@ -895,6 +895,21 @@ def test_the_yarn_line_is_seen_where_it_lies_on_another(language) -> None:
         assert same in [text.get_text() for text in ax.texts]
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_alibi_titles_name_the_slope_as_the_page_does(language) -> None:
+    """Fig 23.2's panels are titled with the page's slope m_h of their head
+    and its value (alibi_slopes), not a bare m, which Fig 23.1 on the same
+    page uses for a position (F13 of the round-29 figure review)."""
+    from attention_docs.positional import alibi_slopes
+
+    script = load_script("alibi_weights")
+    slopes = alibi_slopes(script.H)
+    titles = ALL_LABELS["plots"]["alibi_weights"][language]["heads"]
+    assert titles == [f"m_{{{h + 1}}} = 1/{round(1 / slopes[h])}" for h in script.HEADS]
+    page = (DOCS / language / "long-context.md").read_text(encoding="utf-8")
+    assert "\\(m_h\\)" in page
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
