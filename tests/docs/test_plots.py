@@ -910,6 +910,17 @@ def test_the_alibi_titles_name_the_slope_as_the_page_does(language) -> None:
     assert "\\(m_h\\)" in page
 
 
+@pytest.mark.parametrize("theme_name", ["light", "dark"])
+def test_the_training_model_colours_z_as_z(theme_name) -> None:
+    """Fig 12.1's Z box is Z's teal, not S's lavender (F19 of the round-29
+    figure review): each matrix keeps its colour."""
+    from attention_book.diagrams import FILLS
+
+    svg = draw("diagrams", "training_model", "ja", theme_name).lower()
+    assert FILLS[theme_name]["z"].lower() in svg
+    assert FILLS[theme_name]["s"].lower() not in svg
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
