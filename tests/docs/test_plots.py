@@ -921,6 +921,18 @@ def test_the_training_model_colours_z_as_z(theme_name) -> None:
     assert FILLS[theme_name]["s"].lower() not in svg
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_token_lengths_write_the_vocabulary_size_as_the_page(language) -> None:
+    """Fig 1.2 writes the vocabulary size |𝒱|, the page's |\\mathcal{V}|,
+    not V, the value matrix's letter (F34 of the round-29 figure review)."""
+    texts = svg_texts(draw("diagrams", "token_lengths", language, "light"))
+    sizes = [text for text in texts if "| = " in text]
+    assert len(sizes) >= 3 and all("|\U0001d4b1| = " in s for s in sizes), texts
+    assert not [text for text in texts if "V = " in text], texts
+    page = (DOCS / language / "tokens.md").read_text(encoding="utf-8")
+    assert "|\\mathcal{V}|" in page
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
