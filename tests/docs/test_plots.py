@@ -948,6 +948,9 @@ def test_markup_sets_symbols_as_the_text_does() -> None:
         out = typeset(symbol)
         assert MATH_FAMILIES in out, out
         assert italic(out) == "".join(c for c in symbol if c.isalpha()), out
+    # E[ids] as the text's E[\mathrm{ids}]: E italic, as in E^{⊤} (F33)
+    out = typeset("X = E[ids]")
+    assert italic(out) == "XE" and "[ids]" in out and MATH_FAMILIES in out, out
     # a gradient is maths, as the text's \(dQ\) (F6 of the round-29 review)
     assert italic(typeset("G = dZ")) == "GdZ"
     out = typeset("d_{model}")
