@@ -933,6 +933,16 @@ def test_the_token_lengths_write_the_vocabulary_size_as_the_page(language) -> No
     assert "|\\mathcal{V}|" in page
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_rope_rotation_draws_the_key_and_the_angle(language) -> None:
+    """Fig 11.4 draws a key at r = 1 and the angle (m − r) θ_0 = 2 to the
+    query at m = 3, the page's point (F17 of the round-29 figure review)."""
+    texts = svg_texts(draw("diagrams", "rope_rotation", language, "light"))
+    assert "k, r = 1" in texts and "(m − r) θ0 = 2" in texts, texts
+    alt = ALL_LABELS["diagrams"]["rope_rotation"][language]["alt"]
+    assert "r = 1" in alt and "(m − r) θ0 = 2" in alt
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
