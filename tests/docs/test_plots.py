@@ -943,6 +943,18 @@ def test_the_rope_rotation_draws_the_key_and_the_angle(language) -> None:
     assert "r = 1" in alt and "(m − r) θ0 = 2" in alt
 
 
+def test_a_bar_too_small_to_show_is_not_written_zero() -> None:
+    """Fig 4.2 at t = 5: a weight of 4.5e-5 is "<0.01", not "0.00" (F32 of
+    the round-29 figure review)."""
+    from attention_book.diagrams import shown_value
+
+    assert shown_value(4.5e-5, 2) == "<0.01"
+    assert shown_value(0.0, 2) == "0.00" and shown_value(0.006, 2) == "0.01"
+    for language in LANGUAGES:
+        texts = svg_texts(draw("diagrams", "softmax_scaling", language, "light"))
+        assert "<0.01" in texts and "0.00" not in texts, texts
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""

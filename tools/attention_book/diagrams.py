@@ -640,6 +640,15 @@ def vector(
     return len(values) * width
 
 
+def shown_value(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals; a positive value too small to show
+    one is "<0.01", not a 0.00 that reads as exactly zero."""
+    smallest = 10.0**-digits
+    if 0 < value < smallest / 2:
+        return f"<{smallest:.{digits}f}"
+    return f"{value:.{digits}f}"
+
+
 def bars(
     ax: Axes,
     x: float,
@@ -655,8 +664,8 @@ def bars(
     names: Sequence[str] | None = None,
 ) -> float:
     """Bars standing on ``baseline``, ``height`` units tall at value ``top``,
-    each value written above its bar and its name (if any) below. Returns the
-    width of the group."""
+    each value written above its bar (:func:`shown_value`) and its name (if
+    any) below. Returns the width of the group."""
     colours = palette()
     for j, value in enumerate(values):
         left = x + j * (width + gap)
@@ -675,7 +684,7 @@ def bars(
             ax,
             left + width / 2,
             baseline - tall - 3,
-            f"{value:.{digits}f}",
+            shown_value(value, digits),
             va="bottom",
         )
         if names is not None:
