@@ -955,6 +955,19 @@ def test_a_bar_too_small_to_show_is_not_written_zero() -> None:
         assert "<0.01" in texts and "0.00" not in texts, texts
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_online_steps_show_the_values(language) -> None:
+    """Fig 19.1's o_t sums the values v_t, which the figure writes out so
+    that the o column can be followed (F18 of the round-29 figure review)."""
+    script = load_script("online_steps", "diagrams")
+    rows = ", ".join(f"({a:g}, {b:g})" for a, b in script.V)
+    assert rows == "(1, 0), (0, 1), (1, 1), (2, 0)"
+    texts = svg_texts(draw("diagrams", "online_steps", language, "light"))
+    assert f"v1, …, v4 = {rows}" in texts, texts
+    alt = ALL_LABELS["diagrams"]["online_steps"][language]["alt"]
+    assert "(1, 0)、(0, 1)、(1, 1)、(2, 0)" in alt
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
