@@ -968,6 +968,15 @@ def test_the_online_steps_show_the_values(language) -> None:
     assert "(1, 0)、(0, 1)、(1, 1)、(2, 0)" in alt
 
 
+def test_the_softmax_arrow_has_room_between_s_and_a() -> None:
+    """Fig 6.2's "softmax" clears both matrices by 8 units or more (F29 of
+    the round-29 figure review: it touched both borders)."""
+    from attention_book.diagrams import _width_in_em
+
+    script = load_script("example_weights", "diagrams")
+    assert script.GAP - 12.5 * _width_in_em("softmax") >= 2 * 8
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
