@@ -977,6 +977,24 @@ def test_the_softmax_arrow_has_room_between_s_and_a() -> None:
     assert script.GAP - 12.5 * _width_in_em("softmax") >= 2 * 8
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_generation_loop_keeps_the_shapes_clear_of_the_cache(language) -> None:
+    """Fig 17.3: the decode step's shapes line sits a line and a half below
+    the cache's label (F30 of the round-29 figure review: they nearly
+    touched)."""
+    svg = draw("diagrams", "generation_loop", language, "light")
+    cache = ALL_LABELS["diagrams"]["generation_loop"][language]["cache"]
+    lines = {
+        re.sub(r"<[^>]+>", "", body): float(y)
+        for y, body in re.findall(
+            r'<text[^>]*\by="([\d.]+)"[^>]*>(.*?)</text>', svg, re.S
+        )
+    }
+    label = max(y for text, y in lines.items() if text == cache)
+    shapes = min(y for text, y in lines.items() if text.startswith("Q: ("))
+    assert shapes - label >= 18, (label, shapes)
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
