@@ -995,6 +995,17 @@ def test_the_generation_loop_keeps_the_shapes_clear_of_the_cache(language) -> No
     assert shapes - label >= 18, (label, shapes)
 
 
+@pytest.mark.parametrize("theme_name", ["light", "dark"])
+def test_the_rest_of_the_probabilities_is_grey(theme_name) -> None:
+    """Fig 16.1's bar of every other character is grey, not drawn as one more
+    character (F36 of the round-29 figure review)."""
+    from attention_book.diagrams import FILLS
+
+    svg = draw("diagrams", "next_token_probs", "ja", theme_name).lower()
+    assert svg.count(FILLS[theme_name]["mask"].lower()) == 3  # one per T
+    assert svg.count(FILLS[theme_name]["a"].lower()) == 3 * 5
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""

@@ -659,14 +659,16 @@ def bars(
     height: float,
     width: float = 22.0,
     gap: float = 6.0,
-    fill: str = "a",
+    fill: str | Sequence[str] = "a",
     digits: int = 2,
     names: Sequence[str] | None = None,
 ) -> float:
     """Bars standing on ``baseline``, ``height`` units tall at value ``top``,
     each value written above its bar (:func:`shown_value`) and its name (if
-    any) below. Returns the width of the group."""
+    any) below; ``fill`` is one fill or one per bar. Returns the width of
+    the group."""
     colours = palette()
+    fills = [fill] * len(values) if isinstance(fill, str) else list(fill)
     for j, value in enumerate(values):
         left = x + j * (width + gap)
         tall = height * value / top
@@ -675,7 +677,7 @@ def bars(
                 (left, baseline - tall),
                 width,
                 tall,
-                facecolor=colours[fill],
+                facecolor=colours[fills[j]],
                 edgecolor=colours["line"],
                 linewidth=0.8,
             )
