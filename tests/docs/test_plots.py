@@ -1006,6 +1006,17 @@ def test_the_rest_of_the_probabilities_is_grey(theme_name) -> None:
     assert svg.count(FILLS[theme_name]["a"].lower()) == 3 * 5
 
 
+def test_the_soft_cap_markers_are_hollow() -> None:
+    """Fig 20.1: where the soft-capped scores lie on the raw ones (λ < 2), the
+    cap's hollow, larger markers leave the raw ones visible (F38 of the
+    round-29 figure review)."""
+    entry = ALL_LABELS["plots"]["logit_range"]["ja"]
+    for ax in figure("logit_range", "ja").axes:
+        lines = {line.get_label(): line for line in ax.get_lines()}
+        assert lines[entry["cap"]].get_markerfacecolor() == "none"
+        assert lines[entry["plain"]].get_markerfacecolor() != "none"
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
