@@ -1017,6 +1017,17 @@ def test_the_soft_cap_markers_are_hollow() -> None:
         assert lines[entry["plain"]].get_markerfacecolor() != "none"
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_heatmap_title_has_room_above(language) -> None:
+    """Fig 8.4's title stands 16 units or more below the top edge (F37 of
+    the round-29 figure review: 13)."""
+    svg = draw("plots", "self_attention_heatmap", language, "light")
+    title = plain(ALL_LABELS["plots"]["self_attention_heatmap"][language]["title"])
+    texts = re.findall(r'<text[^>]*\by="([\d.]+)"[^>]*>(.*?)</text>', svg, re.S)
+    (y,) = [float(y) for y, body in texts if re.sub(r"<[^>]+>", "", body) == title]
+    assert y >= 16, y
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
