@@ -1028,6 +1028,14 @@ def test_the_heatmap_title_has_room_above(language) -> None:
     assert y >= 16, y
 
 
+def test_the_curves_legend_covers_no_curve() -> None:
+    """Fig 11.3's upper legend stands below its axes, not over the curves'
+    peaks (F31 of the round-29 figure review)."""
+    curves = figure("sinusoidal_curves", "ja").axes[0]
+    anchor = curves.get_legend().get_bbox_to_anchor()
+    assert anchor.transformed(curves.transAxes.inverted()).y1 < 0
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
