@@ -69,8 +69,10 @@ export function words(root, key) {
   return root.querySelector(".explorable-messages").getAttribute(`data-msg-${key}`);
 }
 
-// Say `html` in the figure's live region (screen readers announce it).
+// Say `html` in the figure's live region (screen readers announce it), in
+// place of what announceSettled() was about to say.
 export function announce(root, html) {
+  clearTimeout(root.explorableAnnounce);
   root.querySelector(".explorable-status").innerHTML = html;
 }
 

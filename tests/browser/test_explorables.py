@@ -1317,6 +1317,18 @@ def test_window_sinks(load) -> None:
             ".textContent.includes(text)",
             arg=[root.element_handle(), ", ".join(map(str, state["kept"]))],
         )
+    # A step of the slider from the keyboard, or a new W or n_sink, is said at
+    # once: the live region never lags behind the figure (review F27).
+    slider = root.locator('input[data-size="n"]')
+    for key, window, n_sink in (("End", 5, 1), ("ArrowLeft", 5, 1), ("Home", 2, 3)):
+        root.locator('select[data-size="window"]').select_option(str(window))
+        root.locator('select[data-size="n_sink"]').select_option(str(n_sink))
+        slider.focus()
+        page.keyboard.press(key)
+        n = int(slider.input_value())
+        kept = oracle.window_state(n, window, n_sink)["kept"]
+        said = status(page, "window_sinks")  # at once, no settling wait
+        assert f"n = {n} " in said and ", ".join(map(str, kept)) in said, (key, said)
     assert not watch.problems(), watch.problems()
 
 
