@@ -862,18 +862,13 @@ def test_rope_drag_is_announced_once(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
-def online_chart_agrees(page, state: dict, keys: int | None) -> None:
-    """m and l against the keys processed, as the package's steps give them,
-    and the cursor at ``keys`` (none before the first block)."""
+def online_chart_agrees(page, s: list[float], block: int, keys: int | None) -> None:
+    """m and l against the keys processed, as steps from the package's
+    steps, l's drop by e^(m - m') drawn before each add (review F25), and the
+    cursor at ``keys`` (none before the first block)."""
     chart = Chart(svg(page, "online", "running"))
-    n = len(explorables.ONLINE_S)
-    block = n // len(state["steps"])
-    ms = [((b + 1) * block, step[0]) for b, step in enumerate(state["steps"])]
-    ls = [(0, 0.0)] + [
-        ((b + 1) * block, step[1]) for b, step in enumerate(state["steps"])
-    ]
     lines = chart.lines()
-    for k, expected in ((0, ms), (1, ls)):
+    for k, expected in enumerate(oracle.online_paths(s, block)):
         (points,) = lines[k]
         assert len(points) == len(expected), (k, points)
         for (t, v), (t_expected, v_expected) in zip(points, expected, strict=True):
@@ -897,29 +892,43 @@ def test_online_softmax(load) -> None:
         return state
 
     state = agrees(1)  # the default state: one key at a time
-    online_chart_agrees(page, state, None)
+    compare(page, "online", "values", explorables.ONLINE_V)  # V is shown (F18)
+    online_chart_agrees(page, s, 1, None)
+    # s = (1, 3, 0.5, 4): m rises at keys 2 and 4, and l drops there first
+    (ls,) = Chart(svg(page, "online", "running")).lines()[1]
+    drops = [(a, b) for a, b in itertools.pairwise(ls) if b[1] < a[1] - 1e-9]
+    assert [round(a[0] + oracle.ONLINE_DROP) for a, _ in drops] == [2, 4], drops
     button = root.locator("button[data-next]")
     button.focus()
     for step in range(1, 4):
         page.keyboard.press("Enter")
         assert oracle.fmt(state["steps"][step - 1][1], 4) in status(page, "online")
-        online_chart_agrees(page, state, step)  # the cursor at key `step`
+        online_chart_agrees(page, s, 1, step)  # the cursor at key `step`
+        assert button.is_enabled()
     page.keyboard.press("Enter")  # the last key
     said = status(page, "online")  # the page's prediction: (1.4366, 0.2749)
     assert "(1.4366, 0.2749)" in said and "softmax(s)V" in said
+    # no block is left: "next" is disabled, its focus on "start again"
+    assert button.is_disabled()
+    assert page.evaluate("document.activeElement.hasAttribute('data-restart')")
+    page.keyboard.press("Enter")
+    assert button.is_enabled()
     root.locator("select[data-block]").select_option("2")
     agrees(2)  # two blocks: the last two rows hidden
+    online_chart_agrees(page, s, 2, None)
     root.locator('input[data-s="3"]').fill("0")
     s[3] = 0.0
     agrees(2)
     root.locator("select[data-block]").select_option("4")
     state = agrees(4)
-    online_chart_agrees(page, state, None)
+    online_chart_agrees(page, s, 4, None)
     root.locator("button[data-next]").click()
-    online_chart_agrees(page, state, 4)
+    online_chart_agrees(page, s, 4, 4)
+    assert button.is_disabled()
     root.locator('input[data-s="0"]').fill("-2.5")
     s[0] = -2.5
     agrees(4)
+    assert button.is_enabled()
     assert not watch.problems(), watch.problems()
 
 

@@ -761,17 +761,14 @@ def test_the_heads_maps_are_named_in_words(language: str) -> None:
 
 
 def test_the_online_chart_draws_the_package_s_running_max_and_sum() -> None:
-    """Without JavaScript: m and l after each key of the page's scores, l = 0
-    before the first, and no cursor (no block processed yet)."""
-    steps = oracle.online_state(list(explorables.ONLINE_S), 1)["steps"]
+    """Without JavaScript: m and l after each key of the page's scores as
+    steps, l's drops by e^(m - m') before the adds, l = 0 before the first
+    key, and no cursor (no block processed yet)."""
+    expected = oracle.online_paths(list(explorables.ONLINE_S), 1)
     for language in ("ja", "zh-Hant", "zh-Hans"):
         chart = Chart(charts(explorables.render("online", language))["running"])
         lines = chart.lines()
-        expected = {
-            0: [(t + 1, step[0]) for t, step in enumerate(steps)],
-            1: [(0, 0.0)] + [(t + 1, step[1]) for t, step in enumerate(steps)],
-        }
-        for k, values in expected.items():
+        for k, values in enumerate(expected):
             (points,) = lines[k]
             assert len(points) == len(values)
             for (t, v), (t_expected, v_expected) in zip(points, values, strict=True):
