@@ -959,6 +959,18 @@ def test_heads(load) -> None:
         return state
 
     agrees(2, "mixing")  # the default state: the page's two heads
+    # Rows named by what they are (review F26): Q's rows the queries q_i, the
+    # output's rows z_i, Concat's and each term's rows their query in words.
+    words = explorables.words_for("heads", "ja")
+    queries = [words["query"].format(i=i) for i in (1, 2, 3)]
+    for key, names in (
+        ("q", ["q1", "q2", "q3"]),
+        ("concat", queries),
+        ("term0", queries),
+        ("output", ["z1", "z2", "z3"]),
+    ):
+        shown = root.locator(f'[data-matrix="{key}"] tbody th').all_inner_texts()
+        assert [t.strip() for t in shown] == names, (key, shown)
     root.locator("select[data-h]").select_option("1")  # the page's prediction
     state = agrees(1, "mixing")
     assert [oracle.fmt(a, 3) for a in state["weights"][0][0]] == [
