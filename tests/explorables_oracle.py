@@ -45,10 +45,11 @@ def grouped(n: int) -> str:
 
 
 def in_units(n: int) -> str:
-    """Bytes in the largest binary unit (up to TiB) that is at most ``n``, 2
-    decimals; from a million TiB on, as "m × 10e TiB" (the text a reader
-    sees of m × 10<sup>e</sup>)."""
-    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+    """Bytes in the largest binary unit (up to EiB, the chart's units) that is
+    at most ``n``, 2 decimals; from a million EiB on, as "m × 10e EiB" (the
+    text a reader sees of m × 10<sup>e</sup>)."""
+    units = (("EiB", 2**60), ("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30))
+    for unit, size in (*units, ("MiB", 2**20), ("KiB", 2**10)):
         if n >= size:
             x = n / size
             if x < 1e6:

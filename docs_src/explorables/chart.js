@@ -67,7 +67,7 @@ const px = (v) => v.toFixed(2);
 //     (or not positive on a log axis) break the line; each line gets the
 //     class explorable-line-<k> (its colour and dash) and its label at its
 //     last point, moved apart vertically so that no two labels overlap
-//   rules: [{y, label}]: horizontal lines across the plot, labelled at its start
+//   rules: [{y, label}]: horizontal lines across the plot, each labelled at its right end
 //   cursor: the x of the vertical cursor (none if undefined)
 export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
   const sx = scale(x);
@@ -90,31 +90,28 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
   if (x.label) {
     parts.push(`<text x="${AREA.right + 14}" y="${AREA.bottom + 16}" class="explorable-axis-label">${x.label}</text>`);
   }
-  // Rules closer than a line of text are labelled together: their labels
-  // stacked in the rules' order, above the highest (below the lowest, if the
-  // rules above leave no room).
+  // Each rule is labelled at its right end, its label just above it: labels
+  // closer than a line of text are moved apart (from the top down, then up
+  // if the last would leave the plot), and a short leader joins a moved
+  // label to the end of its own rule.
   const shown = rules.filter((r) => drawable(r.y, y) && r.y >= sy.min && r.y <= sy.max)
     .map((r) => ({ ...r, at: Y(r.y) })).sort((a, b) => a.at - b.at);
-  const clusters = [];
-  for (const rule of shown) {
-    const last = clusters[clusters.length - 1];
-    if (last && rule.at - last[last.length - 1].at < 14) last.push(rule);
-    else clusters.push([rule]);
-  }
-  let free = AREA.top; // the lowest line or text drawn so far
-  for (const cluster of clusters) {
-    for (const rule of cluster) {
-      parts.push(`<g data-rule="${rule.y}"><line class="explorable-rule" x1="${AREA.left}" ` +
-        `x2="${AREA.right}" y1="${px(rule.at)}" y2="${px(rule.at)}"></line></g>`);
-    }
-    // one label a line, in the rules' order from the top
-    const [top, bottom] = [cluster[0].at, cluster[cluster.length - 1].at];
-    const height = 13 * cluster.length;
-    const first = top - 3 - height + 13 - 11 >= free ? top - 3 - height + 13 : bottom + 13;
-    cluster.forEach((rule, i) => parts.push(`<text class="explorable-rule-label" ` +
-      `x="${AREA.left + 4}" y="${px(first + 13 * i)}">${esc(rule.label)}</text>`));
-    free = Math.max(bottom, first + 13 * (cluster.length - 1) + 2);
-  }
+  const places = shown.map((r) => r.at - 3);
+  for (let i = 1; i < places.length; i++) places[i] = Math.max(places[i], places[i - 1] + 13);
+  const below = places.length ? places[places.length - 1] - (AREA.bottom - 2) : 0;
+  for (let i = 0; i < places.length; i++) places[i] = Math.max(AREA.top + 11, places[i] - Math.max(0, below));
+  shown.forEach((rule, i) => {
+    const moved = Math.abs(places[i] - (rule.at - 3)) > 0.5;
+    const end = moved ? AREA.right - 10 : AREA.right - 2; // the label's right end
+    const leader = moved
+      ? `<line class="explorable-rule-leader" x1="${AREA.right}" y1="${px(rule.at)}" ` +
+        `x2="${end + 2}" y2="${px(places[i] - 4)}"></line>`
+      : "";
+    parts.push(`<g data-rule="${rule.y}"><line class="explorable-rule" x1="${AREA.left}" ` +
+      `x2="${AREA.right}" y1="${px(rule.at)}" y2="${px(rule.at)}"></line>${leader}` +
+      `<text class="explorable-rule-label" x="${px(end)}" y="${px(places[i])}" text-anchor="end">` +
+      `${esc(rule.label)}</text></g>`);
+  });
   const labels = [];
   lines.forEach((line, k) => {
     let d = "";

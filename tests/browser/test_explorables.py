@@ -678,12 +678,19 @@ def test_kv_cache_chart_refusals_and_units(load) -> None:
         total = oracle.kv_state("mha", sizes, 2)["total"]
         assert result(page, "kv_cache", "total_units")[0] == oracle.in_units(total)
     assert result(page, "kv_cache", "total_units")[0] == "128.75 TiB"
+    # The unit by magnitude, as the chart's axis (review F28): n = 10^11 is
+    # 419.10 PiB, not 429153.63 TiB.
+    tokens.fill(str(10**11))
+    total = oracle.kv_state("mha", sizes | {"tokens": 10**11}, 2)["total"]
+    assert result(page, "kv_cache", "total_units")[0] == oracle.in_units(total)
+    assert oracle.in_units(total) == "419.10 PiB"
+    tokens.fill(str(3 * 10**7))
     root.locator('input[data-size="layers"]').fill(str(10**15))  # 10^15 layers
     sizes["layers"] = 10**15
     total = oracle.kv_state("mha", sizes, 2)["total"]
     text, full = result(page, "kv_cache", "total_units")
     assert int(full) == total and text == oracle.in_units(total)
-    assert " × 10" in text and text.endswith(" TiB")
+    assert " × 10" in text and text.endswith(" EiB")
     error = root.locator("[data-error]")
     assert error.is_hidden()
     tokens.fill("12345678901234567890")  # read as ...567168 by a double: refused
@@ -728,8 +735,10 @@ def test_kv_cache_mla(load) -> None:
         return state["per_token"]
 
     assert agrees(2) == 61 * (512 + 64) * 2  # the page's 70,272 bytes a token
-    assert not root.locator('input[data-size="rope"]').is_disabled()
-    assert root.locator('input[data-size="groups"]').is_disabled()
+    # the inputs MLA does not use are disabled (review F28): h, g and d_k
+    for key, used in (("latent", True), ("rope", True), ("layers", True), ("tokens", True),
+                      ("heads", False), ("groups", False), ("d_k", False)):
+        assert root.locator(f'input[data-size="{key}"]').is_enabled() == used, key
     root.locator('input[data-size="rope"]').fill("0")  # no RoPE key: allowed
     sizes["rope"] = 0
     agrees(2)
@@ -741,6 +750,8 @@ def test_kv_cache_mla(load) -> None:
     agrees(4)
     root.locator("select[data-kind]").select_option("mha")  # back to MHA
     assert root.locator('input[data-size="latent"]').is_disabled()
+    assert root.locator('input[data-size="heads"]').is_enabled()
+    assert root.locator('input[data-size="d_k"]').is_enabled()
     state = oracle.kv_state("mha", sizes, 4)
     assert int(result(page, "kv_cache", "total")[1]) == state["total"]
     assert not watch.problems(), watch.problems()

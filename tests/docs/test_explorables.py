@@ -643,25 +643,40 @@ def test_the_kv_calculator_refuses_n_above_the_safe_integers() -> None:
     assert re.search(r'data-result="total" data-value="">\u2014<', html)
 
 
+#: A device's rule: its value, its line's height, the leader to a moved
+#: label (x1, y1, x2, y2) if any, and its label's right end, baseline and text.
+KV_RULE = re.compile(
+    r'<g data-rule="(?P<at>[^"]+)"><line class="explorable-rule"[^>]*x2="(?P<right>[\d.]+)"'
+    r'[^>]*y1="(?P<y>[\d.]+)"[^>]*></line>'
+    r'(?:<line class="explorable-rule-leader" x1="(?P<x1>[\d.]+)" y1="(?P<y1>[\d.]+)" '
+    r'x2="(?P<x2>[\d.]+)" y2="(?P<y2>[\d.]+)"></line>)?'
+    r'<text class="explorable-rule-label" x="(?P<x>[\d.]+)" y="(?P<ly>[\d.]+)" '
+    r'text-anchor="end">(?P<text>[^<]*)</text></g>'
+)
+
+
 @pytest.mark.parametrize("language", ["ja", "zh-Hant"])
 def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
-    """Each device's label is drawn next to its line: in the lines' order,
-    within a stack of labels no farther than the stack's height from it."""
+    """Each device's label is drawn at its own line's right end (review F28):
+    just above the line, or, moved apart from a close neighbour's, joined to
+    the line's end by a leader; labels a line of text apart."""
     svg = charts(explorables.render("kv_cache", language))["size"]
     words = explorables.words_for("kv_cache", language)
-    rules = [
-        float(y) for y in re.findall(r'class="explorable-rule"[^>]*y1="([\d.]+)"', svg)
-    ]
-    labels = re.findall(
-        r'class="explorable-rule-label" x="[\d.]+" y="([\d.]+)">([^<]*)<', svg
-    )
-    assert [text for _, text in labels] == [
-        words[f"device_{key}"] for key, _ in reversed(explorables.KV_DEVICES)
-    ]
-    assert rules == sorted(rules)  # from the top: 141, 80, 24 GB
-    for (y, _), line in zip(labels, rules, strict=True):
-        assert abs(float(y) - line) <= 13 * len(rules) + 3
-    heights = [float(y) for y, _ in labels]
+    drawn = [m.groupdict() for m in KV_RULE.finditer(svg)]
+    assert len(drawn) == len(explorables.KV_DEVICES) == svg.count("<g data-rule=")
+    names = {gb * 2**30: words[f"device_{key}"] for key, gb in explorables.KV_DEVICES}
+    for rule in drawn:
+        assert rule["text"] == names[float(rule["at"])]  # each label on its line
+        right, line, x, y = (float(rule[k]) for k in ("right", "y", "x", "ly"))
+        assert right - 12 <= x <= right  # at the line's right end
+        if rule["x1"] is None:
+            assert abs(y - (line - 3)) < 0.01  # just above its line
+        else:  # the leader runs from the line's end to the label
+            assert float(rule["x1"]) == right and abs(float(rule["y1"]) - line) < 0.01
+            assert abs(float(rule["x2"]) - x - 2) < 0.01
+            assert abs(float(rule["y2"]) - (y - 4)) < 0.01
+    assert any(rule["x1"] is not None for rule in drawn)  # 80 and 141 GB: close
+    heights = sorted(float(rule["ly"]) for rule in drawn)
     assert all(b - a >= 12 for a, b in itertools.pairwise(heights))
 
 
