@@ -736,8 +736,15 @@ def test_kv_cache_mla(load) -> None:
 
     assert agrees(2) == 61 * (512 + 64) * 2  # the page's 70,272 bytes a token
     # the inputs MLA does not use are disabled (review F28): h, g and d_k
-    for key, used in (("latent", True), ("rope", True), ("layers", True), ("tokens", True),
-                      ("heads", False), ("groups", False), ("d_k", False)):
+    for key, used in (
+        ("latent", True),
+        ("rope", True),
+        ("layers", True),
+        ("tokens", True),
+        ("heads", False),
+        ("groups", False),
+        ("d_k", False),
+    ):
         assert root.locator(f'input[data-size="{key}"]').is_enabled() == used, key
     root.locator('input[data-size="rope"]').fill("0")  # no RoPE key: allowed
     sizes["rope"] = 0

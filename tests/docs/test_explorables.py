@@ -646,7 +646,8 @@ def test_the_kv_calculator_refuses_n_above_the_safe_integers() -> None:
 #: A device's rule: its value, its line's height, the leader to a moved
 #: label (x1, y1, x2, y2) if any, and its label's right end, baseline and text.
 KV_RULE = re.compile(
-    r'<g data-rule="(?P<at>[^"]+)"><line class="explorable-rule"[^>]*x2="(?P<right>[\d.]+)"'
+    r'<g data-rule="(?P<at>[^"]+)"><line class="explorable-rule"'
+    r'[^>]*x2="(?P<right>[\d.]+)"'
     r'[^>]*y1="(?P<y>[\d.]+)"[^>]*></line>'
     r'(?:<line class="explorable-rule-leader" x1="(?P<x1>[\d.]+)" y1="(?P<y1>[\d.]+)" '
     r'x2="(?P<x2>[\d.]+)" y2="(?P<y2>[\d.]+)"></line>)?'
