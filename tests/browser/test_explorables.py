@@ -187,8 +187,13 @@ def svg(page, name: str, key: str) -> str:
     ).evaluate("e => e.outerHTML")
 
 
+#: Where the softmax figure's log axis stops (review F23).
+SOFTMAX_FLOOR = 1e-16
+
+
 def softmax_charts_agree(page, x, t: float) -> None:
-    """The curves w_j(t) and max|J|(t) as drawn, and the cursors at t."""
+    """The curves w_j(t) and max|J|(t) as drawn, and the cursors at t; on the
+    log axis, clamped at 10^-16, a value below it is not drawn."""
     weights = Chart(svg(page, "softmax", "weights"))
     jmax = Chart(svg(page, "softmax", "jmax"), log_y=True)
     for chart in (weights, jmax):
@@ -199,10 +204,14 @@ def softmax_charts_agree(page, x, t: float) -> None:
             assert abs(tk - k / 10) < 1e-3
             expected = oracle.softmax_state(x, k / 10)["s"][j]
             assert abs(wk - expected) < 1e-4, (j, k, wk, expected)
-    ((points,),) = jmax.lines().values()
+    drawn = {round(tk * 10): v for piece in jmax.lines()[0] for tk, v in piece}
     for k in (0, 10, 37, 100):
         expected = oracle.softmax_state(x, k / 10)["jmax"]
-        assert abs(points[k][1] - math.log10(expected)) < 1e-3, (k, points[k])
+        if expected < SOFTMAX_FLOOR:
+            assert k not in drawn, (k, drawn.get(k))
+        else:
+            assert abs(drawn[k] - math.log10(expected)) < 1e-3, (k, drawn[k])
+    assert min(at for at, _ in jmax.ticks["y"]) >= SOFTMAX_FLOOR
 
 
 def test_softmax(load) -> None:
@@ -251,6 +260,77 @@ def test_softmax(load) -> None:
         _, full = result(page, "softmax", key)
         assert abs(float(full) - epsilon) <= 1e-12 * epsilon, (key, full, epsilon)
     assert result(page, "softmax", "rest")[0] == "3.9 × 10\u221222"
+    assert not watch.problems(), watch.problems()
+
+
+def test_softmax_says_underflow_and_its_charts_move_t(load) -> None:
+    """x_3 = 800, t = 5: ε and the Jacobian's largest entry are 0 in float64,
+    said as "< 10^-308 (underflow)", not "0.0 × 10^0"; the log axis stops at
+    10^-16 and marks where max|J| leaves it. Pressing and dragging on either
+    chart moves t (and hands the keyboard the slider); the end labels of
+    the weights stay apart (review F23)."""
+    page, watch, root = load("softmax", "softmax")
+    words = explorables.words_for("softmax", "ja")
+    underflow = re.sub(r"</?sup>", "", words["underflow"])
+    scale = root.locator("input[data-t]")
+    # the end labels at t = 10 (w_1 and w_2 both near 0) a line of text apart
+    labels = re.findall(
+        r'data-label="\d+" x="[\d.]+" y="([\d.]+)"', svg(page, "softmax", "weights")
+    )
+    heights = sorted(float(y) for y in labels)
+    assert len(heights) == 3 and all(
+        b - a >= 14 for a, b in itertools.pairwise(heights)
+    )
+    root.locator('input[data-x="2"]').fill("800")
+    scale.focus()
+    for _ in range(40):
+        page.keyboard.press("ArrowRight")
+    x = [1.0, 2.0, 800.0]
+    state = oracle.softmax_state(x, 5.0)
+    assert state["rest"] == 0.0 and state["jmax"] == 0.0  # float64 underflows
+    for key in ("rest", "jmax"):
+        text, full = result(page, "softmax", key)
+        assert float(full) == 0.0 and text == underflow, (key, text)
+    expect(root.locator(".explorable-status")).to_contain_text(underflow)
+    softmax_charts_agree(page, x, 5.0)
+    chart = svg(page, "softmax", "jmax")
+    assert "10\u207b\u00b3" not in chart  # no 10^-63 ... 10^-315 ticks
+    # max|J| is 2/9 at t = 0 and below 10^-16 from t = 0.1: marked there
+    leaves = re.findall(r'data-leaves="([\d.]+)"', chart)
+    assert [float(v) for v in leaves] == [0.1], leaves
+    # the pointer on the chart: press at t = 2, drag to t = 7
+    for key in ("weights", "jmax"):
+        chart = root.locator(f'svg[data-chart="{key}"]')
+        chart.scroll_into_view_if_needed()
+        box = chart.bounding_box()
+        plot = Chart(svg(page, "softmax", key), log_y=key == "jmax")
+
+        def at(v: float, box=box, plot=plot) -> float:
+            """The page's x of t = v: through the ticks, 360 units to the width."""
+            (t0, p0), (t1, p1) = plot.ticks["x"][0], plot.ticks["x"][-1]
+            return box["x"] + box["width"] / 360 * (
+                p0 + (v - t0) * (p1 - p0) / (t1 - t0)
+            )
+
+        y = box["y"] + box["height"] / 2
+        page.mouse.move(at(2.0), y)
+        page.mouse.down()
+        assert scale.input_value() == "2"
+        for v in (3.0, 5.0, 7.0):
+            page.mouse.move(at(v), y)
+        page.mouse.up()
+        assert scale.input_value() == "7", key
+        softmax_charts_agree(page, x, 7.0)
+        check(
+            *result(page, "softmax", "largest"),
+            oracle.softmax_state(x, 7.0)["largest"],
+            "w",
+        )
+        # the keyboard goes on from there: the slider has the focus
+        assert page.evaluate("document.activeElement.hasAttribute('data-t')")
+        page.keyboard.press("ArrowLeft")
+        assert scale.input_value() == "6.9"
+        softmax_charts_agree(page, x, 6.9)
     assert not watch.problems(), watch.problems()
 
 

@@ -520,9 +520,18 @@ def test_the_saturated_softmax_keeps_its_small_numbers() -> None:
     for key in ("rest", "jmax"):
         value = float(re.search(rf'data-result="{key}" data-value="([^"]+)"', html)[1])
         assert abs(value - epsilon) <= 1e-12 * epsilon, (key, value)
-    # the log axis reaches down to it: the last point is drawn at 10^-21.4
-    ((points,),) = Chart(charts(html)["jmax"], log_y=True).lines().values()
-    assert abs(points[-1][1] - math.log10(epsilon)) < 1e-3
+    # the log axis stops at 10^-16 (review F23): the curve is drawn down to
+    # it, and marked where it leaves the plot, the first t below it
+    chart = Chart(charts(html)["jmax"], log_y=True)
+    ((points,),) = chart.lines().values()
+    below = [
+        k / 10
+        for k in range(101)
+        if oracle.softmax_state([0.0, 0.0, 5.0], k / 10)["jmax"] < 1e-16
+    ]
+    assert len(points) == 101 - len(below) and below
+    assert min(at for at, _ in chart.ticks["y"]) == 1e-16
+    assert re.findall(r'data-leaves="([\d.]+)"', chart.svg) == [str(below[0])]
 
 
 @pytest.mark.parametrize("language", ["ja", "zh-Hant"])
