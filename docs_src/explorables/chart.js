@@ -94,7 +94,9 @@ export function follow(svg, onValue) {
 //     y.floor (a log axis): the axis stops there, a value below it is not
 //     drawn, and a line that falls below it is marked where it leaves
 //     (<g data-leaves="x">, a small arrow down at the plot's foot)
-//   lines: [{points: [[x, y], ...], label}]: points whose y is not finite
+//   lines: [{points: [[x, y], ...], label, dots}]: dots: samples drawn as
+//     dots on stems (<g data-dots="k"> of circles), not joined; otherwise
+//     points whose y is not finite
 //     (or not positive on a log axis) break the line; each line gets the
 //     class explorable-line-<k> (its colour and dash) and its label at its
 //     last point, moved apart vertically so that no two labels overlap
@@ -149,6 +151,19 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
   });
   const labels = [];
   lines.forEach((line, k) => {
+    if (line.dots) {
+      // Samples at whole x (a quantity of integers): a dot on a stem from 0
+      // (or the axis' foot) each, never joined, so that no line between two
+      // samples suggests values in between.
+      const base = Y(Math.min(sy.max, Math.max(sy.min, 0)));
+      const dots = line.points.filter(([u, v]) => drawable(u, x) && drawable(v, y));
+      const stems = dots.map(([u, v]) => `M${px(X(u))} ${px(base)}V${px(Y(v))}`).join("");
+      parts.push(`<path class="explorable-stems" data-stems="${k}" d="${stems}"></path>` +
+        `<g class="explorable-dots explorable-line-${k}" data-dots="${k}">` +
+        dots.map(([u, v]) => `<circle cx="${px(X(u))}" cy="${px(Y(v))}" r="2.2"></circle>`).join("") +
+        "</g>");
+      return;
+    }
     let d = "";
     let pen = "M";
     let last = null;

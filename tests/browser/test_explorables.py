@@ -862,13 +862,29 @@ def rope_agrees(page, root, m: int, n: int, d: int) -> float:
             y2 = float(line.get_attribute("y2"))
             assert abs(x2 - state[name][2 * i]) < 1e-4
             assert abs(y2 + state[name][2 * i + 1]) < 1e-4
-    # The chart: the package's score at every offset the sliders reach, and
-    # the cursor at m - r.
+    # Each shown plane at least 160 px, its two arrows named at their tips.
+    for i in range(d // 2):
+        box = root.locator(f'[data-pair="{i}"] svg').bounding_box()
+        assert box["width"] >= 160 and box["height"] >= 160, (i, box)
+        for name, letter in (("q", "\U0001d42a"), ("k", "\U0001d424")):
+            label = root.locator(f'[data-name="{name}{i}"]')
+            assert label.text_content() == letter
+            tip = np.array([state[name][2 * i], -state[name][2 * i + 1]])
+            at = np.array([float(label.get_attribute(a)) for a in ("x", "y")])
+            assert np.allclose(
+                at / np.linalg.norm(at), tip / np.linalg.norm(tip), atol=1e-3
+            )
+        turn = root.locator(f'[data-turn="{i}"]')
+        assert turn.get_attribute("aria-valuenow") == str(m)
+    # The chart: the package's score at every offset the sliders reach, as
+    # dots on stems (m - r is a whole number: nothing joins them), and the
+    # cursor at m - r.
     chart = Chart(svg(page, "rope", "score"))
     top = explorables.ROPE_MAX
     offsets = range(-top, top + 1)
     expected = oracle.rope_curve(d, offsets)
-    ((points,),) = chart.lines().values()
+    assert not chart.lines()  # no polyline
+    points = chart.dots()[0]
     assert len(points) == len(offsets)
     span = max(expected) - min(expected)
     for (t, value), t_expected, v_expected in zip(
@@ -929,6 +945,46 @@ def test_rope(load) -> None:
     shifted = rope_agrees(page, root, top, top - 3, 8)
     assert abs(shifted - oracle.rope_state(3, 0, 8)["score"]) < 1e-9
     assert abs(at_three - oracle.rope_state(3, 6, 8)["score"]) < 1e-9
+    assert not watch.problems(), watch.problems()
+
+
+def test_rope_query_arrow_turns_m(load) -> None:
+    """Dragging pair 0's query arrow around its plane (θ_0 = 1 rad) moves m
+    by the turn over θ_0, said once after the drag; the arrow keys on the
+    plane step m, each said at once (review F24)."""
+    page, watch, root = load("positional-encoding", "rope")
+    slider = root.locator("input[data-m]")
+    plane = root.locator('[data-turn="0"]')
+    plane.scroll_into_view_if_needed()
+    box = root.locator('[data-pair="0"] svg').bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    radius = 0.35 * box["width"]
+    state = oracle.rope_state(3, 0, 4)
+    start = math.atan2(state["q"][1], state["q"][0])  # the query's direction at m = 3
+    root.evaluate(COUNT_SAID)
+
+    def at(a: float) -> tuple[float, float]:
+        return cx + radius * math.cos(a), cy - radius * math.sin(a)
+
+    page.mouse.move(*at(start))
+    page.mouse.down()
+    for k in range(1, 9):  # a quarter turn at a time: +2 rad in all
+        page.mouse.move(*at(start + 0.25 * k))
+    page.mouse.up()
+    assert slider.input_value() == "5"
+    rope_agrees(page, root, 5, 0, 4)
+    page.wait_for_timeout(700)
+    assert page.evaluate("window.__said") == 1
+    for i in range(2):
+        assert root.locator(f'[data-turn="{i}"]').get_attribute("aria-valuenow") == "5"
+    assert page.evaluate("document.activeElement.dataset.turn") == "0"
+    page.evaluate("window.__said = 0")  # the same observer counts on
+    page.keyboard.press("ArrowLeft")
+    assert slider.input_value() == "4"
+    assert page.evaluate("window.__said") == 1  # at once
+    assert "m = 4" in status(page, "rope")
+    page.keyboard.press("End")
+    rope_agrees(page, root, explorables.ROPE_MAX, 0, 4)
     assert not watch.problems(), watch.problems()
 
 
