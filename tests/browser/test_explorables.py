@@ -635,6 +635,16 @@ def test_running_example_is_named_and_linked(load) -> None:
 
     root.locator('[data-matrix="scores"] td[data-i="0"][data-j="1"] button').hover()
     lit(0, 1)
+    # Maths set as the text sets it (review F39): the pages' MathML, in the
+    # book's maths font, √d_k one radical whose bar the browser draws with it.
+    for where in ('[data-matrix="scores"] caption', ".explorable-terms"):
+        maths = root.locator(f"{where} math.book-math msqrt")
+        assert maths.count() == 1, where
+        assert "STIX Two Math" in maths.evaluate("e => getComputedStyle(e).fontFamily")
+        radical = maths.bounding_box()
+        assert radical["width"] > 0 and radical["height"] > 0
+    assert "undefined" not in root.locator(".explorable-terms").inner_text()
+    assert root.locator('[data-matrix="q"] caption math.book-math msub').count() == 1
     root.locator('[data-matrix="scores"] td[data-i="2"][data-j="0"] button').focus()
     lit(2, 0)
     root.locator('[data-matrix="output"] td[data-i="2"][data-j="1"] button').click()

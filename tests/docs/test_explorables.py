@@ -829,3 +829,27 @@ def test_a_notebook_shows_the_window_of_the_page_s_figure() -> None:
         "8",
         "9",
     ]
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans"])
+def test_the_labels_set_their_maths_as_the_pages_do(language: str) -> None:
+    """Review F39: the labels' maths are the pages' MathML (KaTeX, class
+    book-math), the same in every edition: Q = XW_Q a formula, not upright
+    text with a <sub>, and √d_k an msqrt (its bar drawn with the radical)."""
+    for name, key, tex in (
+        ("example", "q", "Q = XW_Q"),
+        ("example", "scores", r"S = QK^\top/\sqrt{d_k}"),
+        ("heads", "q", "Q = XW_Q"),
+        ("softmax", "jacobian", r"\partial w_j/\partial u_l"),
+        ("rope", "score", r"(\mathbf{q}R_m)(\mathbf{k}R_r)^\top"),
+    ):
+        words = explorables.words_for(name, language)
+        assert (
+            f'<annotation encoding="application/x-tex">{tex}</annotation>' in words[key]
+        )
+        assert 'class="book-math"' in words[key]
+        assert "<sub>" not in words[key] and "$" not in words[key]
+        assert words[key] in explorables.render(name, language), (name, key)
+    html = explorables.render("example", language)
+    caption = re.search(r'data-matrix="scores"><caption>(.*?)</caption>', html)[1]
+    assert caption.count("<msqrt>") == 1 and "√" not in caption
