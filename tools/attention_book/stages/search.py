@@ -111,7 +111,9 @@ BUNDLE = re.compile(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js")
 TITLE_FIRST = (
     "((n,w)=>{"
     'const k=s=>(s||"").replace(/\\u200b/g,"")'
-    '.replace(/^\\s*(?:\\d+|(?:付録|附錄|附录)\\s*[A-Z])\\s/,"")'
+    ".replace(/^\\s*(?:\\d+|(?:"
+    + "|".join(["付録", "附錄", to_simplified_text("附錄")])
+    + ')\\s*[A-Z])\\s/,"")'
     '.replace(/\\s+/g,"").toLowerCase(),'
     "q=k(w.bookQuery),g=[...n],"
     "i=q?g.findIndex(([l])=>k((w.map.get(l)||{}).title)===q):-1;"
