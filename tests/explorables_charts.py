@@ -61,6 +61,16 @@ class Chart:
             found[int(m["k"])] = pieces
         return found
 
+    def dots(self) -> dict[int, list[tuple[float, float]]]:
+        """Each series drawn as dots (on stems, not joined): its (x, y) values."""
+        found = {}
+        for m in re.finditer(r'<g[^>]*data-dots="(\d+)"[^>]*>(.*?)</g>', self.svg):
+            found[int(m[1])] = [
+                (self.value("x", float(cx)), self.value("y", float(cy)))
+                for cx, cy in re.findall(r'<circle cx="([-\d.]+)" cy="([-\d.]+)"', m[2])
+            ]
+        return found
+
     def cursor(self) -> float | None:
         m = CURSOR.search(self.svg)
         return None if m is None else self.value("x", float(m["x"]))

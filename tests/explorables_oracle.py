@@ -45,10 +45,11 @@ def grouped(n: int) -> str:
 
 
 def in_units(n: int) -> str:
-    """Bytes in the largest binary unit (up to TiB) that is at most ``n``, 2
-    decimals; from a million TiB on, as "m × 10e TiB" (the text a reader
-    sees of m × 10<sup>e</sup>)."""
-    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+    """Bytes in the largest binary unit (up to EiB, the chart's units) that is
+    at most ``n``, 2 decimals; from a million EiB on, as "m × 10e EiB" (the
+    text a reader sees of m × 10<sup>e</sup>)."""
+    units = (("EiB", 2**60), ("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30))
+    for unit, size in (*units, ("MiB", 2**20), ("KiB", 2**10)):
         if n >= size:
             x = n / size
             if x < 1e6:
@@ -209,6 +210,35 @@ def online_state(s: list[float], block: int) -> dict:
     plain = scaled_dot_product_attention(q, k, values, scale=1.0)[0]
     blockwise = blockwise_attention(q, k, values, scale=1.0, block_size=block)[0]
     return {"steps": steps, "plain": plain.tolist(), "blockwise": blockwise.tolist()}
+
+
+#: How far before a block's end (in keys) the online chart draws l's drop.
+ONLINE_DROP = 0.25
+
+
+def online_paths(s: list[float], block: int) -> tuple[list, list]:
+    """The online chart's m and l as steps against the keys processed t: m
+    holds until a block ends; where m rises to m', l drops to e^(m - m') l
+    (ONLINE_DROP keys before the block's end) before the block's terms are
+    added at its end; l = 0 at t = 0."""
+    steps = online_state(s, block)["steps"]
+    ms, ls = [], [(0.0, 0.0)]
+    prev = None
+    for b, step in enumerate(steps):
+        t = float(min((b + 1) * block, len(s)))
+        m, ell = step[0], step[1]
+        if prev is not None:
+            ms.append((t, prev[0]))
+        ms.append((t, m))
+        before = 0.0 if prev is None else prev[1]
+        if prev is not None and m > prev[0]:
+            shrunk = float(np.exp(prev[0] - m)) * before  # e^(m - m') l
+            ls += [(t - ONLINE_DROP, before), (t - ONLINE_DROP, shrunk), (t, shrunk)]
+        else:
+            ls.append((t, before))
+        ls.append((t, ell))
+        prev = (m, ell)
+    return ms, ls
 
 
 def heads_state(h: int, w_o_name: str) -> dict:

@@ -11,6 +11,8 @@ from attention_docs import (
 )
 
 CELL = 38.0
+S_LEFT = 18.0
+GAP = 72.0  # between S and A: "softmax" and a margin on each side
 
 
 def figure(labels: dict) -> Figure:
@@ -21,7 +23,7 @@ def figure(labels: dict) -> Figure:
     top = 44.0
     matrix(
         ax,
-        24,
+        S_LEFT,
         top,
         3,
         3,
@@ -29,10 +31,11 @@ def figure(labels: dict) -> Figure:
         fill="s",
         values=[[f"{v:g}" for v in row] for row in s],
     )
-    text(ax, 24 + 1.5 * CELL, top + 3 * CELL + 16, "S")
-    text(ax, 24 + 3 * CELL + 26, top + 1.5 * CELL, "→", size=MATH)
-    text(ax, 24 + 3 * CELL + 26, top + 1.5 * CELL - 18, "softmax", size=12.5)
-    left = 24 + 3 * CELL + 56
+    text(ax, S_LEFT + 1.5 * CELL, top + 3 * CELL + 16, "S")
+    middle = S_LEFT + 3 * CELL + GAP / 2
+    text(ax, middle, top + 1.5 * CELL, "→", size=MATH)
+    text(ax, middle, top + 1.5 * CELL - 18, "softmax", size=12.5)
+    left = S_LEFT + 3 * CELL + GAP
     matrix(
         ax,
         left,

@@ -30,7 +30,7 @@ def _step(ax, top, n_q, n_k, labels):
 def figure(labels: dict) -> Figure:
     config = load_pretrained(labels["edition"]).config
     h, d_k, n_layers = config.n_heads, config.d_k, config.n_layers
-    fig, ax = canvas(370, 372)
+    fig, ax = canvas(370, 384)
     text(ax, 4, 10, f"{labels['prefill']} (n_{{0}} = {N0})", ha="left")
     _step(ax, 50, N0, N0, labels)
     shape = f"(h, n_{{0}}, d_{{k}}) = ({h}, {N0}, {d_k})"
@@ -38,10 +38,10 @@ def figure(labels: dict) -> Figure:
     text(ax, 4, 178, labels["decode"], ha="left")
     _step(ax, 218, 1, N0 + 1, labels)
     cached = f"K_{{cache}}, V_{{cache}}: ({h}, {N0 + 1}, {d_k})"
-    text(ax, 4, 311, f"Q: ({h}, 1, {d_k}),   {cached}", ha="left")
-    text(ax, 4, 333, f"{labels['layers']} L = {n_layers}", ha="left")
+    text(ax, 4, 323, f"Q: ({h}, 1, {d_k}),   {cached}", ha="left")
+    text(ax, 4, 345, f"{labels['layers']} L = {n_layers}", ha="left")
     legend(
-        ax, 10, 358, [("keep", "True"), ("mask", "False"), ("highlight", labels["new"])]
+        ax, 10, 370, [("keep", "True"), ("mask", "False"), ("highlight", labels["new"])]
     )
     return fig
 

@@ -33,7 +33,7 @@ def figure(labels: dict) -> Figure:
             height=60,
             width=34,
             gap=12,
-            fill="a",
+            fill=["a"] * TOP + ["mask"],  # the rest: grey, not one character
             names=names,
         )
     return fig

@@ -11,7 +11,7 @@ V = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
 
 
 def figure(labels: dict) -> Figure:
-    fig, ax = canvas(370, 250)
+    fig, ax = canvas(370, 274)
     accent = palette()["accent"]
     columns = [
         (24, "t"),
@@ -53,17 +53,20 @@ def figure(labels: dict) -> Figure:
         m = m_new
     z = o / ell
     assert np.allclose(z, softmax(S) @ V)  # no approximation
+    # the values that o_t sums, row by row
+    rows = ", ".join(f"({a:g}, {b:g})" for a, b in V)
+    text(ax, 4, 196, rf"\mathbf{{v}}_{{1}}, …, \mathbf{{v}}_{{4}} = {rows}", ha="left")
     text(
         ax,
         4,
-        196,
+        222,
         rf"\mathbf{{z}} = \mathbf{{o}} / ℓ = ({z[0]:.4f}, {z[1]:.4f})",
         ha="left",
         color=accent,
         fontweight="bold",
     )
     text(ax, 4, 8, labels["title"], ha="left", va="top")
-    text(ax, 4, 242, labels["rescale"], ha="left", va="bottom")
+    text(ax, 4, 266, labels["rescale"], ha="left", va="bottom")
     return fig
 
 

@@ -35,7 +35,11 @@ def figure(labels: dict) -> Figure:
     for index, (w_name, w, out, fill, width_label) in enumerate(branches):
         y = top + 14 + index * 92
         w_left = 196.0
-        arrow(ax, (x_left + width + 6, x_top + height / 2), (w_left - 52, y + 24))
+        w_middle = y + d_model * CELL / 2
+        # X W: the product that gives Q, K and V, as in the figure of x_2 W_Q
+        arrow(ax, (x_left + width + 6, x_top + height / 2), (w_left - 44, w_middle))
+        text(ax, w_left - 30, w_middle, "X", size=MATH)
+        text(ax, w_left - 14, w_middle, "·", size=MATH)
         w_width, w_height = matrix(
             ax,
             w_left,
@@ -45,7 +49,7 @@ def figure(labels: dict) -> Figure:
             cell=CELL,
             name=w_name,
             fill="w",
-            row_label="d_{model}",
+            row_label=None,
             col_label=width_label,
         )
         text(ax, w_left + w_width + 20, y + w_height / 2, "=", size=MATH)

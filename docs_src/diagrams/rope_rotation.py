@@ -8,6 +8,7 @@ from attention_book.diagrams import arrow, canvas, palette, text
 from attention_docs import apply_rope
 
 RADIUS = 90.0
+KEY_POSITION = 1  # r
 
 
 def figure(labels: dict) -> Figure:
@@ -51,6 +52,37 @@ def figure(labels: dict) -> Figure:
             cy - (RADIUS + 18) * np.sin(angle),
             f"m = {m}",
         )
+    # the key at r = 1 and the angle (m - r) θ_0 to the query at m = 3
+    r, m = KEY_POSITION, len(rotated) - 1
+    key = 0.62 * RADIUS
+    arrow(
+        ax,
+        (cx, cy),
+        (cx + key * np.cos(r), cy - key * np.sin(r)),
+        colour=colours["text"],
+        dashed=True,
+    )
+    text(
+        ax,
+        cx + (key + 8) * np.cos(r) + 4,
+        cy - (key + 8) * np.sin(r),
+        rf"\mathbf{{k}}, r = {r}",
+        ha="left",
+    )
+    arc = np.linspace(r, m, 40)
+    ax.plot(
+        cx + 0.32 * RADIUS * np.cos(arc),
+        cy - 0.32 * RADIUS * np.sin(arc),
+        color=colours["text"],
+        linewidth=1,
+    )
+    text(
+        ax,
+        cx + 0.5 * RADIUS * np.cos((r + m) / 2) - 2,
+        cy - 0.5 * RADIUS * np.sin((r + m) / 2) - 6,
+        f"(m − r) θ_{{0}} = {m - r}",
+        ha="right",
+    )
     text(ax, 4, 8, labels["title"], ha="left", va="top")
     # one line, or several (a language whose sentence is wider than the figure)
     lines = labels["relative"]

@@ -18,8 +18,11 @@ def figure(labels: dict) -> Figure:
     fig, ax = canvas(370, 230)
     accent = palette()["accent"]
 
+    def number(value) -> str:
+        return f"{value + 0.0:g}".replace("-", "−")  # a minus sign, no "-0"
+
     def numbers(row):
-        return [f"{v:g}" for v in row]
+        return [number(v) for v in row]
 
     text(ax, 40, 24, r"\mathbf{q}", ha="right")
     vector(ax, 46, 14, numbers(QUERY), width=26, fill="q")
@@ -34,7 +37,7 @@ def figure(labels: dict) -> Figure:
     for j in range(3):
         y = 78 + j * 30
         vector(ax, 44, y, numbers(KEYS[j]), width=26, fill="k")
-        text(ax, 140, y + 10, f"{scores[j]:g}")
+        text(ax, 140, y + 10, number(scores[j]))
         arrow(ax, (156, y + 10), (184, y + 10))
         text(ax, 212, y + 10, f"{weights[j]:.3f}", color=accent, fontweight="bold")
         vector(ax, 274, y, numbers(VALUES[j]), width=26, fill="v")

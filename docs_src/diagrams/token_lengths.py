@@ -51,10 +51,14 @@ def counts(edition: str) -> tuple[int, list[tuple[str, int, int, str]]]:
     return n_chars, found
 
 
+#: The vocabulary, as the page's \(\mathcal{V}\) (its size: |𝒱|).
+VOCABULARY = "\U0001d4b1"
+
+
 def figure(labels: dict) -> Figure:
     n_chars, found = counts(labels["edition"])
     rows = [
-        (f"{name or labels['chars']}（V = {size}）", n, fill)
+        (f"{name or labels['chars']}（|{VOCABULARY}| = {size}）", n, fill)
         for name, size, n, fill in found
     ]
     colours = palette()

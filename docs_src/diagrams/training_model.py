@@ -20,7 +20,7 @@ def figure(labels: dict) -> Figure:
         (rf"{labels['tokens']} \boldsymbol{{τ}}", "box", f"({n},)"),
         (r"X = E_{\boldsymbol{τ}} + PE", "x", f"({n}, {d_model})"),
         ("Q, K, V", "q", f"({n}, {fwd.q.shape[2]})"),
-        ("Z = softmax(Q K^{⊤} / √d_{k}) V", "s", f"({n}, {fwd.output.shape[2]})"),
+        ("Z = softmax(Q K^{⊤} / √d_{k}) V", "z", f"({n}, {fwd.output.shape[2]})"),
         ("U = Z W_{out}", "w", f"({n}, {vocab})"),
         (labels["loss"], "a", "L"),
     ]

@@ -61,20 +61,57 @@ export function scale({ min, max, log = false, ticks: given }) {
 
 const px = (v) => v.toFixed(2);
 
+// The least distance between two lines' end labels.
+const GAP = 15;
+
+// Pressing on the chart and dragging sets the control the cursor shows:
+// onValue(v) with v the x under the pointer, within the x drawn last.
+// (The chart is aria-hidden; the keyboard moves the same control itself,
+// which onValue may focus.) Vertical swipes still scroll a phone's page.
+export function follow(svg, onValue) {
+  const at = (event) => {
+    const point = svg.createSVGPoint();
+    [point.x, point.y] = [event.clientX, event.clientY];
+    const inside = point.matrixTransform(svg.getScreenCTM().inverse());
+    const { min, max } = svg.chartX;
+    const f = (inside.x - AREA.left) / (AREA.right - AREA.left);
+    return min + Math.min(1, Math.max(0, f)) * (max - min);
+  };
+  svg.classList.add("explorable-follow");
+  svg.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0) return;
+    event.preventDefault();
+    svg.setPointerCapture(event.pointerId);
+    onValue(at(event));
+  });
+  svg.addEventListener("pointermove", (event) => {
+    if (svg.hasPointerCapture(event.pointerId)) onValue(at(event));
+  });
+}
+
 // Draw into `svg`:
-//   x, y: axes {min, max, log, label}; x.label is written at the axis' end
-//   lines: [{points: [[x, y], ...], label}]: points whose y is not finite
+//   x, y: axes {min, max, log, label}; x.label is written at the axis' end;
+//     y.floor (a log axis): the axis stops there, a value below it is not
+//     drawn, and a line that falls below it is marked where it leaves
+//     (<g data-leaves="x">, a small arrow down at the plot's foot)
+//   lines: [{points: [[x, y], ...], label, dots}]: dots: samples drawn as
+//     dots on stems (<g data-dots="k"> of circles), not joined; otherwise
+//     points whose y is not finite
 //     (or not positive on a log axis) break the line; each line gets the
 //     class explorable-line-<k> (its colour and dash) and its label at its
 //     last point, moved apart vertically so that no two labels overlap
-//   rules: [{y, label}]: horizontal lines across the plot, labelled at its start
+//   rules: [{y, label}]: horizontal lines across the plot, each labelled at its right end
 //   cursor: the x of the vertical cursor (none if undefined)
 export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
+  const floor = y.floor ?? 0;
   const sx = scale(x);
-  const sy = scale(y);
+  const sy = scale(floor ? { ...y, min: Math.max(floor, Math.min(y.min, y.max)),
+    max: Math.max(floor * 10, y.max) } : y);
+  svg.chartX = { min: sx.min, max: sx.max }; // for follow(): the x drawn last
   const X = (v) => AREA.left + sx.at(v) * (AREA.right - AREA.left);
   const Y = (v) => AREA.bottom - sy.at(v) * (AREA.bottom - AREA.top);
-  const drawable = (v, axis) => Number.isFinite(v) && (!axis.log || v > 0);
+  const drawable = (v, axis) => Number.isFinite(v) && (!axis.log || v > 0) &&
+    (axis !== y || !floor || v >= floor);
   const parts = [];
   for (const [v, text] of sx.ticks) {
     parts.push(`<g data-tick="x" data-at="${v}"><line class="explorable-grid" x1="${px(X(v))}" ` +
@@ -90,38 +127,54 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
   if (x.label) {
     parts.push(`<text x="${AREA.right + 14}" y="${AREA.bottom + 16}" class="explorable-axis-label">${x.label}</text>`);
   }
-  // Rules closer than a line of text are labelled together: their labels
-  // stacked in the rules' order, above the highest (below the lowest, if the
-  // rules above leave no room).
+  // Each rule is labelled at its right end, its label just above it: labels
+  // closer than a line of text are moved apart (from the top down, then up
+  // if the last would leave the plot), and a short leader joins a moved
+  // label to the end of its own rule.
   const shown = rules.filter((r) => drawable(r.y, y) && r.y >= sy.min && r.y <= sy.max)
     .map((r) => ({ ...r, at: Y(r.y) })).sort((a, b) => a.at - b.at);
-  const clusters = [];
-  for (const rule of shown) {
-    const last = clusters[clusters.length - 1];
-    if (last && rule.at - last[last.length - 1].at < 14) last.push(rule);
-    else clusters.push([rule]);
-  }
-  let free = AREA.top; // the lowest line or text drawn so far
-  for (const cluster of clusters) {
-    for (const rule of cluster) {
-      parts.push(`<g data-rule="${rule.y}"><line class="explorable-rule" x1="${AREA.left}" ` +
-        `x2="${AREA.right}" y1="${px(rule.at)}" y2="${px(rule.at)}"></line></g>`);
-    }
-    // one label a line, in the rules' order from the top
-    const [top, bottom] = [cluster[0].at, cluster[cluster.length - 1].at];
-    const height = 13 * cluster.length;
-    const first = top - 3 - height + 13 - 11 >= free ? top - 3 - height + 13 : bottom + 13;
-    cluster.forEach((rule, i) => parts.push(`<text class="explorable-rule-label" ` +
-      `x="${AREA.left + 4}" y="${px(first + 13 * i)}">${esc(rule.label)}</text>`));
-    free = Math.max(bottom, first + 13 * (cluster.length - 1) + 2);
-  }
+  const places = shown.map((r) => r.at - 3);
+  for (let i = 1; i < places.length; i++) places[i] = Math.max(places[i], places[i - 1] + 13);
+  const below = places.length ? places[places.length - 1] - (AREA.bottom - 2) : 0;
+  for (let i = 0; i < places.length; i++) places[i] = Math.max(AREA.top + 11, places[i] - Math.max(0, below));
+  shown.forEach((rule, i) => {
+    const moved = Math.abs(places[i] - (rule.at - 3)) > 0.5;
+    const end = moved ? AREA.right - 10 : AREA.right - 2; // the label's right end
+    const leader = moved
+      ? `<line class="explorable-rule-leader" x1="${AREA.right}" y1="${px(rule.at)}" ` +
+        `x2="${end + 2}" y2="${px(places[i] - 4)}"></line>`
+      : "";
+    parts.push(`<g data-rule="${rule.y}"><line class="explorable-rule" x1="${AREA.left}" ` +
+      `x2="${AREA.right}" y1="${px(rule.at)}" y2="${px(rule.at)}"></line>${leader}` +
+      `<text class="explorable-rule-label" x="${px(end)}" y="${px(places[i])}" text-anchor="end">` +
+      `${esc(rule.label)}</text></g>`);
+  });
   const labels = [];
   lines.forEach((line, k) => {
+    if (line.dots) {
+      // Samples at whole x (a quantity of integers): a dot on a stem from 0
+      // (or the axis' foot) each, never joined, so that no line between two
+      // samples suggests values in between.
+      const base = Y(Math.min(sy.max, Math.max(sy.min, 0)));
+      const dots = line.points.filter(([u, v]) => drawable(u, x) && drawable(v, y));
+      const stems = dots.map(([u, v]) => `M${px(X(u))} ${px(base)}V${px(Y(v))}`).join("");
+      parts.push(`<path class="explorable-stems" data-stems="${k}" d="${stems}"></path>` +
+        `<g class="explorable-dots explorable-line-${k}" data-dots="${k}">` +
+        dots.map(([u, v]) => `<circle cx="${px(X(u))}" cy="${px(Y(v))}" r="2.2"></circle>`).join("") +
+        "</g>");
+      return;
+    }
     let d = "";
     let pen = "M";
     let last = null;
     for (const [u, v] of line.points) {
       if (!drawable(v, y) || !drawable(u, x)) {
+        // below the floor (0 included: an underflow) right after a drawn point
+        if (floor && pen === "L" && Number.isFinite(v) && v < floor && drawable(u, x)) {
+          const [a, b] = [X(u), AREA.bottom];
+          parts.push(`<g data-leaves="${u}"><path class="explorable-leaves explorable-line-${k}" ` +
+            `d="M${px(a - 4)} ${px(b - 7)}L${px(a)} ${px(b - 1)}L${px(a + 4)} ${px(b - 7)}Z"></path></g>`);
+        }
         pen = "M";
         continue;
       }
@@ -132,12 +185,15 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
     parts.push(`<path class="explorable-line explorable-line-${k}" data-line="${k}" d="${d}"></path>`);
     if (line.label && last) labels.push({ k, text: line.label, x: last[0], y: last[1] });
   });
-  // Direct labels at the lines' ends, at least 12 apart, inside the drawing.
+  // Direct labels at the lines' ends, at least GAP apart (a line of the
+  // 12-unit text with room, on a phone's narrower drawing too), inside it.
   labels.sort((a, b) => a.y - b.y);
-  for (let i = 1; i < labels.length; i++) labels[i].y = Math.max(labels[i].y, labels[i - 1].y + 12);
-  const overflow = labels.length ? labels[labels.length - 1].y - AREA.bottom : 0;
+  // Down from the top, then up from the foot: only the labels crowded at
+  // the foot move up, each no more than it must.
+  for (let i = 1; i < labels.length; i++) labels[i].y = Math.max(labels[i].y, labels[i - 1].y + GAP);
+  if (labels.length) labels[labels.length - 1].y = Math.min(labels[labels.length - 1].y, AREA.bottom);
+  for (let i = labels.length - 2; i >= 0; i--) labels[i].y = Math.min(labels[i].y, labels[i + 1].y - GAP);
   for (const label of labels) {
-    if (overflow > 0) label.y -= overflow;
     parts.push(`<text class="explorable-line-label explorable-line-${label.k}" data-label="${label.k}" ` +
       `x="${px(label.x + 4)}" y="${px(label.y + 4)}">${label.text}</text>`);
   }

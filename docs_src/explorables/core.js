@@ -59,9 +59,10 @@ export function transpose(a) {
   return a[0].map((_, j) => a.map((row) => row[j]));
 }
 
-// "{key}" replaced by values[key], as stages/explorables.py's message().
+// "{key}" replaced by values[key], as stages/explorables.py's message(); a
+// brace that names no value is left (the TeX of a typeset formula: {d_k}).
 export function message(template, values) {
-  return template.replace(/\{(\w+)\}/g, (_, key) => values[key]);
+  return template.replace(/\{(\w+)\}/g, (all, key) => (key in values ? values[key] : all));
 }
 
 // The template of a message the hook wrote into the figure.
@@ -69,8 +70,10 @@ export function words(root, key) {
   return root.querySelector(".explorable-messages").getAttribute(`data-msg-${key}`);
 }
 
-// Say `html` in the figure's live region (screen readers announce it).
+// Say `html` in the figure's live region (screen readers announce it), in
+// place of what announceSettled() was about to say.
 export function announce(root, html) {
+  clearTimeout(root.explorableAnnounce);
   root.querySelector(".explorable-status").innerHTML = html;
 }
 

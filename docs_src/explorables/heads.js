@@ -22,7 +22,10 @@ export function render(w, data) {
       `<select data-h disabled>${optionList(data.counts, data.h)}</select>`) +
     field(w.w_o, `<select data-w-o disabled>${optionList(Object.keys(data.w_o), data.w_o_name, w)}</select>`) +
     "</div>";
-  const tokens = data.x.map((_, i) => sub("x", i + 1));
+  // Rows by what they are: Q's rows the queries q_i, the output's rows z_i
+  // (as the scaled-dot-product figure names them), the rows between them
+  // (Concat, head_i W^O_i) by their query in words.
+  const rowsOf = (symbol) => data.x.map((_, i) => sub(symbol, i + 1));
   const dims = data.x[0].map((_, j) => String(j + 1));
   const queries = data.x.map((_, i) => esc(message(w.query, { i: i + 1 })));
   const keys = data.x.map((_, j) => esc(message(w.key, { j: j + 1 })));
@@ -37,17 +40,17 @@ export function render(w, data) {
       .replace('<table class="explorable-matrix"',
         `<table${hide(g)} class="explorable-matrix explorable-head-map" data-head="${g}"`)).join("");
   const terms = [...Array(most).keys()].map((g) =>
-    matrix(`term${g}`, message(w.term, { i: g + 1 }), tokens, dims)
+    matrix(`term${g}`, message(w.term, { i: g + 1 }), queries, dims)
       .replace('<table class="explorable-matrix"',
         `<table${hide(g)} class="explorable-matrix explorable-head-fill" data-head="${g}"`)).join("");
   const legend = `<p class="explorable-note">${w.legend}</p>`;
   return frame("heads", w,
     dataNode({ x: data.x, w_q: data.w_q, w_k: data.w_k, w_v: data.w_v, w_o: data.w_o }) + controls +
-    `<div class="explorable-tables">${matrix("q", w.q, tokens, dims)}</div>` + legend +
+    `<div class="explorable-tables">${matrix("q", w.q, rowsOf("q"), dims)}</div>` + legend +
     `<div class="explorable-tables explorable-head-maps">${maps}</div>` +
     `<p class="explorable-terms" data-linked-said>${w.linked_hint}</p>` +
-    `<div class="explorable-tables">${matrix("concat", w.concat, tokens, dims)}` +
-    `${terms}${matrix("output", w.output, tokens, dims)}</div>` +
+    `<div class="explorable-tables">${matrix("concat", w.concat, queries, dims)}` +
+    `${terms}${matrix("output", w.output, rowsOf("z"), dims)}</div>` +
     status() + templates(w, "status", "cell", "linked", "linked_head", "linked_hint"));
 }
 

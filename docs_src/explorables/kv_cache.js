@@ -47,10 +47,12 @@ export function render(w, data) {
     templates(w, "status", "status_mla", "invalid", "too_large", "step_effect", "step_none"));
 }
 
-const UNITS = [["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]];
+const UNITS = [["EiB", 2 ** 60], ["PiB", 2 ** 50], ["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20],
+  ["KiB", 2 ** 10]];
 
-// Bytes in the largest binary unit (up to TiB) that is at most n, 2 decimals;
-// a million TiB or more as m × 10^e TiB (HTML), as the book writes large numbers.
+// Bytes in the largest binary unit (up to EiB, the chart's units) that is at
+// most n, 2 decimals; a million EiB or more as m × 10^e EiB (HTML), as the
+// book writes large numbers.
 function inUnits(n) {
   for (const [unit, size] of UNITS) {
     if (n >= BigInt(size)) {
@@ -84,7 +86,6 @@ export function mount(root) {
   const bytes = root.querySelector("select[data-bytes]");
   const inputs = [...root.querySelectorAll("input[data-size]")];
   const groups = root.querySelector('input[data-size="groups"]');
-  const latent = [...root.querySelectorAll('input[data-size="latent"], input[data-size="rope"]')];
   const window_ = root.querySelector("input[data-window]");
   const error = root.querySelector("[data-error]");
   const effect = root.querySelector("[data-step-effect]");
@@ -132,11 +133,15 @@ export function mount(root) {
 
   // stepped: the "+1 token" button's click, whose effect is said
   const update = (stepped = false) => {
-    groups.disabled = kind.value !== "gqa";
-    for (const input of latent) input.disabled = kind.value !== "mla";
-    // the sizes the kind uses: g for GQA only, d_c and d_h^R for MLA only
-    const used = (input) => ({ groups: "gqa", latent: "mla", rope: "mla" }[input.dataset.size] ??
-      kind.value) === kind.value;
+    // the sizes the kind uses: g for GQA only, d_c and d_h^R for MLA only,
+    // h and d_k for all but MLA (which caches no key or value heads)
+    const used = (input) => {
+      const only = { groups: ["gqa"], latent: ["mla"], rope: ["mla"],
+        heads: ["mha", "gqa", "mqa"], d_k: ["mha", "gqa", "mqa"] }[input.dataset.size];
+      return !only || only.includes(kind.value);
+    };
+    // an input the kind does not use is disabled (the build leaves them all so)
+    if (typeof window !== "undefined") for (const input of inputs) input.disabled = !used(input);
     const size = {};
     for (const input of inputs) size[input.dataset.size] = Number(input.value);
     const least = (key) => (key === "rope" ? 0 : 1); // d_h^R may be 0

@@ -9,6 +9,9 @@ import {
 } from "./core.js";
 import { chartBox, draw } from "./chart.js";
 
+// How far before a block's end (in keys) the chart draws l's drop.
+const DROP = 0.25;
+
 // data: the page's scores s of one query, its values v (one row per key)
 // and the block sizes to offer (the first shown).
 export function render(w, data) {
@@ -22,9 +25,12 @@ export function render(w, data) {
   const steps = matrix("steps", w.steps, data.s.map((_, j) => String(j + 1)),
     ["m", "ℓ", sub("o", 1), sub("o", 2), `${sub("o", 1)}/ℓ`, `${sub("o", 2)}/ℓ`]);
   const plain = matrix("plain", w.plain, [w.plain_row], ["1", "2"]);
+  // The values v_t the outputs o mix (the page's V, one row per key).
+  const values = matrix("values", w.values, data.v.map((_, t) => sub("v", t + 1)), ["1", "2"]);
   return frame("online", w,
     dataNode(data.v) + controls +
-    `<div class="explorable-charts">${chartBox("running", w.chart)}</div>` + steps + plain + status() + templates(w, "start", "step", "done"));
+    `<div class="explorable-tables">${values}${chartBox("running", w.chart)}</div>` + steps + plain +
+    status() + templates(w, "start", "step", "done"));
 }
 
 export function mount(root) {
@@ -56,6 +62,7 @@ export function mount(root) {
     const plain = V[0].map((_, c) => w.reduce((sum, wj, j) => sum + wj * V[j][c], 0));
     fill(root, "steps", steps.map((step) => step.row), 3);
     fill(root, "plain", [plain], 4);
+    fill(root, "values", V, 1);
     // Each row is named by t, the number of keys processed so far.
     rows.forEach((tr, t) => {
       if (t < steps.length) tr.querySelector("th").textContent = String(steps[t].keys);
@@ -64,11 +71,27 @@ export function mount(root) {
     return plain;
   };
 
-  // m and l after each block, against the keys processed t (l = 0 at t = 0),
-  // the cursor at the last block shown.
+  // m and l against the keys processed t, as steps: each holds its value
+  // until the block ending at t changes it. Where m rises to m', l first
+  // drops to e^(m − m') l (drawn DROP keys before t) and then the block's
+  // terms are added at t; l = 0 at t = 0. The cursor at the last block shown.
   const chart = () => {
-    const ms = steps.map((step) => [step.keys, step.row[0]]);
-    const ls = [[0, 0], ...steps.map((step) => [step.keys, step.row[1]])];
+    const ms = [];
+    const ls = [[0, 0]];
+    let prev = null; // the step before
+    for (const step of steps) {
+      const [m, l] = step.row;
+      const t = step.keys;
+      if (prev) ms.push([t, prev.m]); // m holds until the block ends
+      ms.push([t, m]);
+      const before = prev ? prev.l : 0;
+      if (prev && m > prev.m) {
+        // the drop: l rescaled by e^(m − m') before the block's terms are added
+        ls.push([t - DROP, before], [t - DROP, Math.exp(prev.m - m) * before], [t, Math.exp(prev.m - m) * before]);
+      } else ls.push([t, before]);
+      ls.push([t, l]); // the add: + Σ e^(s_j − m')
+      prev = { m, l };
+    }
     const values = [...ms, ...ls].map(([, v]) => v);
     const [low, high] = [Math.min(...values), Math.max(...values)];
     draw(root.querySelector('[data-chart="running"]'), {
@@ -79,8 +102,14 @@ export function mount(root) {
     });
   };
 
+  const next = root.querySelector("button[data-next]");
   const showUpTo = (count) => {
     shown = Math.min(count, steps.length);
+    // After the last block there is none to process: the button is disabled,
+    // and the focus it had moves to "start again".
+    const end = shown === steps.length;
+    if (end && next.ownerDocument.activeElement === next) root.querySelector("button[data-restart]").focus();
+    if (typeof window !== "undefined") next.disabled = end; // the build leaves every control disabled
     rows.forEach((tr, t) => tr.classList.toggle("explorable-later", t >= shown));
     rows.forEach((tr, t) => tr.classList.toggle("explorable-on", t === shown - 1));
     chart();
@@ -95,7 +124,7 @@ export function mount(root) {
     showUpTo(0);
   };
   for (const control of [...inputs, block]) control.addEventListener("input", restart);
-  root.querySelector("button[data-next]").addEventListener("click", () => showUpTo(shown + 1));
+  next.addEventListener("click", () => showUpTo(shown + 1));
   root.querySelector("button[data-restart]").addEventListener("click", restart);
   restart();
 }

@@ -4,9 +4,10 @@
 // two vectors' product after the pair has turned by (m − r) θ_i relative to
 // the other. The reader sets m and r with sliders and d (4, 8 or 16; above 4
 // the page's q and k repeated); each pair is drawn as a plane, its arc the
-// angle between the rotated query and key, and a chart draws the score
-// against m − r over every offset the sliders reach, with a cursor at the
-// current m − r: moving m and r together leaves the cursor where it is.
+// angle between the rotated query and key, whose query arrow the reader
+// turns to move m; a chart draws the score at every offset m − r the
+// sliders reach (dots: whole offsets only), with a cursor at the current
+// m − r: moving m and r together leaves the cursor where it is.
 import {
   announce, announceSettled, dataNode, esc, field, fill, fmt, frame, matrix, message, optionList,
   register, show, showSci, status, templates, words,
@@ -14,6 +15,8 @@ import {
 import { chartBox, draw } from "./chart.js";
 
 const BASE = 10000;
+// The page's vectors: bold q and k (mathematical bold, in the book's maths font).
+const BOLD = { q: "\u{1D42A}", k: "\u{1D424}" };
 
 // The query and key of width d: the page's (d = 4) repeated d / 4 times.
 const widen = (x, d) => Array.from({ length: d }, (_, j) => x[j % x.length]);
@@ -37,14 +40,22 @@ export function render(w, data) {
   const axes =
     `<line class="explorable-axis" x1="${-r}" x2="${r}" y1="0" y2="0"></line>` +
     `<line class="explorable-axis" y1="${-r}" y2="${r}" x1="0" x2="0"></line>`;
+  // An arrow, and its name at its tip (the page's bold q and k).
   const arrow = (name, i) =>
-    `<line class="explorable-${name}" data-arrow="${name}${i}" x1="0" y1="0" x2="0" y2="0"></line>`;
-  // One plane a pair; those past d / 2 are hidden.
+    `<line class="explorable-${name}" data-arrow="${name}${i}" x1="0" y1="0" x2="0" y2="0"></line>` +
+    `<text class="explorable-${name}-name" data-name="${name}${i}" x="0" y="0" font-size="1.1" ` +
+    `text-anchor="middle" dominant-baseline="central">${BOLD[name]}</text>`;
+  // One plane a pair, at least 160 px; those past d / 2 are hidden. Its
+  // drawing is a slider of m: dragging the query's arrow around (or the
+  // arrow keys on it) turns the query, and so moves its position m.
   const planes = [...Array(most / 2).keys()].map((i) =>
     `<div class="explorable-plane" data-pair="${i}"${2 * i < data.d ? "" : " hidden"}>` +
+    `<div class="explorable-plane-turn" role="slider" tabindex="0" data-turn="${i}" ` +
+    `aria-label="${esc(message(w.turn, { i }))}" aria-valuemin="0" aria-valuemax="${data.max}" ` +
+    `aria-valuenow="${data.m}" aria-valuetext="m = ${data.m}">` +
     `<svg viewBox="${-r} ${-r} ${2 * r} ${2 * r}" aria-hidden="true" focusable="false">` +
     `<circle r="${r - 0.5}"></circle>${axes}<path class="explorable-arc" data-arc="${i}" d=""></path>` +
-    `${arrow("k", i)}${arrow("q", i)}</svg>` +
+    `${arrow("k", i)}${arrow("q", i)}</svg></div>` +
     `<p>${message(w.pair, { i })}</p></div>`).join("");
   const legend = `<p class="explorable-note">${w.legend}</p>`;
   // Pairs and components counted from 0, as the page counts them.
@@ -57,7 +68,7 @@ export function render(w, data) {
     '<dt>m − r</dt><dd data-result="shift" data-value="0">0</dd>' +
     `<dt>${w.score}</dt><dd data-result="score" data-value="0">0</dd></dl>`;
   return frame("rope", w,
-    dataNode({ q: data.q, k: data.k, max: data.max }) + controls +
+    dataNode({ q: data.q, k: data.k, max: data.max, radius: data.radius }) + controls +
     `<div class="explorable-tables explorable-planes">${planes}</div>` + legend +
     `<div class="explorable-charts">${chartBox("score", w.chart)}</div>` +
     `<p class="explorable-note">${w.same}</p>` + results +
@@ -130,7 +141,17 @@ export function mount(root) {
         const line = root.querySelector(`[data-arrow="${name}${i}"]`);
         line.setAttribute("x2", v[2 * i].toFixed(4));
         line.setAttribute("y2", (-v[2 * i + 1]).toFixed(4));
+        // the name just past the tip, inside the plane
+        const length = Math.hypot(v[2 * i], v[2 * i + 1]) || 1;
+        const out = Math.min(length + 0.8, data.radius - 0.7) / length;
+        const label = root.querySelector(`[data-name="${name}${i}"]`);
+        label.setAttribute("x", (out * v[2 * i]).toFixed(4));
+        label.setAttribute("y", (-out * v[2 * i + 1]).toFixed(4));
       });
+    }
+    for (const turn of root.querySelectorAll("[data-turn]")) {
+      turn.setAttribute("aria-valuenow", String(pm));
+      turn.setAttribute("aria-valuetext", `m = ${pm}`);
     }
     // The angle from the key to the query of each pair: the page's angle
     // between the two before the rotation, plus (m − r) θ_i.
@@ -146,7 +167,7 @@ export function mount(root) {
     draw(svg, {
       x: { min: -data.max, max: data.max, label: "m − r" },
       y: { min: Math.min(...values), max: Math.max(...values) },
-      lines: [{ points: curve }],
+      lines: [{ points: curve, dots: true }], // m − r is a whole number
       cursor: pm - pn,
     });
     show(root.querySelector("[data-result=shift]"), pm - pn, 0);
@@ -156,7 +177,61 @@ export function mount(root) {
       m: pm, r: pn, shift: fmt(pm - pn, 0), score: fmt(score, 4),
     }));
   };
-  for (const input of [m, n]) input.addEventListener("input", () => update(false));
+  // A drag of a slider is said once it settles; a step from the keyboard, or
+  // the end of a drag (the slider's change), at once.
+  for (const input of [m, n]) {
+    input.addEventListener("input", () => update(false));
+    input.addEventListener("change", () => update(true));
+  }
+  // Turning the query's arrow of pair i sets m: the pointer's turn since it
+  // was pressed, over θ_i, added to m then (whole positions, within the
+  // slider's range); the arrow keys step m by one.
+  const setM = (value, settled) => {
+    const next = Math.min(data.max, Math.max(0, value));
+    if (next === Number(m.value) && !settled) return;
+    m.value = String(next);
+    update(settled);
+  };
+  for (const turn of root.querySelectorAll("[data-turn]")) {
+    const i = Number(turn.dataset.turn);
+    const angleOf = (event) => {
+      const box = turn.querySelector("svg").getBoundingClientRect();
+      return Math.atan2(box.top + box.height / 2 - event.clientY, event.clientX - box.left - box.width / 2);
+    };
+    let drag = null; // {m0, last, turned}
+    turn.addEventListener("pointerdown", (event) => {
+      if (event.button !== 0) return;
+      event.preventDefault();
+      turn.setPointerCapture(event.pointerId);
+      turn.focus({ preventScroll: true });
+      drag = { m0: Number(m.value), last: angleOf(event), turned: 0 };
+    });
+    turn.addEventListener("pointermove", (event) => {
+      if (!drag) return;
+      const a = angleOf(event);
+      let step = a - drag.last;
+      step -= 2 * Math.PI * Math.round(step / (2 * Math.PI)); // into [−π, π]
+      drag.turned += step;
+      drag.last = a;
+      const theta = frequencies(Number(dSelect.value))[i];
+      setM(drag.m0 + Math.round(drag.turned / theta), false);
+    });
+    const end = () => {
+      if (!drag) return;
+      drag = null;
+      update(true); // said once, now
+    };
+    turn.addEventListener("pointerup", end);
+    turn.addEventListener("pointercancel", end);
+    turn.addEventListener("keydown", (event) => {
+      const pm = Number(m.value);
+      const to = { ArrowRight: pm + 1, ArrowUp: pm + 1, ArrowLeft: pm - 1, ArrowDown: pm - 1,
+        PageUp: pm + 10, PageDown: pm - 10, Home: 0, End: data.max }[event.key];
+      if (to === undefined) return;
+      event.preventDefault();
+      setM(to, true);
+    });
+  }
   dSelect.addEventListener("input", () => update(true));
   shift.addEventListener("click", () => {
     m.value = String(Number(m.value) + 1);

@@ -6,14 +6,18 @@
 // Jacobian's diagonal s_j (1 − s_j), are still positive (x = (0, 0, 5), t = 10:
 // ε = 3.9 × 10^-22).
 // Two charts follow t from 0 to 10: the weights s_j(t), and the Jacobian's
-// largest entry max|J|(t) on a log-10 axis, each with a cursor at the current t.
+// largest entry max|J|(t) on a log-10 axis down to 10^−16, each with a
+// cursor at the current t that the reader drags.
 import {
   announce, announceSettled, field, fill, fmt, frame, matrix, message, numberCell, register, sci,
   show, showSci, softmax, status, sub, templates, words,
 } from "./core.js";
-import { chartBox, draw } from "./chart.js";
+import { chartBox, draw, follow } from "./chart.js";
 
 const T_MAX = 10;
+// The log axis of max|J| stops at 10^−16 (about float64's epsilon): below,
+// the curve leaves the plot, marked where it does.
+const FLOOR = 1e-16;
 const T_STEPS = 100; // the slider's steps of 0.1: the charts' samples
 
 // data: the page's scores x and factor t.
@@ -44,7 +48,7 @@ export function render(w, data) {
     `<div class="explorable-controls">${inputs}${error}<div class="explorable-range">${scale}</div></div>` +
     charts + `<div class="explorable-tables">${weights}${jacobian}</div>` +
     results + `<p class="explorable-note">${w.temperature}</p>` + status() +
-    templates(w, "status", "empty", "overflow"));
+    templates(w, "status", "empty", "overflow", "underflow"));
 }
 
 // Everything the figure shows at one t, or null when t x_j overflows (the
@@ -116,8 +120,8 @@ export function mount(root) {
     draw(root.querySelector('[data-chart="jmax"]'), {
       x: axis,
       y: positive.length
-        ? { min: Math.min(...positive), max: Math.max(...positive), log: true }
-        : { min: 0.1, max: 1, log: true },
+        ? { min: Math.min(...positive), max: Math.max(...positive), log: true, floor: FLOOR }
+        : { min: 0.1, max: 1, log: true, floor: FLOOR },
       lines: [{ points: jmax }],
       cursor: scale,
     });
@@ -144,13 +148,32 @@ export function mount(root) {
     });
     fill(root, "jacobian", now.jacobian, 4);
     show(root.querySelector("[data-result=largest]"), now.largest, 4);
-    showSci(root.querySelector("[data-result=rest]"), now.rest);
-    showSci(root.querySelector("[data-result=jmax]"), now.jmax);
+    // A value that float64 rounds to 0 (below its least, 4.9 × 10^−324) is
+    // said to be less than 10^−308, not "0.0 × 10^0".
+    const small = (v) => (v === 0 ? words(root, "underflow") : sci(v));
+    for (const key of ["rest", "jmax"]) {
+      const el = root.querySelector(`[data-result=${key}]`);
+      if (now[key] === 0) {
+        el.dataset.value = "0";
+        el.innerHTML = small(0);
+      } else showSci(el, now[key]);
+    }
     (settled ? announce : announceSettled)(root, message(words(root, "status"), {
-      t: fmt(scale, 1), largest: fmt(now.largest, 4), rest: sci(now.rest), jmax: sci(now.jmax),
+      t: fmt(scale, 1), largest: fmt(now.largest, 4), rest: small(now.rest), jmax: small(now.jmax),
     }));
   };
   for (const input of [...xs, t]) input.addEventListener("input", () => update(false));
+  // Pressing or dragging on a chart sets t there (to the slider's step) and
+  // hands the slider the focus, so that the arrow keys go on from there.
+  for (const svg of root.querySelectorAll("svg[data-chart]")) {
+    follow(svg, (v) => {
+      const next = (Math.round(v * 10) / 10).toFixed(1);
+      if (t.ownerDocument.activeElement !== t) t.focus({ preventScroll: true });
+      if (Number(t.value) === Number(next)) return;
+      t.value = next;
+      update(false);
+    });
+  }
   update(true);
 }
 

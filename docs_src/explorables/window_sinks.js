@@ -212,7 +212,10 @@ export function mount(root) {
     pointed = b && cellAt(b);
     link();
   }, { rows: () => size("n"), last: () => size("n") - 1 });
+  // A drag of the slider is said once it settles; a step from the keyboard,
+  // or the end of a drag (the slider's change), at once.
   root.querySelector('[data-size="n"]').addEventListener("input", () => update(false));
+  root.querySelector('[data-size="n"]').addEventListener("change", () => update(true));
   for (const select of root.querySelectorAll("select[data-size]")) {
     select.addEventListener("input", () => update(true));
   }

@@ -27,9 +27,6 @@ def figure(labels: dict) -> Figure:
     ax = fig.subplots()
     y = np.arange(len(names))[::-1]  # MHA, GQA, MLA, MQA
     bars = ax.barh(y, [kib[name] for name in names])
-    mla = bars[names.index("mla")]
-    mla.set_hatch("//")
-    mla.set_edgecolor(mpl.rcParams["text.color"])
     ax.bar_label(bars, labels=[f"{kib[name]:g}" for name in names], padding=3)
     ax.set_yticks(y, [labels[name] for name in names])
     ax.set_xscale("log")

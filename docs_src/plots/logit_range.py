@@ -50,7 +50,8 @@ def figure(labels: dict) -> Figure:
                 ranges[name][panel],
                 linestyle=linestyle,
                 marker=marker,
-                markersize=4,
+                markersize=6 if name == "cap" else 4,
+                markerfacecolor="none" if name == "cap" else colour,
                 color=colour,
                 label=labels[name],
             )

@@ -31,7 +31,7 @@ def figure(labels: dict) -> Figure:
     fig = Figure(figsize=(4.8, 6.4), layout="constrained")
     fig.get_layout_engine().set(h_pad=8 / 72)
     axes = fig.subplots(2, 1)
-    for ax, i in zip(axes, PAIRS, strict=True):
+    for ax, i, same in zip(axes, PAIRS, labels["same"], strict=True):
         seen = L * theta[None][i] / (2 * np.pi)  # r_i = L theta_i / 2 pi
         for method, colour, style in zip(METHODS, colours, styles, strict=True):
             turns = positions * theta[method][i] / (2 * np.pi)  # m theta'_i / 2 pi
@@ -42,10 +42,14 @@ def figure(labels: dict) -> Figure:
                 color=colour,
                 linewidth=2,
                 label=labels[str(method).lower()],
+                marker="o" if method == "yarn" else None,
+                markevery=16,
+                markerfacecolor="none",
             )
         ax.axvline(L, color=colours[0], linewidth=0.8, alpha=0.6)
         ax.axhline(seen, color=colours[0], linewidth=0.8, alpha=0.6)
         ax.set_title(f"{labels['pair']} {i}")
+        ax.text(0.03, 0.95, same, transform=ax.transAxes, va="top")
         ax.set_xlabel(labels["xlabel"])
         ax.set_ylabel(labels["ylabel"])
         ax.set_xlim(0, S * L)
@@ -66,5 +70,6 @@ if __name__ == "__main__":
         "linear": "PI",
         "ntk": "NTK",
         "yarn": "YaRN",
+        "same": ["YaRN = RoPE", "YaRN = PI"],
     }
     print(to_svg(figure(symbols)))

@@ -20,6 +20,7 @@ def figure(labels: dict) -> Figure:
     )
     ax.set_xticks(range(5), labels["tokens"])
     ax.set_yticks(range(5), labels["tokens"])
+    fig.get_layout_engine().set(h_pad=8 / 72)
     return fig
 
 

@@ -37,9 +37,11 @@ def figure(labels: dict) -> Figure:
     curves.set_xlabel(labels["position"])
     curves.set_ylabel(labels["value"])
     curves.set_xlim(0, 63)
-    curves.set_ylim(-1.1, 2.2)  # -1 <= PE <= 1
+    curves.set_ylim(-1.1, 1.1)  # -1 <= PE <= 1
     curves.set_yticks([-1, 0, 1])
-    curves.legend(loc="upper center", ncols=2, frameon=False)
+    curves.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=2, frameon=False
+    )
     curves.grid(True, alpha=0.3)
     t = np.arange(DISTANCE)
     markers = (None, "o", "x")

@@ -9,7 +9,8 @@ it, :math:`\vec{k}^C_{t,i} = \vec{c}_t W^{UK}_i` and :math:`\vec{v}_{t,i} =
 :math:`\vec{k}^R_t = \operatorname{RoPE}(\vec{x}_t W^{KR})` of width
 :math:`d^R_h`, shared by all heads, and one query part per head. A decoder
 caches :math:`\vec{c}_t` and :math:`\vec{k}^R_t` only,
-:math:`d_c + d^R_h` numbers per token and layer.
+:math:`d_c + d^R_h` numbers per token and layer. With :math:`d^R_h = 0`
+the layer has no RoPE part and no position at all.
 
 DeepSeek-AI (2024), "DeepSeek-V2: A Strong, Economical, and Efficient
 Mixture-of-Experts Language Model", arXiv:2405.04434, Section 2.1,
@@ -23,6 +24,7 @@ arXiv:2412.19437, Section 2.1.1) uses the same attention. See the book's page
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -80,7 +82,10 @@ def latent_attention_params(
     d_cq : int
         Width :math:`d'_c` of the latent of the queries.
     d_r : int
-        Width :math:`d^R_h` of the RoPE part of each query and key; even.
+        Width :math:`d^R_h` of the RoPE part of each query and key; even,
+        or 0 for a layer without position: ``w_qr`` and ``w_kr`` then have
+        no columns, and :func:`latent_attention` computes the equations
+        without RoPE (scale :math:`1/\sqrt{d_h}`).
     rng : numpy.random.Generator
         Source of the random numbers (keyword only).
 
@@ -97,8 +102,8 @@ def latent_attention_params(
     Raises
     ------
     ValueError
-        If a size is not a positive integer or ``d_r`` is odd (the message
-        names it).
+        If a size is not a positive integer (``d_r``: a non-negative one) or
+        ``d_r`` is odd (the message names it).
 
     Examples
     --------
@@ -106,6 +111,13 @@ def latent_attention_params(
     ...                                  rng=np.random.default_rng(0))
     >>> {name: w.shape for name, w in params.items()}["w_uk"]
     (3, 8)
+
+    Without the RoPE part:
+
+    >>> params = latent_attention_params(8, 2, 4, 3, 5, 0,
+    ...                                  rng=np.random.default_rng(0))
+    >>> params["w_qr"].shape, params["w_kr"].shape
+    ((5, 0), (8, 0))
     """
     sizes = {
         "d_model": check_positive_int("d_model", d_model),
@@ -113,7 +125,7 @@ def latent_attention_params(
         "d_h": check_positive_int("d_h", d_h),
         "d_c": check_positive_int("d_c", d_c),
         "d_cq": check_positive_int("d_cq", d_cq),
-        "d_r": check_positive_int("d_r", d_r),
+        "d_r": _check_rope_width(d_r),
     }
     if d_r % 2:
         raise ValueError(f"`d_r` must be even (RoPE rotates pairs), got {d_r}")
@@ -124,6 +136,18 @@ def latent_attention_params(
         shape = (sizes[rows], sizes[cols])
         params[name] = rng.standard_normal(shape) / math.sqrt(shape[0])
     return params
+
+
+def _check_rope_width(d_r: object) -> int:
+    """``d_r`` as an int: 0 (no RoPE part) or a positive integer."""
+    if isinstance(d_r, numbers.Integral) and not isinstance(d_r, bool) and d_r == 0:
+        return 0
+    try:
+        return check_positive_int("d_r", d_r)
+    except ValueError:
+        raise ValueError(
+            f"`d_r` must be an even integer >= 0 (0: no RoPE part), got {d_r!r}"
+        ) from None
 
 
 def _checked_params(params: object, x: FloatArray | None, n_heads: int) -> dict:
@@ -273,11 +297,14 @@ def latent_attention(
         n_heads * d_h)``, ``w_uv (d_c, n_heads * d_h)``, ``w_kr (d_model,
         d_r)``, ``w_o (n_heads * d_h, d_model)``; head :math:`i` owns the
         :math:`i`-th block of columns of ``w_uq``, ``w_qr``, ``w_uk``,
-        ``w_uv`` and of rows of ``w_o``. ``d_r`` must be even.
+        ``w_uv`` and of rows of ``w_o``. ``d_r`` must be even; with
+        ``d_r = 0`` (``w_qr`` and ``w_kr`` without columns) the layer has no
+        RoPE part and the scale is :math:`1/\sqrt{d_h}`.
     n_heads : int
         Number of heads :math:`n_h`.
     positions : array_like, shape broadcastable to (..., n), optional
-        Positions given to RoPE; default ``0, 1, ..., n - 1``.
+        Positions given to RoPE; default ``0, 1, ..., n - 1``. With
+        ``d_r = 0`` they are checked but change nothing.
     absorbed : bool, optional
         False (default): build every head's keys and values from the latents
         and attend as multi-head attention does. True: attend with the
@@ -346,6 +373,13 @@ def latent_attention(
     >>> absorbed = latent_attention(x, params, 2, absorbed=True)
     >>> explicit.shape, bool(np.allclose(explicit, absorbed))
     ((6, 8), True)
+
+    Without the RoPE part (``d_r = 0``) the two paths agree as well:
+
+    >>> params = latent_attention_params(8, 2, 4, 3, 5, 0, rng=rng)
+    >>> explicit = latent_attention(x, params, 2)
+    >>> bool(np.allclose(explicit, latent_attention(x, params, 2, absorbed=True)))
+    True
     """
     x = as_float_array("x", x)
     check_ndim("x", x, 2, "(..., n, d_model)")

@@ -187,8 +187,13 @@ def svg(page, name: str, key: str) -> str:
     ).evaluate("e => e.outerHTML")
 
 
+#: Where the softmax figure's log axis stops (review F23).
+SOFTMAX_FLOOR = 1e-16
+
+
 def softmax_charts_agree(page, x, t: float) -> None:
-    """The curves w_j(t) and max|J|(t) as drawn, and the cursors at t."""
+    """The curves w_j(t) and max|J|(t) as drawn, and the cursors at t; on the
+    log axis, clamped at 10^-16, a value below it is not drawn."""
     weights = Chart(svg(page, "softmax", "weights"))
     jmax = Chart(svg(page, "softmax", "jmax"), log_y=True)
     for chart in (weights, jmax):
@@ -199,10 +204,14 @@ def softmax_charts_agree(page, x, t: float) -> None:
             assert abs(tk - k / 10) < 1e-3
             expected = oracle.softmax_state(x, k / 10)["s"][j]
             assert abs(wk - expected) < 1e-4, (j, k, wk, expected)
-    ((points,),) = jmax.lines().values()
+    drawn = {round(tk * 10): v for piece in jmax.lines()[0] for tk, v in piece}
     for k in (0, 10, 37, 100):
         expected = oracle.softmax_state(x, k / 10)["jmax"]
-        assert abs(points[k][1] - math.log10(expected)) < 1e-3, (k, points[k])
+        if expected < SOFTMAX_FLOOR:
+            assert k not in drawn, (k, drawn.get(k))
+        else:
+            assert abs(drawn[k] - math.log10(expected)) < 1e-3, (k, drawn[k])
+    assert min(at for at, _ in jmax.ticks["y"]) >= SOFTMAX_FLOOR
 
 
 def test_softmax(load) -> None:
@@ -251,6 +260,77 @@ def test_softmax(load) -> None:
         _, full = result(page, "softmax", key)
         assert abs(float(full) - epsilon) <= 1e-12 * epsilon, (key, full, epsilon)
     assert result(page, "softmax", "rest")[0] == "3.9 × 10\u221222"
+    assert not watch.problems(), watch.problems()
+
+
+def test_softmax_says_underflow_and_its_charts_move_t(load) -> None:
+    """x_3 = 800, t = 5: ε and the Jacobian's largest entry are 0 in float64,
+    said as "< 10^-308 (underflow)", not "0.0 × 10^0"; the log axis stops at
+    10^-16 and marks where max|J| leaves it. Pressing and dragging on either
+    chart moves t (and hands the keyboard the slider); the end labels of
+    the weights stay apart (review F23)."""
+    page, watch, root = load("softmax", "softmax")
+    words = explorables.words_for("softmax", "ja")
+    underflow = re.sub(r"</?sup>", "", words["underflow"])
+    scale = root.locator("input[data-t]")
+    # the end labels at t = 10 (w_1 and w_2 both near 0) a line of text apart
+    labels = re.findall(
+        r'data-label="\d+" x="[\d.]+" y="([\d.]+)"', svg(page, "softmax", "weights")
+    )
+    heights = sorted(float(y) for y in labels)
+    assert len(heights) == 3 and all(
+        b - a >= 14 for a, b in itertools.pairwise(heights)
+    )
+    root.locator('input[data-x="2"]').fill("800")
+    scale.focus()
+    for _ in range(40):
+        page.keyboard.press("ArrowRight")
+    x = [1.0, 2.0, 800.0]
+    state = oracle.softmax_state(x, 5.0)
+    assert state["rest"] == 0.0 and state["jmax"] == 0.0  # float64 underflows
+    for key in ("rest", "jmax"):
+        text, full = result(page, "softmax", key)
+        assert float(full) == 0.0 and text == underflow, (key, text)
+    expect(root.locator(".explorable-status")).to_contain_text(underflow)
+    softmax_charts_agree(page, x, 5.0)
+    chart = svg(page, "softmax", "jmax")
+    assert "10\u207b\u00b3" not in chart  # no 10^-63 ... 10^-315 ticks
+    # max|J| is 2/9 at t = 0 and below 10^-16 from t = 0.1: marked there
+    leaves = re.findall(r'data-leaves="([\d.]+)"', chart)
+    assert [float(v) for v in leaves] == [0.1], leaves
+    # the pointer on the chart: press at t = 2, drag to t = 7
+    for key in ("weights", "jmax"):
+        chart = root.locator(f'svg[data-chart="{key}"]')
+        chart.scroll_into_view_if_needed()
+        box = chart.bounding_box()
+        plot = Chart(svg(page, "softmax", key), log_y=key == "jmax")
+
+        def at(v: float, box=box, plot=plot) -> float:
+            """The page's x of t = v: through the ticks, 360 units to the width."""
+            (t0, p0), (t1, p1) = plot.ticks["x"][0], plot.ticks["x"][-1]
+            return box["x"] + box["width"] / 360 * (
+                p0 + (v - t0) * (p1 - p0) / (t1 - t0)
+            )
+
+        y = box["y"] + box["height"] / 2
+        page.mouse.move(at(2.0), y)
+        page.mouse.down()
+        assert scale.input_value() == "2"
+        for v in (3.0, 5.0, 7.0):
+            page.mouse.move(at(v), y)
+        page.mouse.up()
+        assert scale.input_value() == "7", key
+        softmax_charts_agree(page, x, 7.0)
+        check(
+            *result(page, "softmax", "largest"),
+            oracle.softmax_state(x, 7.0)["largest"],
+            "w",
+        )
+        # the keyboard goes on from there: the slider has the focus
+        assert page.evaluate("document.activeElement.hasAttribute('data-t')")
+        page.keyboard.press("ArrowLeft")
+        assert scale.input_value() == "6.9"
+        softmax_charts_agree(page, x, 6.9)
     assert not watch.problems(), watch.problems()
 
 
@@ -555,6 +635,16 @@ def test_running_example_is_named_and_linked(load) -> None:
 
     root.locator('[data-matrix="scores"] td[data-i="0"][data-j="1"] button').hover()
     lit(0, 1)
+    # Maths set as the text sets it (review F39): the pages' MathML, in the
+    # book's maths font, √d_k one radical whose bar the browser draws with it.
+    for where in ('[data-matrix="scores"] caption', ".explorable-terms"):
+        maths = root.locator(f"{where} math.book-math msqrt")
+        assert maths.count() == 1, where
+        assert "STIX Two Math" in maths.evaluate("e => getComputedStyle(e).fontFamily")
+        radical = maths.bounding_box()
+        assert radical["width"] > 0 and radical["height"] > 0
+    assert "undefined" not in root.locator(".explorable-terms").inner_text()
+    assert root.locator('[data-matrix="q"] caption math.book-math msub').count() == 1
     root.locator('[data-matrix="scores"] td[data-i="2"][data-j="0"] button').focus()
     lit(2, 0)
     root.locator('[data-matrix="output"] td[data-i="2"][data-j="1"] button').click()
@@ -678,12 +768,19 @@ def test_kv_cache_chart_refusals_and_units(load) -> None:
         total = oracle.kv_state("mha", sizes, 2)["total"]
         assert result(page, "kv_cache", "total_units")[0] == oracle.in_units(total)
     assert result(page, "kv_cache", "total_units")[0] == "128.75 TiB"
+    # The unit by magnitude, as the chart's axis (review F28): n = 10^11 is
+    # 419.10 PiB, not 429153.63 TiB.
+    tokens.fill(str(10**11))
+    total = oracle.kv_state("mha", sizes | {"tokens": 10**11}, 2)["total"]
+    assert result(page, "kv_cache", "total_units")[0] == oracle.in_units(total)
+    assert oracle.in_units(total) == "419.10 PiB"
+    tokens.fill(str(3 * 10**7))
     root.locator('input[data-size="layers"]').fill(str(10**15))  # 10^15 layers
     sizes["layers"] = 10**15
     total = oracle.kv_state("mha", sizes, 2)["total"]
     text, full = result(page, "kv_cache", "total_units")
     assert int(full) == total and text == oracle.in_units(total)
-    assert " × 10" in text and text.endswith(" TiB")
+    assert " × 10" in text and text.endswith(" EiB")
     error = root.locator("[data-error]")
     assert error.is_hidden()
     tokens.fill("12345678901234567890")  # read as ...567168 by a double: refused
@@ -728,8 +825,17 @@ def test_kv_cache_mla(load) -> None:
         return state["per_token"]
 
     assert agrees(2) == 61 * (512 + 64) * 2  # the page's 70,272 bytes a token
-    assert not root.locator('input[data-size="rope"]').is_disabled()
-    assert root.locator('input[data-size="groups"]').is_disabled()
+    # the inputs MLA does not use are disabled (review F28): h, g and d_k
+    for key, used in (
+        ("latent", True),
+        ("rope", True),
+        ("layers", True),
+        ("tokens", True),
+        ("heads", False),
+        ("groups", False),
+        ("d_k", False),
+    ):
+        assert root.locator(f'input[data-size="{key}"]').is_enabled() == used, key
     root.locator('input[data-size="rope"]').fill("0")  # no RoPE key: allowed
     sizes["rope"] = 0
     agrees(2)
@@ -741,6 +847,8 @@ def test_kv_cache_mla(load) -> None:
     agrees(4)
     root.locator("select[data-kind]").select_option("mha")  # back to MHA
     assert root.locator('input[data-size="latent"]').is_disabled()
+    assert root.locator('input[data-size="heads"]').is_enabled()
+    assert root.locator('input[data-size="d_k"]').is_enabled()
     state = oracle.kv_state("mha", sizes, 4)
     assert int(result(page, "kv_cache", "total")[1]) == state["total"]
     assert not watch.problems(), watch.problems()
@@ -764,13 +872,29 @@ def rope_agrees(page, root, m: int, n: int, d: int) -> float:
             y2 = float(line.get_attribute("y2"))
             assert abs(x2 - state[name][2 * i]) < 1e-4
             assert abs(y2 + state[name][2 * i + 1]) < 1e-4
-    # The chart: the package's score at every offset the sliders reach, and
-    # the cursor at m - r.
+    # Each shown plane at least 160 px, its two arrows named at their tips.
+    for i in range(d // 2):
+        box = root.locator(f'[data-pair="{i}"] svg').bounding_box()
+        assert box["width"] >= 160 and box["height"] >= 160, (i, box)
+        for name, letter in (("q", "\U0001d42a"), ("k", "\U0001d424")):
+            label = root.locator(f'[data-name="{name}{i}"]')
+            assert label.text_content() == letter
+            tip = np.array([state[name][2 * i], -state[name][2 * i + 1]])
+            at = np.array([float(label.get_attribute(a)) for a in ("x", "y")])
+            assert np.allclose(
+                at / np.linalg.norm(at), tip / np.linalg.norm(tip), atol=1e-3
+            )
+        turn = root.locator(f'[data-turn="{i}"]')
+        assert turn.get_attribute("aria-valuenow") == str(m)
+    # The chart: the package's score at every offset the sliders reach, as
+    # dots on stems (m - r is a whole number: nothing joins them), and the
+    # cursor at m - r.
     chart = Chart(svg(page, "rope", "score"))
     top = explorables.ROPE_MAX
     offsets = range(-top, top + 1)
     expected = oracle.rope_curve(d, offsets)
-    ((points,),) = chart.lines().values()
+    assert not chart.lines()  # no polyline
+    points = chart.dots()[0]
     assert len(points) == len(offsets)
     span = max(expected) - min(expected)
     for (t, value), t_expected, v_expected in zip(
@@ -834,6 +958,46 @@ def test_rope(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+def test_rope_query_arrow_turns_m(load) -> None:
+    """Dragging pair 0's query arrow around its plane (θ_0 = 1 rad) moves m
+    by the turn over θ_0, said once after the drag; the arrow keys on the
+    plane step m, each said at once (review F24)."""
+    page, watch, root = load("positional-encoding", "rope")
+    slider = root.locator("input[data-m]")
+    plane = root.locator('[data-turn="0"]')
+    plane.scroll_into_view_if_needed()
+    box = root.locator('[data-pair="0"] svg').bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    radius = 0.35 * box["width"]
+    state = oracle.rope_state(3, 0, 4)
+    start = math.atan2(state["q"][1], state["q"][0])  # the query's direction at m = 3
+    root.evaluate(COUNT_SAID)
+
+    def at(a: float) -> tuple[float, float]:
+        return cx + radius * math.cos(a), cy - radius * math.sin(a)
+
+    page.mouse.move(*at(start))
+    page.mouse.down()
+    for k in range(1, 9):  # a quarter turn at a time: +2 rad in all
+        page.mouse.move(*at(start + 0.25 * k))
+    page.mouse.up()
+    assert slider.input_value() == "5"
+    rope_agrees(page, root, 5, 0, 4)
+    page.wait_for_timeout(700)
+    assert page.evaluate("window.__said") == 1
+    for i in range(2):
+        assert root.locator(f'[data-turn="{i}"]').get_attribute("aria-valuenow") == "5"
+    assert page.evaluate("document.activeElement.dataset.turn") == "0"
+    page.evaluate("window.__said = 0")  # the same observer counts on
+    page.keyboard.press("ArrowLeft")
+    assert slider.input_value() == "4"
+    assert page.evaluate("window.__said") == 1  # at once
+    assert "m = 4" in status(page, "rope")
+    page.keyboard.press("End")
+    rope_agrees(page, root, explorables.ROPE_MAX, 0, 4)
+    assert not watch.problems(), watch.problems()
+
+
 def test_rope_drag_is_announced_once(load) -> None:
     """Dragging m moves the cursor and the numbers at once; the live region
     speaks once, after the drag."""
@@ -862,18 +1026,13 @@ def test_rope_drag_is_announced_once(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
-def online_chart_agrees(page, state: dict, keys: int | None) -> None:
-    """m and l against the keys processed, as the package's steps give them,
-    and the cursor at ``keys`` (none before the first block)."""
+def online_chart_agrees(page, s: list[float], block: int, keys: int | None) -> None:
+    """m and l against the keys processed, as steps from the package's
+    steps, l's drop by e^(m - m') drawn before each add (review F25), and the
+    cursor at ``keys`` (none before the first block)."""
     chart = Chart(svg(page, "online", "running"))
-    n = len(explorables.ONLINE_S)
-    block = n // len(state["steps"])
-    ms = [((b + 1) * block, step[0]) for b, step in enumerate(state["steps"])]
-    ls = [(0, 0.0)] + [
-        ((b + 1) * block, step[1]) for b, step in enumerate(state["steps"])
-    ]
     lines = chart.lines()
-    for k, expected in ((0, ms), (1, ls)):
+    for k, expected in enumerate(oracle.online_paths(s, block)):
         (points,) = lines[k]
         assert len(points) == len(expected), (k, points)
         for (t, v), (t_expected, v_expected) in zip(points, expected, strict=True):
@@ -897,29 +1056,43 @@ def test_online_softmax(load) -> None:
         return state
 
     state = agrees(1)  # the default state: one key at a time
-    online_chart_agrees(page, state, None)
+    compare(page, "online", "values", explorables.ONLINE_V)  # V is shown (F18)
+    online_chart_agrees(page, s, 1, None)
+    # s = (1, 3, 0.5, 4): m rises at keys 2 and 4, and l drops there first
+    (ls,) = Chart(svg(page, "online", "running")).lines()[1]
+    drops = [(a, b) for a, b in itertools.pairwise(ls) if b[1] < a[1] - 1e-9]
+    assert [round(a[0] + oracle.ONLINE_DROP) for a, _ in drops] == [2, 4], drops
     button = root.locator("button[data-next]")
     button.focus()
     for step in range(1, 4):
         page.keyboard.press("Enter")
         assert oracle.fmt(state["steps"][step - 1][1], 4) in status(page, "online")
-        online_chart_agrees(page, state, step)  # the cursor at key `step`
+        online_chart_agrees(page, s, 1, step)  # the cursor at key `step`
+        assert button.is_enabled()
     page.keyboard.press("Enter")  # the last key
     said = status(page, "online")  # the page's prediction: (1.4366, 0.2749)
     assert "(1.4366, 0.2749)" in said and "softmax(s)V" in said
+    # no block is left: "next" is disabled, its focus on "start again"
+    assert button.is_disabled()
+    assert page.evaluate("document.activeElement.hasAttribute('data-restart')")
+    page.keyboard.press("Enter")
+    assert button.is_enabled()
     root.locator("select[data-block]").select_option("2")
     agrees(2)  # two blocks: the last two rows hidden
+    online_chart_agrees(page, s, 2, None)
     root.locator('input[data-s="3"]').fill("0")
     s[3] = 0.0
     agrees(2)
     root.locator("select[data-block]").select_option("4")
     state = agrees(4)
-    online_chart_agrees(page, state, None)
+    online_chart_agrees(page, s, 4, None)
     root.locator("button[data-next]").click()
-    online_chart_agrees(page, state, 4)
+    online_chart_agrees(page, s, 4, 4)
+    assert button.is_disabled()
     root.locator('input[data-s="0"]').fill("-2.5")
     s[0] = -2.5
     agrees(4)
+    assert button.is_enabled()
     assert not watch.problems(), watch.problems()
 
 
@@ -950,6 +1123,18 @@ def test_heads(load) -> None:
         return state
 
     agrees(2, "mixing")  # the default state: the page's two heads
+    # Rows named by what they are (review F26): Q's rows the queries q_i, the
+    # output's rows z_i, Concat's and each term's rows their query in words.
+    words = explorables.words_for("heads", "ja")
+    queries = [words["query"].format(i=i) for i in (1, 2, 3)]
+    for key, names in (
+        ("q", ["q1", "q2", "q3"]),
+        ("concat", queries),
+        ("term0", queries),
+        ("output", ["z1", "z2", "z3"]),
+    ):
+        shown = root.locator(f'[data-matrix="{key}"] tbody th').all_inner_texts()
+        assert [t.strip() for t in shown] == names, (key, shown)
     root.locator("select[data-h]").select_option("1")  # the page's prediction
     state = agrees(1, "mixing")
     assert [oracle.fmt(a, 3) for a in state["weights"][0][0]] == [
@@ -1317,6 +1502,18 @@ def test_window_sinks(load) -> None:
             ".textContent.includes(text)",
             arg=[root.element_handle(), ", ".join(map(str, state["kept"]))],
         )
+    # A step of the slider from the keyboard, or a new W or n_sink, is said at
+    # once: the live region never lags behind the figure (review F27).
+    slider = root.locator('input[data-size="n"]')
+    for key, window, n_sink in (("End", 5, 1), ("ArrowLeft", 5, 1), ("Home", 2, 3)):
+        root.locator('select[data-size="window"]').select_option(str(window))
+        root.locator('select[data-size="n_sink"]').select_option(str(n_sink))
+        slider.focus()
+        page.keyboard.press(key)
+        n = int(slider.input_value())
+        kept = oracle.window_state(n, window, n_sink)["kept"]
+        said = status(page, "window_sinks")  # at once, no settling wait
+        assert f"n = {n} " in said and ", ".join(map(str, kept)) in said, (key, said)
     assert not watch.problems(), watch.problems()
 
 

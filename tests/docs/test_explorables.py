@@ -520,9 +520,18 @@ def test_the_saturated_softmax_keeps_its_small_numbers() -> None:
     for key in ("rest", "jmax"):
         value = float(re.search(rf'data-result="{key}" data-value="([^"]+)"', html)[1])
         assert abs(value - epsilon) <= 1e-12 * epsilon, (key, value)
-    # the log axis reaches down to it: the last point is drawn at 10^-21.4
-    ((points,),) = Chart(charts(html)["jmax"], log_y=True).lines().values()
-    assert abs(points[-1][1] - math.log10(epsilon)) < 1e-3
+    # the log axis stops at 10^-16 (review F23): the curve is drawn down to
+    # it, and marked where it leaves the plot, the first t below it
+    chart = Chart(charts(html)["jmax"], log_y=True)
+    ((points,),) = chart.lines().values()
+    below = [
+        k / 10
+        for k in range(101)
+        if oracle.softmax_state([0.0, 0.0, 5.0], k / 10)["jmax"] < 1e-16
+    ]
+    assert len(points) == 101 - len(below) and below
+    assert min(at for at, _ in chart.ticks["y"]) == 1e-16
+    assert re.findall(r'data-leaves="([\d.]+)"', chart.svg) == [str(below[0])]
 
 
 @pytest.mark.parametrize("language", ["ja", "zh-Hant"])
@@ -643,25 +652,41 @@ def test_the_kv_calculator_refuses_n_above_the_safe_integers() -> None:
     assert re.search(r'data-result="total" data-value="">\u2014<', html)
 
 
+#: A device's rule: its value, its line's height, the leader to a moved
+#: label (x1, y1, x2, y2) if any, and its label's right end, baseline and text.
+KV_RULE = re.compile(
+    r'<g data-rule="(?P<at>[^"]+)"><line class="explorable-rule"'
+    r'[^>]*x2="(?P<right>[\d.]+)"'
+    r'[^>]*y1="(?P<y>[\d.]+)"[^>]*></line>'
+    r'(?:<line class="explorable-rule-leader" x1="(?P<x1>[\d.]+)" y1="(?P<y1>[\d.]+)" '
+    r'x2="(?P<x2>[\d.]+)" y2="(?P<y2>[\d.]+)"></line>)?'
+    r'<text class="explorable-rule-label" x="(?P<x>[\d.]+)" y="(?P<ly>[\d.]+)" '
+    r'text-anchor="end">(?P<text>[^<]*)</text></g>'
+)
+
+
 @pytest.mark.parametrize("language", ["ja", "zh-Hant"])
 def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
-    """Each device's label is drawn next to its line: in the lines' order,
-    within a stack of labels no farther than the stack's height from it."""
+    """Each device's label is drawn at its own line's right end (review F28):
+    just above the line, or, moved apart from a close neighbour's, joined to
+    the line's end by a leader; labels a line of text apart."""
     svg = charts(explorables.render("kv_cache", language))["size"]
     words = explorables.words_for("kv_cache", language)
-    rules = [
-        float(y) for y in re.findall(r'class="explorable-rule"[^>]*y1="([\d.]+)"', svg)
-    ]
-    labels = re.findall(
-        r'class="explorable-rule-label" x="[\d.]+" y="([\d.]+)">([^<]*)<', svg
-    )
-    assert [text for _, text in labels] == [
-        words[f"device_{key}"] for key, _ in reversed(explorables.KV_DEVICES)
-    ]
-    assert rules == sorted(rules)  # from the top: 141, 80, 24 GB
-    for (y, _), line in zip(labels, rules, strict=True):
-        assert abs(float(y) - line) <= 13 * len(rules) + 3
-    heights = [float(y) for y, _ in labels]
+    drawn = [m.groupdict() for m in KV_RULE.finditer(svg)]
+    assert len(drawn) == len(explorables.KV_DEVICES) == svg.count("<g data-rule=")
+    names = {gb * 2**30: words[f"device_{key}"] for key, gb in explorables.KV_DEVICES}
+    for rule in drawn:
+        assert rule["text"] == names[float(rule["at"])]  # each label on its line
+        right, line, x, y = (float(rule[k]) for k in ("right", "y", "x", "ly"))
+        assert right - 12 <= x <= right  # at the line's right end
+        if rule["x1"] is None:
+            assert abs(y - (line - 3)) < 0.01  # just above its line
+        else:  # the leader runs from the line's end to the label
+            assert float(rule["x1"]) == right and abs(float(rule["y1"]) - line) < 0.01
+            assert abs(float(rule["x2"]) - x - 2) < 0.01
+            assert abs(float(rule["y2"]) - (y - 4)) < 0.01
+    assert any(rule["x1"] is not None for rule in drawn)  # 80 and 141 GB: close
+    heights = sorted(float(rule["ly"]) for rule in drawn)
     assert all(b - a >= 12 for a, b in itertools.pairwise(heights))
 
 
@@ -703,7 +728,8 @@ def test_the_rope_is_drawn_as_the_package_computes_it(m: int, r: int, d: int) ->
     top = explorables.ROPE_MAX
     offsets = range(-top, top + 1)
     expected = oracle.rope_curve(d, offsets)
-    ((points,),) = chart.lines().values()
+    assert not chart.lines()  # whole offsets: dots on stems, never joined
+    points = chart.dots()[0]
     span = max(expected) - min(expected)
     assert len(points) == len(expected)
     for (t, value), t_expected, v_expected in zip(
@@ -761,17 +787,14 @@ def test_the_heads_maps_are_named_in_words(language: str) -> None:
 
 
 def test_the_online_chart_draws_the_package_s_running_max_and_sum() -> None:
-    """Without JavaScript: m and l after each key of the page's scores, l = 0
-    before the first, and no cursor (no block processed yet)."""
-    steps = oracle.online_state(list(explorables.ONLINE_S), 1)["steps"]
+    """Without JavaScript: m and l after each key of the page's scores as
+    steps, l's drops by e^(m - m') before the adds, l = 0 before the first
+    key, and no cursor (no block processed yet)."""
+    expected = oracle.online_paths(list(explorables.ONLINE_S), 1)
     for language in ("ja", "zh-Hant", "zh-Hans"):
         chart = Chart(charts(explorables.render("online", language))["running"])
         lines = chart.lines()
-        expected = {
-            0: [(t + 1, step[0]) for t, step in enumerate(steps)],
-            1: [(0, 0.0)] + [(t + 1, step[1]) for t, step in enumerate(steps)],
-        }
-        for k, values in expected.items():
+        for k, values in enumerate(expected):
             (points,) = lines[k]
             assert len(points) == len(values)
             for (t, v), (t_expected, v_expected) in zip(points, values, strict=True):
@@ -806,3 +829,27 @@ def test_a_notebook_shows_the_window_of_the_page_s_figure() -> None:
         "8",
         "9",
     ]
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans"])
+def test_the_labels_set_their_maths_as_the_pages_do(language: str) -> None:
+    """Review F39: the labels' maths are the pages' MathML (KaTeX, class
+    book-math), the same in every edition: Q = XW_Q a formula, not upright
+    text with a <sub>, and √d_k an msqrt (its bar drawn with the radical)."""
+    for name, key, tex in (
+        ("example", "q", "Q = XW_Q"),
+        ("example", "scores", r"S = QK^\top/\sqrt{d_k}"),
+        ("heads", "q", "Q = XW_Q"),
+        ("softmax", "jacobian", r"\partial w_j/\partial u_l"),
+        ("rope", "score", r"(\mathbf{q}R_m)(\mathbf{k}R_r)^\top"),
+    ):
+        words = explorables.words_for(name, language)
+        assert (
+            f'<annotation encoding="application/x-tex">{tex}</annotation>' in words[key]
+        )
+        assert 'class="book-math"' in words[key]
+        assert "<sub>" not in words[key] and "$" not in words[key]
+        assert words[key] in explorables.render(name, language), (name, key)
+    html = explorables.render("example", language)
+    caption = re.search(r'data-matrix="scores"><caption>(.*?)</caption>', html)[1]
+    assert caption.count("<msqrt>") == 1 and "√" not in caption

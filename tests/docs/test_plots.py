@@ -133,6 +133,36 @@ def test_alt_text_and_caption_are_in_the_language(kind, name, language) -> None:
         assert not japanese, f"{name} ({language}) draws {japanese}"
 
 
+#: TeX that a screen reader would spell out in an alt text ("h underscore 1"):
+#: an alt text writes a symbol as it is heard (h1, W Q, d k, exp(1);
+#: docs-dev/style.md#adding-a-figure).
+ALT_TEX = re.compile(r"[_^\\$]")
+#: Names of code an alt text may quote as they are written: the package's
+#: functions and the methods of the object view's classes.
+CODE_NAMES = {
+    "split_heads": "src/attention_docs/multihead.py",
+    "merge_heads": "src/attention_docs/multihead.py",
+    "compute_attention_weights": "docs_src/object_view/classes.pycon",
+    "retrieve_values": "docs_src/object_view/classes.pycon",
+}
+
+
+def test_the_code_names_an_alt_text_may_quote_are_code() -> None:
+    for name, path in CODE_NAMES.items():
+        assert f"def {name}(" in (ROOT / path).read_text(encoding="utf-8"), name
+
+
+@pytest.mark.parametrize("language", [*LANGUAGES, "zh-Hans"])
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_alt_text_holds_no_tex(kind, name, language) -> None:
+    """An alt text is read aloud: no ``h_1``, ``W^O``, ``\\sqrt`` or ``$``
+    (F22 of the round-29 figure review)."""
+    alt = plots.labels_for(ALL_LABELS[kind], name, language)["alt"]
+    for name_of_code in CODE_NAMES:
+        alt = alt.replace(name_of_code, "")
+    assert not ALT_TEX.findall(alt), f"{name} ({language}): {alt}"
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize(("kind", "name"), FIGURES)
 def test_script_draws_its_labels(kind: str, name: str, language: str) -> None:
@@ -613,17 +643,88 @@ def test_the_cache_can_be_turned_off(tmp_path, monkeypatch) -> None:
     assert not list(tmp_path.iterdir())
 
 
-def test_a_captions_symbols_get_their_sub_and_superscripts() -> None:
-    caption = "Q = X W_Q、e^(m − m′)、W^O、n_vocab、θ_0、`block_size`、x_{ij}"
+def test_a_captions_formulas_go_the_texts_way_to_katex() -> None:
+    """A caption's ``\\(…\\)`` becomes the span pymdownx.arithmatex makes of
+    a formula of the text, which stages/katex.py typesets (F4 of the
+    round-29 figure review); code stays code and the rest is escaped."""
+    caption = r"本書の \(Q = XW_Q\) と \(a < b\)、`block_size`、x < y"
     assert plots.caption_html(caption) == (
-        "Q = X W<sub>Q</sub>、e<sup>m − m′</sup>、W<sup>O</sup>、"
-        "n<sub>vocab</sub>、θ<sub>0</sub>、<code>block_size</code>、x<sub>ij</sub>"
+        r'本書の <span class="arithmatex">\(Q = XW_Q\)</span> と '
+        r'<span class="arithmatex">\(a &lt; b\)</span>、'
+        "<code>block_size</code>、x &lt; y"
     )
-    assert plots.caption_text(caption) == (
-        "Q = X WQ、em − m′、WO、nvocab、θ0、block_size、xij"
+    assert plots.caption_text(caption) == "本書の  と 、block_size、x < y"
+    # a TeX script outside a formula is left as it is written
+    assert plots.caption_html("_k と W_Q") == "_k と W_Q"
+
+
+@pytest.mark.parametrize("language", [*LANGUAGES, "zh-Hans"])
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_a_captions_maths_is_written_as_maths(kind, name, language) -> None:
+    """A caption's symbols are formulas, typeset as the text's: no TeX script
+    (``W_Q``, ``W^O``) or backslash is left in its plain text."""
+    caption = plots.labels_for(ALL_LABELS[kind], name, language)["caption"]
+    plain_text = plots.caption_text(caption)
+    assert not re.findall(r"[_^\\$]", plain_text), f"{name} ({language}): {caption}"
+
+
+@pytest.fixture(scope="module")
+def book_markdown():
+    """A Markdown converter configured as the book's MkDocs build."""
+    import markdown
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    extension_configs = dict(config.mdx_configs)
+    snippets = dict(extension_configs.get("pymdownx.snippets", {}))
+    snippets["base_path"] = [str(ROOT)]
+    extension_configs["pymdownx.snippets"] = snippets
+    return markdown.Markdown(
+        extensions=config.markdown_extensions, extension_configs=extension_configs
     )
-    # an underscore with nothing before it is not a subscript
-    assert plots.caption_html("_k と a < b") == "_k と a &lt; b"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_captions_formula_is_typeset_on_the_page(
+    hook, book_markdown, language
+) -> None:
+    """Through the build's own steps (the hook, the book's Markdown, the
+    KaTeX stage), the formula of Fig 5.2's caption, \\(Q = XW_Q\\), reaches
+    the page's figcaption as the MathML the text's formulas get."""
+    from lxml import html as lxml_html
+
+    from attention_book.stages import katex
+
+    pair = (
+        "![](assets/diagrams/qkv_numbers.svg#only-light)\n"
+        "![](assets/diagrams/qkv_numbers-dark.svg#only-dark)"
+    )
+    text = page_markdown(hook, pair + "\n", language, "query-key-value.md")
+    page = SimpleNamespace(file=SimpleNamespace(src_uri=f"{language}/fig-caption.md"))
+    content = katex.on_page_content(book_markdown.convert(text), page, None, None)
+    formulas = katex._TYPESET.pop(page.file.src_uri)
+    (caption,) = lxml_html.fragment_fromstring(content, create_parent="div").iter(
+        "figcaption"
+    )
+    placeholders = caption.cssselect("span.arithmatex > formula-text")
+    assert placeholders, lxml_html.tostring(caption, encoding="unicode")
+    typeset = [formulas[int(p.get("data-n"))] for p in placeholders]
+    assert all("<math" in formula for formula in typeset), typeset
+    assert any("<annotation" in f and "Q = XW_Q" in f for f in typeset), typeset
+
+
+#: A hyphen-minus before a number in a figure's text ("-1"): the book
+#: writes a negative number with the minus sign U+2212 ("−1").
+HYPHEN_NUMBER = re.compile(r"(?<![\w.])-(?=[\d.])")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("kind", "name"), FIGURES)
+def test_figures_write_negative_numbers_with_the_minus_sign(kind, name, language):
+    """F5 of the round-29 figure review: Fig 2's keys printed "-1"."""
+    texts = svg_texts(draw(kind, name, language, "light"))
+    hyphens = [text for text in texts if HYPHEN_NUMBER.search(text)]
+    assert not hyphens, f"{name} ({language}): {hyphens}"
 
 
 #: A symbol written raw in a figure's text (``W_Q``, ``dW_Q``, ``d_k``,
@@ -742,6 +843,199 @@ def test_figures_set_bold_what_their_page_sets_bold(kind: str, name: str) -> Non
     assert not wrong, f"{name} ({page}): {sorted(wrong)}"
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_backward_graph_sets_its_gradients_as_maths(language) -> None:
+    """Fig 10.1's dQ, dS, dA, dV, dK and dZ are italic, as the text's
+    \\(dQ\\) (F6 of the round-29 figure review)."""
+    svg = draw("diagrams", "backward_graph", language, "light")
+    italic = re.findall(r'<tspan font-style="italic">([^<]*)<', svg)
+    assert {"dQ", "dS", "dA", "dV", "dK", "dZ"} <= set(italic), italic
+
+
+def test_a_sub_and_a_superscript_in_a_row_are_stacked() -> None:
+    """d_h^R and W^O_1 as TeX sets them: the second script moves back over
+    (or under) the first (F9 and F7 of the round-29 figure review)."""
+    from attention_book.diagrams import markup
+
+    for label in ("d_{h}^{R}", "W^{O}_{1}"):
+        out = markup(f'<text style="font-size: 15px" x="0">{label}</text>')
+        shifts = re.findall(r'baseline-shift="(\w+)"( dx="-[\d.]+")?', out)
+        assert len(shifts) == 2 and not shifts[0][1] and shifts[1][1], out
+    # scripts with text between them stay side by side
+    out = markup('<text style="font-size: 15px" x="0">d_{h} + x^{2}</text>')
+    assert " dx=" not in out
+
+
+def test_the_latent_cache_figure_has_no_unexplained_hatch() -> None:
+    """Fig 22.1's MLA bar was hatched with nothing saying why (F9)."""
+    for language in LANGUAGES:
+        svg = draw("plots", "latent_cache_bytes", language, "light")
+        assert "<pattern" not in svg
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_projections_draw_the_product_x_w(language) -> None:
+    """Fig 5.1 reads X · W_Q = Q, not W_Q = Q: each weight matrix has "X ·"
+    before it, as Fig 2.1 draws x_2 · W_Q (F10 of the round-29 figure review)."""
+    texts = svg_texts(draw("diagrams", "qkv_projection", language, "light"))
+    assert texts.count("X") == 4, texts  # the input and the three products
+    assert texts.count("·") == 3 and texts.count("=") == 3, texts
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_yarn_line_is_seen_where_it_lies_on_another(language) -> None:
+    """Fig 23.1: YaRN lies on the original RoPE (pair 20) and on position
+    interpolation (pair 46); its line carries markers and each panel says
+    which line it lies on (F12 of the round-29 figure review)."""
+    entry = ALL_LABELS["plots"]["rope_scaling"][language]
+    fig = figure("rope_scaling", language)
+    for ax, same in zip(fig.axes, entry["same"], strict=True):
+        (yarn,) = [line for line in ax.get_lines() if line.get_label() == entry["yarn"]]
+        assert yarn.get_marker() == "o"
+        assert same in [text.get_text() for text in ax.texts]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_alibi_titles_name_the_slope_as_the_page_does(language) -> None:
+    """Fig 23.2's panels are titled with the page's slope m_h of their head
+    and its value (alibi_slopes), not a bare m, which Fig 23.1 on the same
+    page uses for a position (F13 of the round-29 figure review)."""
+    from attention_docs.positional import alibi_slopes
+
+    script = load_script("alibi_weights")
+    slopes = alibi_slopes(script.H)
+    titles = ALL_LABELS["plots"]["alibi_weights"][language]["heads"]
+    assert titles == [f"m_{{{h + 1}}} = 1/{round(1 / slopes[h])}" for h in script.HEADS]
+    page = (DOCS / language / "long-context.md").read_text(encoding="utf-8")
+    assert "\\(m_h\\)" in page
+
+
+@pytest.mark.parametrize("theme_name", ["light", "dark"])
+def test_the_training_model_colours_z_as_z(theme_name) -> None:
+    """Fig 12.1's Z box is Z's teal, not S's lavender (F19 of the round-29
+    figure review): each matrix keeps its colour."""
+    from attention_book.diagrams import FILLS
+
+    svg = draw("diagrams", "training_model", "ja", theme_name).lower()
+    assert FILLS[theme_name]["z"].lower() in svg
+    assert FILLS[theme_name]["s"].lower() not in svg
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_token_lengths_write_the_vocabulary_size_as_the_page(language) -> None:
+    """Fig 1.2 writes the vocabulary size |𝒱|, the page's |\\mathcal{V}|,
+    not V, the value matrix's letter (F34 of the round-29 figure review)."""
+    texts = svg_texts(draw("diagrams", "token_lengths", language, "light"))
+    sizes = [text for text in texts if "| = " in text]
+    assert len(sizes) >= 3 and all("|\U0001d4b1| = " in s for s in sizes), texts
+    assert not [text for text in texts if "V = " in text], texts
+    page = (DOCS / language / "tokens.md").read_text(encoding="utf-8")
+    assert "|\\mathcal{V}|" in page
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_rope_rotation_draws_the_key_and_the_angle(language) -> None:
+    """Fig 11.4 draws a key at r = 1 and the angle (m − r) θ_0 = 2 to the
+    query at m = 3, the page's point (F17 of the round-29 figure review)."""
+    texts = svg_texts(draw("diagrams", "rope_rotation", language, "light"))
+    assert "k, r = 1" in texts and "(m − r) θ0 = 2" in texts, texts
+    alt = ALL_LABELS["diagrams"]["rope_rotation"][language]["alt"]
+    assert "r = 1" in alt and "(m − r) θ0 = 2" in alt
+
+
+def test_a_bar_too_small_to_show_is_not_written_zero() -> None:
+    """Fig 4.2 at t = 5: a weight of 4.5e-5 is "<0.01", not "0.00" (F32 of
+    the round-29 figure review)."""
+    from attention_book.diagrams import shown_value
+
+    assert shown_value(4.5e-5, 2) == "<0.01"
+    assert shown_value(0.0, 2) == "0.00" and shown_value(0.006, 2) == "0.01"
+    for language in LANGUAGES:
+        texts = svg_texts(draw("diagrams", "softmax_scaling", language, "light"))
+        assert "<0.01" in texts and "0.00" not in texts, texts
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_online_steps_show_the_values(language) -> None:
+    """Fig 19.1's o_t sums the values v_t, which the figure writes out so
+    that the o column can be followed (F18 of the round-29 figure review)."""
+    script = load_script("online_steps", "diagrams")
+    rows = ", ".join(f"({a:g}, {b:g})" for a, b in script.V)
+    assert rows == "(1, 0), (0, 1), (1, 1), (2, 0)"
+    texts = svg_texts(draw("diagrams", "online_steps", language, "light"))
+    assert f"v1, …, v4 = {rows}" in texts, texts
+    alt = ALL_LABELS["diagrams"]["online_steps"][language]["alt"]
+    assert "(1, 0)、(0, 1)、(1, 1)、(2, 0)" in alt
+
+
+def test_the_softmax_arrow_has_room_between_s_and_a() -> None:
+    """Fig 6.2's "softmax" clears both matrices by 8 units or more (F29 of
+    the round-29 figure review: it touched both borders)."""
+    from attention_book.diagrams import _width_in_em
+
+    script = load_script("example_weights", "diagrams")
+    assert script.GAP - 12.5 * _width_in_em("softmax") >= 2 * 8
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_generation_loop_keeps_the_shapes_clear_of_the_cache(language) -> None:
+    """Fig 17.3: the decode step's shapes line sits a line and a half below
+    the cache's label (F30 of the round-29 figure review: they nearly
+    touched)."""
+    svg = draw("diagrams", "generation_loop", language, "light")
+    cache = ALL_LABELS["diagrams"]["generation_loop"][language]["cache"]
+    lines = {
+        re.sub(r"<[^>]+>", "", body): float(y)
+        for y, body in re.findall(
+            r'<text[^>]*\by="([\d.]+)"[^>]*>(.*?)</text>', svg, re.S
+        )
+    }
+    label = max(y for text, y in lines.items() if text == cache)
+    shapes = min(y for text, y in lines.items() if text.startswith("Q: ("))
+    assert shapes - label >= 18, (label, shapes)
+
+
+@pytest.mark.parametrize("theme_name", ["light", "dark"])
+def test_the_rest_of_the_probabilities_is_grey(theme_name) -> None:
+    """Fig 16.1's bar of every other character is grey, not drawn as one more
+    character (F36 of the round-29 figure review)."""
+    from attention_book.diagrams import FILLS
+
+    svg = draw("diagrams", "next_token_probs", "ja", theme_name).lower()
+    assert svg.count(FILLS[theme_name]["mask"].lower()) == 3  # one per T
+    assert svg.count(FILLS[theme_name]["a"].lower()) == 3 * 5
+
+
+def test_the_soft_cap_markers_are_hollow() -> None:
+    """Fig 20.1: where the soft-capped scores lie on the raw ones (λ < 2), the
+    cap's hollow, larger markers leave the raw ones visible (F38 of the
+    round-29 figure review)."""
+    entry = ALL_LABELS["plots"]["logit_range"]["ja"]
+    for ax in figure("logit_range", "ja").axes:
+        lines = {line.get_label(): line for line in ax.get_lines()}
+        assert lines[entry["cap"]].get_markerfacecolor() == "none"
+        assert lines[entry["plain"]].get_markerfacecolor() != "none"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_heatmap_title_has_room_above(language) -> None:
+    """Fig 8.4's title stands 16 units or more below the top edge (F37 of
+    the round-29 figure review: 13)."""
+    svg = draw("plots", "self_attention_heatmap", language, "light")
+    title = plain(ALL_LABELS["plots"]["self_attention_heatmap"][language]["title"])
+    texts = re.findall(r'<text[^>]*\by="([\d.]+)"[^>]*>(.*?)</text>', svg, re.S)
+    (y,) = [float(y) for y, body in texts if re.sub(r"<[^>]+>", "", body) == title]
+    assert y >= 16, y
+
+
+def test_the_curves_legend_covers_no_curve() -> None:
+    """Fig 11.3's upper legend stands below its axes, not over the curves'
+    peaks (F31 of the round-29 figure review)."""
+    curves = figure("sinusoidal_curves", "ja").axes[0]
+    anchor = curves.get_legend().get_bbox_to_anchor()
+    assert anchor.transformed(curves.transAxes.inverted()).y1 < 0
+
+
 def test_markup_sets_symbols_as_the_text_does() -> None:
     """KaTeX's conventions: Latin letters italic, words of a subscript
     (``model``), functions, digits and operators upright, all in a serif."""
@@ -753,10 +1047,15 @@ def test_markup_sets_symbols_as_the_text_does() -> None:
     def italic(out: str) -> str:
         return "".join(re.findall(r'<tspan font-style="italic">([^<]*)<', out))
 
-    for symbol in ("X", "W_{Q}", "x_{2}", "QK^{⊤}"):
+    for symbol in ("X", "W_{Q}", "x_{2}", "QK^{⊤}", "dQ", "dZ"):
         out = typeset(symbol)
         assert MATH_FAMILIES in out, out
         assert italic(out) == "".join(c for c in symbol if c.isalpha()), out
+    # E[ids] as the text's E[\mathrm{ids}]: E italic, as in E^{⊤} (F33)
+    out = typeset("X = E[ids]")
+    assert italic(out) == "XE" and "[ids]" in out and MATH_FAMILIES in out, out
+    # a gradient is maths, as the text's \(dQ\) (F6 of the round-29 review)
+    assert italic(typeset("G = dZ")) == "GdZ"
     out = typeset("d_{model}")
     assert italic(out) == "d" and ">model</tspan>" in out, out
     out = typeset("softmax(S + B)")
@@ -767,7 +1066,14 @@ def test_markup_sets_symbols_as_the_text_does() -> None:
     )
     assert ">1/√" in out and italic(out) == "dk"
     # words, code and numbers are not maths
-    for plain_text in ("Attention", "True", "q.shape = (2, 2, 3)", "0.245", "KV"):
+    for plain_text in (
+        "Attention",
+        "True",
+        "q.shape = (2, 2, 3)",
+        "0.245",
+        "KV",
+        "DeepSeek-V3",  # a name: F9 of the round-29 figure review
+    ):
         assert MATH_FAMILIES not in typeset(plain_text), plain_text
     # a label drawn with text(..., math=False): a token's letter stays a letter
     kept = '<g id="plain-3">\n <text style="font-size: 15px" x="0">a</text>'

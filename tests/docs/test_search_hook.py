@@ -32,9 +32,17 @@ def test_each_edit_finds_its_code_once_in_materials_worker(worker) -> None:
         "n[a]&&a<t.length&&(i[s++]=a)"
     )
     begun = len("for(let w in e)if(w.startsWith(t))return new Set([t]);")
-    query_first = len(f"e={hook.book_query('ja')}(e);")
+    query_first = len(f"this.bookQuery=e;e={hook.book_query('ja')}(e);")
+    title_first = len(f"{hook.TITLE_FIRST}(n,this)") - len("[...n.values()]")
     assert len(patched) == (
-        len(worker) + len("=") - len("-1") - len("*") + half_typed + begun + query_first
+        len(worker)
+        + len("=")
+        - len("-1")
+        - len("*")
+        + half_typed
+        + begun
+        + query_first
+        + title_first
     )
     assert '.join(" ")' in patched
 
@@ -89,6 +97,40 @@ def test_the_worker_reads_symbols_operators_and_questions(language, tmp_path) ->
     read = dict(zip(QUERIES[language], json.loads(result.stdout), strict=True))
     expected = {q: r.format(**keywords) for q, r in QUERIES[language].items()}
     assert read == expected
+
+
+#: (the query as typed, the pages' titles in the index -> the order after
+#: TITLE_FIRST): lunr's order stands unless a title is the query.
+TITLES = {"": "從\u200b矩陣\u200b學\u200b注意力", "lm/": "12 \u200b訓練\u200b注意力"}
+TITLE_CASES = [
+    ("訓練注意力", ["window/", "lm/"], ["lm/", "window/"]),
+    ("12 訓練注意力", ["window/", "lm/"], ["lm/", "window/"]),
+    ("訓練", ["window/", "lm/"], ["window/", "lm/"]),
+    ("注意力", ["", "lm/"], ["", "lm/"]),
+    ("訓練注意力", ["lm/", ""], ["lm/", ""]),
+    ("訓練注意力", ["window/", ""], ["window/", ""]),
+    ("Package", ["x/", "package/"], ["package/", "x/"]),
+    ("附錄 A PACKAGE", ["x/", "package/"], ["package/", "x/"]),
+]
+
+
+def test_the_page_whose_title_is_the_query_comes_first(tmp_path) -> None:
+    titles = {**TITLES, "package/": "附錄\u200b A \u200bpackage", "x/": "x"}
+    script = tmp_path / "title.js"
+    script.write_text(
+        f"const first = {hook.TITLE_FIRST};\n"
+        f"const titles = new Map(Object.entries({json.dumps(titles)}));\n"
+        "const map = new Map([...titles].map(([l, title]) => [l, {title}]));\n"
+        f"const cases = {json.dumps(TITLE_CASES, ensure_ascii=False)};\n"
+        "console.log(JSON.stringify(cases.map(([query, order]) => first(\n"
+        "  new Map(order.map(l => [l, [{location: l}]])), {bookQuery: query, map}\n"
+        ").map(group => group[0].location))));\n",
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        ["node", str(script)], capture_output=True, text=True, check=True
+    )
+    assert json.loads(result.stdout) == [after for _, _, after in TITLE_CASES]
 
 
 @pytest.mark.parametrize(

@@ -21,8 +21,8 @@ import pytest
 import yaml
 
 from attention_book.diagrams import MIN_PX, plain, smallest_text_px
-from attention_book.stages.notebooks import NOT_CHAPTERS
-from attention_book.stages.plots import caption_html, caption_text
+from attention_book.stages.notebooks import NOT_CHAPTERS, caption_markdown
+from attention_book.stages.plots import caption_html, caption_pieces, caption_text
 from attention_book.zh_hans import to_simplified_text
 from attention_docs.plotting import THEMES
 
@@ -170,8 +170,14 @@ def test_a_page_shows_the_numbered_figure_with_caption_and_alt_text(
             caption = next(figure.iterdescendants("figcaption"))
             (number_span, *_) = caption.cssselect(".book-figure-number")
             number = text_of(number_span, sep="")
-            words = text_of(caption, sep="")[len(number) :].strip()
-            assert words == caption_text(entry["caption"]), path
+            words = text_of(caption, ".arithmatex", sep="")[len(number) :].strip()
+            assert words == caption_text(entry["caption"]).strip(), path
+            # its formulas typeset as the text's (F4 of the round-29 review)
+            formulas = [
+                tex for kind, tex in caption_pieces(entry["caption"]) if kind == "tex"
+            ]
+            typeset = caption.cssselect(".arithmatex math annotation")
+            assert [a.text for a in typeset] == formulas, path
             check_language(words, language, f"{path}: caption of {name}")
             # 図 6.2 in chapter 6, 図 B.2 in appendix B, 図 2 on the home page
             # (tests/site/test_numbering.py)
@@ -227,7 +233,7 @@ def test_the_chapter_notebook_carries_the_figure(site, kind, name, language) -> 
     script; both with their numbered caption. Pages without a notebook (the
     home and notation pages) have none to carry it."""
     page = page_showing(kind, name)
-    caption = caption_html(labels(kind, name, language)["caption"])
+    caption = caption_markdown(caption_html(labels(kind, name, language)["caption"]))
     found = []
     for path, markdown_cells in notebook_markdown(site / language):
         for source in markdown_cells:

@@ -20,9 +20,11 @@ from hypothesis import strategies as st
 from attention_docs import (
     absorb_latent_params,
     apply_rope,
+    causal_mask,
     kv_cache_bytes,
     latent_attention,
     latent_attention_params,
+    scaled_dot_product_attention,
 )
 
 PROPERTY = settings(deadline=None, max_examples=60, database=None)
@@ -94,7 +96,7 @@ def test_absorbed_weights_by_hand() -> None:
 def layers(draw):
     n_heads = draw(st.integers(1, 3))
     d_h, d_c, d_cq = (draw(st.integers(1, 4)) for _ in range(3))
-    d_r = 2 * draw(st.integers(1, 2))
+    d_r = 2 * draw(st.integers(0, 2))  # 0: no RoPE part
     d_model = draw(st.integers(1, 5))
     n = draw(st.integers(1, 5))
     seed = draw(st.integers(0, 2**32 - 1))
@@ -122,6 +124,35 @@ def test_only_relative_positions_matter(layer, shift) -> None:
     out = latent_attention(x, p, n_heads, positions=positions)
     moved = latent_attention(x, p, n_heads, positions=positions + shift, absorbed=True)
     np.testing.assert_allclose(moved, out, rtol=1e-7, atol=1e-10)
+
+
+def test_without_rope_it_is_multi_head_attention_of_the_latent_keys() -> None:
+    # d_r = 0: q_ti = c^Q_t W^UQ_i, k_ji = c_j W^UK_i, v_ji = c_j W^UV_i, scale
+    # 1/sqrt(d_h), no position anywhere (the equations of sections 22.1-22.2)
+    rng = np.random.default_rng(5)
+    n_heads, d_h, n = 3, 2, 7
+    p = latent_attention_params(5, n_heads, d_h, 4, 3, 0, rng=rng)
+    assert p["w_qr"].shape == (3, 0) and p["w_kr"].shape == (5, 0)
+    x = rng.standard_normal((n, 5))
+    c_q, c = x @ p["w_dq"], x @ p["w_dkv"]
+
+    def heads(a):  # (n, n_heads * d_h) -> (n_heads, n, d_h)
+        return a.reshape(n, n_heads, d_h).transpose(1, 0, 2)
+
+    o = scaled_dot_product_attention(
+        heads(c_q @ p["w_uq"]),
+        heads(c @ p["w_uk"]),
+        heads(c @ p["w_uv"]),
+        mask=causal_mask(n),
+    )  # (n_heads, n, d_h), scale 1/sqrt(d_h)
+    expected = o.transpose(1, 0, 2).reshape(n, n_heads * d_h) @ p["w_o"]
+    for absorbed in (False, True):
+        out = latent_attention(x, p, n_heads, absorbed=absorbed)
+        np.testing.assert_allclose(out, expected, rtol=1e-10, atol=1e-12)
+        scattered = latent_attention(
+            x, p, n_heads, positions=rng.permutation(n) * 10.0, absorbed=absorbed
+        )
+        np.testing.assert_allclose(scattered, expected, rtol=1e-10, atol=1e-12)
 
 
 def test_causal_and_batched() -> None:
@@ -211,6 +242,9 @@ def test_errors_name_the_arguments() -> None:
         latent_attention(np.full((3, 4), 1e300), p, 2)
     with pytest.raises(ValueError, match="`d_r` must be even"):
         latent_attention_params(4, 2, 2, 3, 3, 3, rng=rng)
+    for bad in (-2, False, 0.0, None):
+        with pytest.raises(ValueError, match=r"`d_r` must be an even integer >= 0"):
+            latent_attention_params(4, 2, 2, 3, 3, bad, rng=rng)
 
 
 def test_kv_cache_bytes_of_latent_attention_by_hand() -> None:

@@ -338,16 +338,18 @@ MATH_FAMILIES = (
 #: Words set upright inside a formula: functions and the words of a
 #: subscript (d_{model}, n_{vocab}), as ``\operatorname`` / ``\text`` set them.
 _WORD = r"MultiHead|[a-z]{2,}"
-#: One atom of a label: a script, a symbol (one Latin letter alone, or a few
+#: One atom of a label: a script, a symbol (one Latin letter alone, not
+#: after a hyphen as in a name like DeepSeek-V3; a gradient dQ; or a few
 #: before a script: dW_{Q}, QK^{⊤}, XW_{Q}), a function or word before "(",
-#: maths that is no letter (digits, operators, Greek capitals), or other text.
+#: maths that is no letter (digits, operators, Greek capitals, a capital's
+#: index word E[ids], as the text's E[\mathrm{ids}]), or other text.
 _ATOM = re.compile(
     r"(?P<script>[_^]\{" + _SCRIPT_BODY + r"\})"
     r"|(?P<bold>\\(?:mathbf|boldsymbol)\{[^{}]*\})"
-    r"|(?P<symbol>(?<![A-Za-z.])(?:[A-Za-z]|[a-z]?[A-Z]{1,2}(?=[_^]\{)|[α-ωℓ])"
-    r"(?![A-Za-z.\[])|[Σ∑](?=[_^]\{))"
+    r"|(?P<symbol>(?<![A-Za-z.\-])(?:[A-Za-z]|[a-z]?[A-Z]{1,2}(?=[_^]\{)|d[A-Z]|[α-ωℓ])"
+    r"(?![A-Za-z.]|(?<=[a-z])\[)|[Σ∑](?=[_^]\{))"
     r"|(?P<function>(?<![A-Za-z.])(?:softmax|exp|concat|max|log|sin|cos|rowsum|MultiHead)(?=[(_]))"
-    r"|(?P<neutral>[0-9.,=+−\-·×/√()⊤′'⊙∞|‖ ]+|[Α-Ω])"
+    r"|(?P<neutral>[0-9.,=+−\-·×/√()⊤′'⊙∞|‖ ]+|[Α-Ω]|(?<=[A-Z])\[[a-z]+\])"
     r"|(?P<other>.)",
     re.DOTALL,
 )
@@ -500,16 +502,33 @@ def markup(svg: str) -> str:
     return _TEXT.sub(replace, svg)
 
 
+#: The advance of one script character, in em of its size (about KaTeX's
+#: italic capitals and small letters): how far a script moves back to stand
+#: over or under the one before it (``d_{h}^{R}``, ``W^{O}_{1}``).
+SCRIPT_ADVANCE = {"capital": 0.75, "other": 0.55}
+
+
 def _scripts(body: str, small: float, render) -> str:
-    pieces, last = [], 0
+    pieces, last, previous = [], 0, None
     for mark in _MARK.finditer(body):
         pieces.append(render(body[last : mark.start()]))
         shift = "sub" if mark[1] == "_" else "super"
+        # two one-letter scripts in a row, one below and one above: stacked
+        stacked = (
+            previous is not None
+            and previous.end() == mark.start()
+            and previous[1] != mark[1]
+            and len(plain(previous[2])) == len(plain(mark[2])) == 1
+        )
+        back = ""
+        if stacked:
+            kind = "capital" if plain(previous[2]).isupper() else "other"
+            back = f' dx="-{round(SCRIPT_ADVANCE[kind] * small, 2)}"'
         pieces.append(
-            f'<tspan style="font-size: {small}px" baseline-shift="{shift}">'
+            f'<tspan style="font-size: {small}px" baseline-shift="{shift}"{back}>'
             f"{render(mark[2])}</tspan>"
         )
-        last = mark.end()
+        last, previous = mark.end(), mark
     pieces.append(render(body[last:]))
     return "".join(pieces)
 
@@ -621,6 +640,15 @@ def vector(
     return len(values) * width
 
 
+def shown_value(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals; a positive value too small to show
+    one is "<0.01", not a 0.00 that reads as exactly zero."""
+    smallest = 10.0**-digits
+    if 0 < value < smallest / 2:
+        return f"<{smallest:.{digits}f}"
+    return f"{value:.{digits}f}"
+
+
 def bars(
     ax: Axes,
     x: float,
@@ -631,14 +659,16 @@ def bars(
     height: float,
     width: float = 22.0,
     gap: float = 6.0,
-    fill: str = "a",
+    fill: str | Sequence[str] = "a",
     digits: int = 2,
     names: Sequence[str] | None = None,
 ) -> float:
     """Bars standing on ``baseline``, ``height`` units tall at value ``top``,
-    each value written above its bar and its name (if any) below. Returns the
-    width of the group."""
+    each value written above its bar (:func:`shown_value`) and its name (if
+    any) below; ``fill`` is one fill or one per bar. Returns the width of
+    the group."""
     colours = palette()
+    fills = [fill] * len(values) if isinstance(fill, str) else list(fill)
     for j, value in enumerate(values):
         left = x + j * (width + gap)
         tall = height * value / top
@@ -647,7 +677,7 @@ def bars(
                 (left, baseline - tall),
                 width,
                 tall,
-                facecolor=colours[fill],
+                facecolor=colours[fills[j]],
                 edgecolor=colours["line"],
                 linewidth=0.8,
             )
@@ -656,7 +686,7 @@ def bars(
             ax,
             left + width / 2,
             baseline - tall - 3,
-            f"{value:.{digits}f}",
+            shown_value(value, digits),
             va="bottom",
         )
         if names is not None:

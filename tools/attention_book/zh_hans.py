@@ -221,14 +221,34 @@ def _check(text: str) -> None:
         raise ValueError("the text holds a character that zh_hans reserves (U+E000-3)")
 
 
+#: An inline formula of a plain string (a figure's caption): ``\\( … \\)``.
+TEXT_MATH = re.compile(r"(?<!\\)\\\(.*?\\\)")
+
+
+def _hide_text_maths(text: str, protected: _Protected) -> str:
+    """``text`` with its inline formulas hidden, as a page's are: a ``{x}``
+    of the table stands for one (``第 \\(i\\) 列``)."""
+    return TEXT_MATH.sub(lambda match: protected.hide(match[0], SPAN), text)
+
+
 def to_simplified_text(text: str) -> str:
     """A plain string (no Markdown) in mainland Simplified Chinese.
 
     For glossary terms, plot labels and page titles: the override table, then
-    OpenCC; nothing is protected.
+    OpenCC; only inline formulas ``\\( … \\)`` (a caption's) are protected.
     """
     _check(text)
-    return _convert(text, _Protected())
+    protected = _Protected()
+    return _convert(_hide_text_maths(text, protected), protected)
+
+
+def text_prose(text: str, *, hide_table: bool = False) -> str:
+    """``prose`` of a plain string (``to_simplified_text``'s input)."""
+    _check(text)
+    text = _hide_text_maths(text, _Protected())
+    if hide_table:
+        text = overrides()[1].sub(" ", text)
+    return PLACEHOLDER.sub(" ", text)
 
 
 def _hide_inline(text: str, protected: _Protected) -> str:

@@ -69,15 +69,36 @@ def load_words(name: str) -> dict:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
-def words_for(name: str, language: str) -> dict[str, str]:
-    """The explorable's words in ``language`` (zh-Hans: converted from zh-Hant)."""
+#: Maths in the words, ``$...$``: typeset as the pages' inline maths are.
+MATH = re.compile(r"\$([^$]+)\$")
+
+
+def typeset(text: str) -> str:
+    """``text`` with each ``$tex$`` typeset by the book's KaTeX (the pages'
+    MathML, drawn in STIX Two Math), so that a figure's labels set their
+    maths as the text does: italic letters, a radical whose bar is drawn
+    with it."""
+    if "$" not in text:
+        return text
+    from attention_book.stages.katex import KATEX
+
+    return MATH.sub(lambda m: KATEX.render(m[1], False), text)
+
+
+def _words(name: str, language: str) -> dict[str, str]:
     if language in DERIVED:
-        words = words_for(name, DERIVED[language])
+        words = _words(name, DERIVED[language])
         return {key: to_simplified_text(value) for key, value in words.items()}
     words = load_words(name).get(language)
     if not isinstance(words, dict):
         raise PluginError(f"docs_src/explorables/{name}.yml has no `{language}` words")
     return words
+
+
+def words_for(name: str, language: str) -> dict[str, str]:
+    """The explorable's words in ``language`` (zh-Hans: converted from
+    zh-Hant), their ``$maths$`` typeset."""
+    return {key: typeset(value) for key, value in _words(name, language).items()}
 
 
 #: The folder's shared modules, imported by the explorables: no figure of their own.

@@ -11,7 +11,8 @@ made from the page while the book is built, so it never drifts from it:
   book (``site_url``), since the notebook does not sit next to the pages.
   Admonitions become block quotes, hints ``<details>``, the book's numbered
   figures images with their captions (the paper's Figure 2 and the diagrams
-  in their light colours, as data URIs; a plot is drawn by its script's cell).
+  in their light colours, as data URIs; a plot is drawn by its script's cell),
+  a caption's formulas as ``$…$`` too.
 - **Examples** (the ``docs_src/`` files a ``pycon`` block includes, the same
   files the page shows) become code cells: a cell ends at each statement
   that prints, and the printed output the page shows is stored as the cell's
@@ -56,6 +57,7 @@ import base64
 import doctest
 import functools
 import hashlib
+import html
 import json
 import posixpath
 import re
@@ -165,6 +167,8 @@ HTML_HREF = re.compile(r'(\bhref=")([^"]*)(")')
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 INLINE_MATH = re.compile(r"\\\((.+?)\\\)", re.DOTALL)
 DISPLAY_MATH = re.compile(r"\\\[(.+?)\\\]", re.DOTALL)
+#: A figure caption's formula as stages/plots.py writes it (``caption_html``).
+CAPTION_MATH = re.compile(r'<span class="arithmatex">\\\((.+?)\\\)</span>', re.DOTALL)
 MAIN_BLOCK = re.compile(r'^if __name__ == "__main__":\n', re.MULTILINE)
 SHOW_SVG = re.compile(r"^print\(to_svg\((?P<call>figure\(\w+\))\)\)$", re.MULTILINE)
 
@@ -208,6 +212,11 @@ def _cell_id(kind: str, source: str, index: int) -> str:
 # make them, less the schema check each of those runs on its own object: the
 # whole notebook is checked once, before it is written (``notebook_json``).
 # The checks of every cell and output took 2.4 s of an edition's build.
+
+
+def caption_markdown(caption: str) -> str:
+    """A figure's caption with its formulas as Jupyter's ``$…$``."""
+    return CAPTION_MATH.sub(lambda m: "$" + html.unescape(m[1]).strip() + "$", caption)
 
 
 def markdown_cell(source: str) -> NotebookNode:
@@ -527,6 +536,7 @@ class Converter:
         if caption is None:
             raise PluginError(f"{where}: a figure needs a caption")
         caption_text = FIGURE_NUMBER.sub(r"**\1**", caption[1].strip())
+        caption_text = caption_markdown(caption_text)
         caption_text = HTML_HREF.sub(
             lambda m: m[1] + self.absolute(m[2]) + m[3], caption_text
         )

@@ -51,7 +51,6 @@ import hashlib
 import html
 import importlib
 import importlib.util
-import itertools
 import json
 import os
 import re
@@ -89,12 +88,8 @@ FIG2_CAPTION = re.compile(r"(<figcaption\b[^>]*>)")
 REFERENCE = re.compile(r"\[\]\(#fig-(?P<name>[\w-]+)\)")
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]])")
 CODE = re.compile(r"`([^`]+)`")
-#: A symbol's subscript or superscript in a caption's plain text: d_k,
-#: n_vocab, θ_0, W^O, e^(m − m′) (its parentheses only group), x_{ij}.
-SCRIPT = re.compile(
-    r"(?<=[A-Za-z0-9Α-ωℓ′)])([_^])"
-    r"(?:\{([^{}]+)\}|\(([^()]+)\)|([0-9A-Za-z⊤]+))"
-)
+#: A caption's code span (`block_size`) or inline formula (\\(Q = XW_Q\\)).
+CAPTION_PIECE = re.compile(r"`(?P<code>[^`]+)`|\\\((?P<tex>.+?)\\\)")
 #: Drawn figures, by the hash of their inputs (``figure_key``).
 CACHE = ROOT / ".cache" / "figures"
 
@@ -317,34 +312,40 @@ def _check_image(match: re.Match, labels: dict, page: str) -> None:
         )
 
 
+def caption_pieces(caption: str) -> list[tuple[str, str]]:
+    """A caption of labels.yml as ("text" | "code" | "tex", its text) pieces."""
+    pieces, position = [], 0
+    caption = caption.strip()
+    for match in CAPTION_PIECE.finditer(caption):
+        pieces.append(("text", caption[position : match.start()]))
+        kind = "code" if match["code"] is not None else "tex"
+        pieces.append((kind, match[kind]))
+        position = match.end()
+    pieces.append(("text", caption[position:]))
+    return [(kind, text) for kind, text in pieces if text]
+
+
 def caption_html(caption: str) -> str:
-    """A caption of labels.yml as HTML: its `code` spans as code, and the
-    sub- and superscripts of its symbols (d_k, W^O, e^(m − m′)) set as such."""
-    pieces = CODE.split(html.escape(caption.strip(), quote=False))
-    return "".join(
-        f"<code>{piece}</code>" if odd else SCRIPT.sub(_script_html, piece)
-        for odd, piece in zip(itertools.cycle((False, True)), pieces)
-    )
+    """A caption of labels.yml as HTML: its `code` spans as code and its
+    formulas ``\\(…\\)`` as the text's are, for ``stages/katex.py`` to
+    typeset (the arithmatex span that pymdownx.arithmatex makes of a
+    formula in the text: the caption is raw HTML, which Markdown leaves)."""
+    html_pieces = []
+    for kind, text in caption_pieces(caption):
+        escaped = html.escape(text, quote=False)
+        if kind == "code":
+            html_pieces.append(f"<code>{escaped}</code>")
+        elif kind == "tex":
+            html_pieces.append(f'<span class="arithmatex">\\({escaped}\\)</span>')
+        else:
+            html_pieces.append(escaped)
+    return "".join(html_pieces)
 
 
 def caption_text(caption: str) -> str:
-    """A caption's text as the page shows it (``caption_html`` without tags)."""
-    pieces = CODE.split(caption.strip())
-    return "".join(
-        piece if odd else SCRIPT.sub(lambda m: _script(m)[1], piece)
-        for odd, piece in zip(itertools.cycle((False, True)), pieces)
-    )
-
-
-def _script(match: re.Match) -> tuple[str, str]:
-    """("sub" or "sup", the script's text) of a ``SCRIPT`` match."""
-    body = next(group for group in match.groups()[1:] if group is not None)
-    return ("sub" if match[1] == "_" else "sup"), body
-
-
-def _script_html(match: re.Match) -> str:
-    tag, body = _script(match)
-    return f"<{tag}>{body}</{tag}>"
+    """A caption's text as the page shows it outside its formulas
+    (``caption_html`` without tags, each formula left out)."""
+    return "".join(text for kind, text in caption_pieces(caption) if kind != "tex")
 
 
 def figure_html(match: re.Match, entry: dict, number: str) -> str:

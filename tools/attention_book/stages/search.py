@@ -28,6 +28,11 @@ most Chinese searches, and no setting reaches them:
   listed as missing under the result, left out of the ``?h=`` highlight and
   of the boost for results that match every term. Joined with a space, each
   piece gets the one ``*`` that makes it a prefix, as every term has.
+- **A title typed whole can lose to a section.** lunr ranks by terms
+  alone: a short section that repeats a title's words (訓練, 注意力) could
+  come before the page that bears that title, and rewording the section was
+  the only cure. The page whose title is the query now comes first
+  (``TITLE_FIRST``); every other order stays lunr's.
 
 The segmentation runs inside Material's search worker, out of reach of a
 page's scripts, and Material 9 dropped custom search workers; so the worker,
@@ -96,6 +101,26 @@ PARTICLES = {
 WORKER = re.compile(r"assets/javascripts/workers/search\.[0-9a-f]+\.min\.js")
 BUNDLE = re.compile(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js")
 
+#: The results, page by page (a Map from a page's location to its results),
+#: with the page whose title the reader typed whole moved first. lunr ranks
+#: by its terms alone, so a short section that repeats a title's words
+#: (訓練, 注意力) could come before the page that bears that title. The
+#: comparison leaves out the chapter's number (12, 付録 A), spaces, the
+#: zero-width spaces between Chinese words, and case. ``search`` keeps the
+#: query as the reader typed it in ``bookQuery`` (``patch_worker``).
+TITLE_FIRST = (
+    "((n,w)=>{"
+    'const k=s=>(s||"").replace(/\\u200b/g,"")'
+    ".replace(/^\\s*(?:\\d+|(?:"
+    + "|".join(["付録", "附錄", to_simplified_text("附錄")])
+    + ')\\s*[A-Z])\\s/,"")'
+    '.replace(/\\s+/g,"").toLowerCase(),'
+    "q=k(w.bookQuery),g=[...n],"
+    "i=q?g.findIndex(([l])=>k((w.map.get(l)||{}).title)===q):-1;"
+    "i>0&&g.unshift(...g.splice(i,1));"
+    "return g.map(([,o])=>o)})"
+)
+
 #: (what the edit does, the minified code, its replacement) - see above.
 WORKER_EDITS = (
     (
@@ -131,6 +156,12 @@ WORKER_EDITS = (
         ),
         r"let \1=\2+\3[\2];\1<\4.length&&(\3[\1]?\5[\6++]=\1:\7.add(\4.slice(\1))),"
         r"\7.add(\4.slice(\2,\1))",
+    ),
+    (
+        "put the page whose title the query is first",
+        # return _({items:[...n.values()]},typeof i!="undefined"&&{suggest:i})
+        re.compile(r"return (\w+)\(\{items:\[\.\.\.(\w+)\.values\(\)\]\}"),
+        lambda found: f"return {found[1]}({{items:{TITLE_FIRST}({found[2]},this)}}",
     ),
     (
         "join the pieces of a query with a space, not a wildcard",
@@ -311,7 +342,8 @@ def patch_worker(source: str, language: str = "ja") -> str:
             )
     source, count = SEARCH_START.subn(
         lambda found: (
-            f"{found[1]}{found[2]}={book_query(language)}({found[2]});" + found[3]
+            f"{found[1]}this.bookQuery={found[2]};"
+            f"{found[2]}={book_query(language)}({found[2]});" + found[3]
         ),
         source,
     )
