@@ -13,7 +13,6 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import markdown
 import pytest
 from bs4 import BeautifulSoup
 
@@ -216,21 +215,6 @@ def test_each_language_shows_the_figure_in_its_section(figure, language) -> None
 def test_the_credit_links_to_the_paper(language: str) -> None:
     references = (DOCS / language / "references.md").read_text(encoding="utf-8")
     assert "{ #vaswani-2017 }" in references
-
-
-@pytest.fixture(scope="module")
-def book_markdown():
-    """A Markdown converter configured as the book's MkDocs build."""
-    from mkdocs.config import load_config
-
-    config = load_config(str(ROOT / "mkdocs.yml"))
-    extension_configs = dict(config.mdx_configs)
-    snippets = dict(extension_configs.get("pymdownx.snippets", {}))
-    snippets["base_path"] = [str(ROOT)]
-    extension_configs["pymdownx.snippets"] = snippets
-    return lambda: markdown.Markdown(
-        extensions=config.markdown_extensions, extension_configs=extension_configs
-    )
 
 
 @pytest.mark.parametrize(("figure", "language"), PAIRS)

@@ -668,22 +668,6 @@ def test_a_captions_maths_is_written_as_maths(kind, name, language) -> None:
     assert not re.findall(r"[_^\\$]", plain_text), f"{name} ({language}): {caption}"
 
 
-@pytest.fixture(scope="module")
-def book_markdown():
-    """A Markdown converter configured as the book's MkDocs build."""
-    import markdown
-    from mkdocs.config import load_config
-
-    config = load_config(str(ROOT / "mkdocs.yml"))
-    extension_configs = dict(config.mdx_configs)
-    snippets = dict(extension_configs.get("pymdownx.snippets", {}))
-    snippets["base_path"] = [str(ROOT)]
-    extension_configs["pymdownx.snippets"] = snippets
-    return markdown.Markdown(
-        extensions=config.markdown_extensions, extension_configs=extension_configs
-    )
-
-
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_captions_formula_is_typeset_on_the_page(
     hook, book_markdown, language
@@ -701,7 +685,7 @@ def test_a_captions_formula_is_typeset_on_the_page(
     )
     text = page_markdown(hook, pair + "\n", language, "query-key-value.md")
     page = SimpleNamespace(file=SimpleNamespace(src_uri=f"{language}/fig-caption.md"))
-    content = katex.on_page_content(book_markdown.convert(text), page, None, None)
+    content = katex.on_page_content(book_markdown().convert(text), page, None, None)
     formulas = katex._TYPESET.pop(page.file.src_uri)
     (caption,) = lxml_html.fragment_fromstring(content, create_parent="div").iter(
         "figcaption"
