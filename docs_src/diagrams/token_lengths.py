@@ -12,7 +12,7 @@ from attention_docs import CharTokenizer
 from attention_docs.language_model import load_corpus, split_corpus
 
 SIZES = (2000, 4000)
-LEFT, LENGTH, BAR, STEP = 154.0, 156.0, 20.0, 32.0
+LEFT, LENGTH, BAR, STEP = 174.0, 136.0, 20.0, 32.0
 
 
 def subword(lines: list[str], model_type: str, vocab_size: int):
@@ -51,14 +51,10 @@ def counts(edition: str) -> tuple[int, list[tuple[str, int, int, str]]]:
     return n_chars, found
 
 
-#: The vocabulary, as the page's \(\mathcal{V}\) (its size: |𝒱|).
-VOCABULARY = "\U0001d4b1"
-
-
 def figure(labels: dict) -> Figure:
     n_chars, found = counts(labels["edition"])
     rows = [
-        (f"{name or labels['chars']}（|{VOCABULARY}| = {size}）", n, fill)
+        (f"{name or labels['chars']}（{labels['size']} {size}）", n, fill)
         for name, size, n, fill in found
     ]
     colours = palette()
