@@ -9,6 +9,8 @@ are formatted here as a reader reads them, independently of the script.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from attention_book.stages.explorables import ONLINE_V, ROPE_K, ROPE_Q, W_O
@@ -31,8 +33,17 @@ from attention_docs import (
 MINUS = "\u2212"
 
 
+#: Unicode's superscript digits and minus, by the character they raise.
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def fmt(x: float, digits: int) -> str:
-    """``x`` with ``digits`` decimals, a true minus sign, and no "−0"."""
+    """``x`` with ``digits`` decimals, a true minus sign, and no "−0"; from a
+    million on, as the text "m × 10ⁿ"."""
+    if math.isfinite(x) and abs(x) >= 1e6:
+        mantissa, exponent = f"{x:.{digits}e}".split("e")
+        power = str(int(exponent)).translate(SUPERSCRIPTS)
+        return f"{fmt(float(mantissa), digits)} × 10{power}"
     text = f"{x:.{digits}f}"
     if text.startswith("-") and not text.strip("-0."):
         text = text[1:]

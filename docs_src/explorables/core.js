@@ -13,8 +13,16 @@
 
 export const MINUS = "\u2212";
 
-// x with `digits` decimals, a true minus sign, and no "−0".
+const SUPERSCRIPTS = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3", 4: "\u2074", 5: "\u2075", 6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
+
+// x with `digits` decimals, a true minus sign, and no "−0"; from a million
+// on, as plain text "m × 10ⁿ" (as sci writes it in HTML), never "5e+199".
 export function fmt(x, digits) {
+  if (Number.isFinite(x) && Math.abs(x) >= 1e6) {
+    const [mantissa, exponent] = x.toExponential(digits).split("e");
+    const power = [...String(Number(exponent))].map((c) => SUPERSCRIPTS[c]).join("");
+    return `${fmt(Number(mantissa), digits)} × 10${power}`;
+  }
   let text = x.toFixed(digits);
   if (/^-[0.]*$/.test(text)) text = text.slice(1);
   return text.replace("-", MINUS);

@@ -129,7 +129,8 @@ def test_numbers_are_formatted_for_the_reader() -> None:
     shown = run_module(
         'import { fmt, sci } from "./core.js";'
         "console.log(JSON.stringify([fmt(0.27406862, 3), fmt(-1.5, 2),"
-        "fmt(-0.00001, 3), fmt(-0, 1), sci(0.0067153, 1), sci(0.33, 1)]));"
+        "fmt(-0.00001, 3), fmt(-0, 1), sci(0.0067153, 1), sci(0.33, 1),"
+        "fmt(5e199, 2), fmt(-12345678, 1), fmt(999999.4, 0)]));"
     )
     assert shown == [
         "0.274",
@@ -138,6 +139,11 @@ def test_numbers_are_formatted_for_the_reader() -> None:
         "0.0",
         "6.7 × 10<sup>\u22123</sup>",
         "3.3 × 10<sup>\u22121</sup>",
+        # a huge score of the example (F40 of the round-29 figure review:
+        # "5e+199" beside the softmax explorable's "× 10ⁿ")
+        "5.00 × 10\u00b9\u2079\u2079",
+        "\u22121.2 × 10\u2077",
+        "999999",
     ]
 
 
@@ -853,3 +859,19 @@ def test_the_labels_set_their_maths_as_the_pages_do(language: str) -> None:
     html = explorables.render("example", language)
     caption = re.search(r'data-matrix="scores"><caption>(.*?)</caption>', html)[1]
     assert caption.count("<msqrt>") == 1 and "√" not in caption
+
+
+def test_the_example_writes_huge_values_as_the_book_does() -> None:
+    """x₁₁ = 10¹⁰⁰ makes scores and outputs of 10¹⁰⁰ and more: each is shown
+    as "m × 10ⁿ", never "1e+100" (F40 of the round-29 figure review), and
+    its data-value keeps the number the package computes."""
+    data = explorables.DATA["example"]("ja")
+    x = [row[:] for row in data["x"]]
+    x[0][0] = 1e100
+    html = draw_with("example", data | {"x": x})
+    assert "e+" not in re.sub(r"<[^>]*>", "", html)  # the text a reader sees
+    shown = re.findall(r"\d × 10[⁰¹²³⁴⁵⁶⁷⁸⁹]+", html)
+    assert len(shown) >= 3, shown
+    tables, state = drawn_from(html), oracle.example_state(x)
+    for key in ("q", "k", "scores", "output"):
+        np.testing.assert_allclose(tables[key], state[key], rtol=1e-12, err_msg=key)
