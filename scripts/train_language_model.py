@@ -3,6 +3,7 @@
     .venv/bin/python scripts/train_language_model.py          # every edition
     .venv/bin/python scripts/train_language_model.py ja --steps 200 --out /tmp/lm
     .venv/bin/python scripts/train_language_model.py ja --long-context
+    .venv/bin/python scripts/train_language_model.py ja --long-context --scaling yarn
 
 Writes ``corpus-<edition>.txt``, ``lm-<edition>.npz`` and ``lm-<edition>.json``
 into ``src/attention_docs/data/`` (or ``--out``): see
@@ -47,10 +48,16 @@ def main() -> None:
         action="store_true",
         help="fine-tune the shipped models at 4L with PI and YaRN",
     )
+    parser.add_argument(
+        "--scaling",
+        choices=LONG_SCALINGS,
+        action="append",
+        help="with --long-context: only this method (repeatable)",
+    )
     args = parser.parse_args()
     for edition in args.editions:
         if args.long_context:
-            for scaling in LONG_SCALINGS:
+            for scaling in args.scaling or LONG_SCALINGS:
                 summary = fine_tune_edition(
                     edition,
                     args.out,
