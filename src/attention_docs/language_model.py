@@ -461,7 +461,9 @@ def forward(
     :math:`t`, :math:`\sqrt{1/t} = 0.1 \ln s + 1` (Section 3.4), which
     ``forward`` applies only through ``scale``. Both papers fine-tune the
     model briefly on long sequences after rescaling; this function does
-    not. See the book's page "Positions for long contexts"
+    not (:func:`train_language_model` does, from ``params`` with ``theta``
+    and ``scale``; ``load_pretrained(edition, scaling)`` loads the book's
+    model so fine-tuned). See the book's page "Positions for long contexts"
     (long-context.md, section "Measured on the language model").
 
     Examples
@@ -593,9 +595,10 @@ def _check_ids(
 # -- training: the same forward pass, written out, and its gradients ------------
 
 
-def _rope_tables(n: int, d_k: int) -> tuple[FloatArray, FloatArray]:
+def _rope_tables(n: int, d_k: int, theta=None) -> tuple[FloatArray, FloatArray]:
     """cos(m theta_i), sin(m theta_i) for m = 0..n-1: shape (n, d_k / 2)."""
-    theta = 10000.0 ** (-np.arange(0, d_k, 2) / d_k)  # theta_i = base^(-2i/d_k)
+    if theta is None:
+        theta = 10000.0 ** (-np.arange(0, d_k, 2) / d_k)  # theta_i = base^(-2i/d_k)
     angles = np.arange(n)[:, None] * theta  # m theta_i: (n, d_k / 2)
     return np.cos(angles), np.sin(angles)
 
@@ -642,13 +645,19 @@ def _merge(x: FloatArray) -> FloatArray:
     return x.transpose(0, 2, 1, 3).reshape(b, n, h * d_k)  # (b, n, d_model)
 
 
-def _train_forward(params: Params, config: ModelConfig, ids: np.ndarray):
-    """The logits of ``ids`` (b, n) and everything the backward pass needs."""
+def _train_forward(
+    params: Params, config: ModelConfig, ids: np.ndarray, theta=None, scale=None
+):
+    """The logits of ``ids`` (b, n) and everything the backward pass needs.
+
+    ``theta`` (d_k / 2,) and ``scale`` as in :func:`forward` (None: the
+    trained angles, 1 / sqrt(d_k)).
+    """
     n = ids.shape[1]
     h, d_k = config.n_heads, config.d_k
-    cos, sin = _rope_tables(n, d_k)
+    cos, sin = _rope_tables(n, d_k, theta)
     future = ~causal_mask(n)  # True above the diagonal
-    scale = 1.0 / math.sqrt(d_k)
+    scale = 1.0 / math.sqrt(d_k) if scale is None else scale
     x = params["embedding"][ids]
     saved = []
     for layer in range(config.n_layers):
@@ -1059,7 +1068,9 @@ class TrainingLog:
     val_loss: np.ndarray
 
 
-def _mean_loss(params: Params, config: ModelConfig, ids: np.ndarray) -> float:
+def _mean_loss(
+    params: Params, config: ModelConfig, ids: np.ndarray, theta=None, scale=None
+) -> float:
     """Loss over every token of ``ids`` after the first, in windows of context + 1."""
     n = config.context
     total, count = 0.0, 0
@@ -1068,7 +1079,7 @@ def _mean_loss(params: Params, config: ModelConfig, ids: np.ndarray) -> float:
         if window.shape[1] < 2:
             break
         with np.errstate(under="ignore"):
-            logits, _ = _train_forward(params, config, window[:, :-1])
+            logits, _ = _train_forward(params, config, window[:, :-1], theta, scale)
             loss, _ = _cross_entropy(logits, window[:, 1:])
         total += loss * (window.shape[1] - 1)
         count += window.shape[1] - 1
@@ -1076,13 +1087,14 @@ def _mean_loss(params: Params, config: ModelConfig, ids: np.ndarray) -> float:
 
 
 # --8<-- [start:train]
-def _train_loop(params, config, adam, rng, train, steps, batch_size):
+def _train_loop(params, config, adam, rng, train, steps, batch_size, rope):
     """theta_t = adam.step(theta_(t-1), grads), t = 1, ..., steps."""
     n, lr = config.context, adam.lr
     for step in range(1, steps + 1):
         starts = rng.integers(0, len(train) - n, size=batch_size)  # (b,)
         batch = train[starts[:, None] + np.arange(n + 1)]  # (b, n + 1)
-        logits, cache = _train_forward(params, config, batch[:, :-1])  # (b, n, |V|)
+        # (b, n, |V|)
+        logits, cache = _train_forward(params, config, batch[:, :-1], *rope)
         loss, d_logits = _cross_entropy(logits, batch[:, 1:])  # y_i = id_(i+1)
         grads = _backward(params, config, batch[:, :-1], cache, d_logits)
         _check_finite_step(step, loss, grads, lr)
@@ -1115,13 +1127,18 @@ def train_language_model(
     seed: int = 0,
     val_ids: ArrayLike | None = None,
     eval_every: int = 100,
+    params: dict[str, ArrayLike] | None = None,
+    theta: ArrayLike | None = None,
+    scale: float | None = None,
 ) -> tuple[Params, TrainingLog]:
     r"""Train a model with Adam on random windows of ``train_ids``.
 
     Each step draws ``batch_size`` windows of ``context + 1`` consecutive
     ids (uniform starting points), takes one Adam step (Kingma and Ba, 2015)
     on their next-token loss, with the step size decayed linearly to 0 over
-    the last half of the steps.
+    the last half of the steps. From ``params``, with other RoPE angles
+    ``theta`` and a longer ``context``, the same loop is the short
+    fine-tune that follows position interpolation or YaRN.
 
     Parameters
     ----------
@@ -1142,6 +1159,17 @@ def train_language_model(
         Held-out ids whose loss is measured every ``eval_every`` steps.
     eval_every : int, optional
         Steps between measurements (default 100).
+    params : dict of str to array_like, optional
+        The parameters to start from (e.g. a trained model's, to fine-tune
+        it), every one of :func:`parameter_shapes`; they are copied, not
+        changed. Default: :func:`init_params` drawn with ``seed``.
+    theta : array_like, shape (d_k / 2,), optional
+        RoPE's angle per position of every pair during training, as in
+        :func:`forward` (default: the angles
+        :math:`\theta_i = 10000^{-2i/d_k}`).
+    scale : float, optional
+        The factor of the scores during training, as in :func:`forward`
+        (default :math:`1/\sqrt{d_k}`).
 
     Returns
     -------
@@ -1158,7 +1186,8 @@ def train_language_model(
         If a count is not a positive integer, ``lr`` not a positive finite
         number, an id out of range, ``train_ids`` not longer than
         ``context`` (or ``val_ids`` shorter than 2), or the loss diverges
-        (``lr`` too large).
+        (``lr`` too large); for ``params``, ``theta`` and ``scale`` as
+        :func:`forward`.
 
     Notes
     -----
@@ -1208,13 +1237,20 @@ def train_language_model(
         if val.shape[0] != 1 or val.shape[1] < 2:
             raise ValueError("`val_ids` must be one-dimensional, at least 2 ids")
         val = val[0]
+    rope = (
+        None if theta is None else _check_theta(theta, config),
+        None if scale is None else positive_finite("scale", scale),
+    )
     rng = np.random.default_rng(seed)
-    params = {key: a.astype(np.float32) for key, a in init_params(config, rng).items()}
+    start = (
+        init_params(config, rng) if params is None else _check_params(params, config)
+    )
+    params = {key: a.astype(np.float32) for key, a in start.items()}  # copies
     adam = Adam(params, lr=lr)
     logged_steps, train_losses, val_losses, recent = [], [], [], []
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
         for step, loss in _train_loop(
-            params, config, adam, rng, train, steps, batch_size
+            params, config, adam, rng, train, steps, batch_size, rope
         ):
             recent.append(loss)
             if step % eval_every == 0 or step == steps:
@@ -1222,7 +1258,7 @@ def train_language_model(
                 train_losses.append(float(np.mean(recent)))
                 recent = []
                 if val is not None:
-                    val_losses.append(_mean_loss(params, config, val))
+                    val_losses.append(_mean_loss(params, config, val, *rope))
     log = TrainingLog(
         np.array(logged_steps), np.array(train_losses), np.array(val_losses)
     )
@@ -1306,7 +1342,7 @@ def bigram_loss(
 
 
 class LanguageModel:
-    """A tokenizer, a configuration and parameters: a model that reads text.
+    r"""A tokenizer, a configuration and parameters: a model that reads text.
 
     Parameters
     ----------
@@ -1317,12 +1353,21 @@ class LanguageModel:
         The model's sizes.
     params : dict of str to array_like
         Every parameter of :func:`parameter_shapes`; copied as float64.
+    theta : array_like, shape (d_k / 2,), optional
+        The RoPE angles the parameters were trained with, when they are not
+        :math:`\theta_i = 10000^{-2i/d_k}` (a model fine-tuned with position
+        interpolation or YaRN, :func:`load_pretrained`); :meth:`logits` and
+        :meth:`attention` pass them to :func:`forward`, and :meth:`save`
+        keeps them.
+    scale : float, optional
+        The factor of the scores the parameters were trained with, when it
+        is not :math:`1/\sqrt{d_k}` (YaRN's temperature); as ``theta``.
 
     Raises
     ------
     ValueError, TypeError
-        As :func:`forward` for ``params``; if the tokenizer's size is not
-        ``vocab_size``.
+        As :func:`forward` for ``params``, ``theta`` and ``scale``; if the
+        tokenizer's size is not ``vocab_size``.
 
     Examples
     --------
@@ -1341,6 +1386,9 @@ class LanguageModel:
         tokenizer: CharTokenizer,
         config: ModelConfig,
         params: dict[str, ArrayLike],
+        *,
+        theta: ArrayLike | None = None,
+        scale: float | None = None,
     ) -> None:
         if not isinstance(tokenizer, CharTokenizer):
             raise TypeError(
@@ -1357,6 +1405,8 @@ class LanguageModel:
         self.params = {
             key: np.array(value, dtype=np.float64) for key, value in checked.items()
         }
+        self.theta = None if theta is None else _check_theta(theta, config).copy()
+        self.scale = None if scale is None else positive_finite("scale", scale)
 
     def __repr__(self) -> str:
         c = self.config
@@ -1372,21 +1422,42 @@ class LanguageModel:
         Returns an array of shape ``(n, V)`` for ``n = len(text)`` (at most
         ``context``); see :func:`forward`.
         """
-        return forward(self.params, self.config, self.tokenizer.encode(text))
+        return forward(
+            self.params,
+            self.config,
+            self.tokenizer.encode(text),
+            theta=self.theta,
+            scale=self.scale,
+        )
 
     def attention(self, text: str) -> list[FloatArray]:
         """Every layer's attention weights on ``text``: a list of (h, n, n) arrays."""
         _, weights = forward(
-            self.params, self.config, self.tokenizer.encode(text), return_weights=True
+            self.params,
+            self.config,
+            self.tokenizer.encode(text),
+            return_weights=True,
+            theta=self.theta,
+            scale=self.scale,
         )
         return weights
 
-    def save(self, path: Any) -> None:
-        """Write the model to ``path`` (a ``.npz`` file; parameters as float32)."""
+    def save(self, path: Any, *, dtype: str = "float32") -> None:
+        """Write the model to ``path`` (a ``.npz`` file), with ``theta`` and ``scale``.
+
+        The parameters are stored as ``dtype``, ``"float32"`` (default) or
+        ``"float16"`` (half the size; each value rounded to 11 significant
+        bits); :meth:`load` reads either back as float64.
+        """
+        if dtype not in ("float32", "float16"):
+            raise ValueError(f"`dtype` must be 'float32' or 'float16', got {dtype!r}")
         arrays = {
-            f"param:{key}": value.astype(np.float32)
-            for key, value in self.params.items()
+            f"param:{key}": value.astype(dtype) for key, value in self.params.items()
         }
+        if self.theta is not None:
+            arrays["rope:theta"] = self.theta
+        if self.scale is not None:
+            arrays["rope:scale"] = np.float64(self.scale)
         config = {
             f"config:{key}": np.int64(value)
             for key, value in asdict(self.config).items()
@@ -1409,31 +1480,46 @@ class LanguageModel:
                 key[6:]: data[key] for key in data.files if key.startswith("param:")
             }
             vocab = [str(c) for c in data["vocab"]]
+            theta = data["rope:theta"] if "rope:theta" in data.files else None
+            scale = float(data["rope:scale"]) if "rope:scale" in data.files else None
         tokenizer = CharTokenizer([*SPECIAL_TOKENS, *vocab])
-        return cls(tokenizer, config, params)
+        return cls(tokenizer, config, params, theta=theta, scale=scale)
 
 
-def load_pretrained(edition: str) -> LanguageModel:
+def load_pretrained(edition: str, scaling: str | None = None) -> LanguageModel:
     """The model trained on the book's own text in ``edition``'s language.
 
     Parameters
     ----------
     edition : {"ja", "zh-Hant", "zh-Hans"}
         The edition whose pages were the corpus.
+    scaling : {None, "linear", "yarn"}, optional
+        None: the model as trained, context :math:`L` = 128. ``"linear"``
+        (position interpolation) or ``"yarn"``: that model fine-tuned
+        briefly on windows of :math:`4L` with the RoPE angles
+        ``rope_frequencies(d_k, scaling=scaling, factor=4,
+        original_length=L)`` (and, for YaRN, its temperature as ``scale``),
+        which the returned model carries as ``theta`` and ``scale``.
 
     Returns
     -------
     LanguageModel
         Its weights are shipped with the package (``attention_docs/data``)
         and were made by the repository's training script; the book's page
-        "Training the language model" (lm-training.md) states how.
+        "Training the language model" (lm-training.md) states how, and
+        "Positions for long contexts" (long-context.md) the fine-tunes. The
+        fine-tuned weights are stored as float16.
 
     Raises
     ------
     ValueError
-        If ``edition`` is not one of :data:`EDITIONS`.
+        If ``edition`` is not one of :data:`EDITIONS` or ``scaling`` not one
+        of None, ``"linear"``, ``"yarn"``.
     """
-    with resources.as_file(_data_file(edition, f"lm-{edition}.npz")) as path:
+    if scaling not in (None, "linear", "yarn"):
+        raise ValueError(f"`scaling` must be None, 'linear' or 'yarn', got {scaling!r}")
+    name = f"lm-{edition}.npz" if scaling is None else f"lm-{edition}-{scaling}.npz"
+    with resources.as_file(_data_file(edition, name)) as path:
         return LanguageModel.load(path)
 
 

@@ -268,7 +268,11 @@ def generate(
     ------
     ValueError
         If a prompt is empty, the lengths exceed ``context``, or an option
-        is out of range (as :func:`next_token_probs`).
+        is out of range (as :func:`next_token_probs`); if ``model`` carries
+        other RoPE angles or another scale (``model.theta``,
+        ``model.scale``: a fine-tuned model of
+        :func:`~attention_docs.language_model.load_pretrained`), which the
+        cached steps do not apply.
     TypeError
         If ``model`` is not a :class:`LanguageModel`, a prompt not a string,
         or ``rng`` is missing when drawing.
@@ -293,6 +297,11 @@ def generate(
     """
     if not isinstance(model, LanguageModel):
         raise TypeError(f"`model` must be a LanguageModel, got {type(model).__name__}")
+    if model.theta is not None or model.scale is not None:
+        raise ValueError(
+            "`model` was trained with other RoPE angles (`model.theta`) or "
+            "another `model.scale`; generate applies the trained ones only"
+        )
     single = isinstance(prompt, str)
     prompts = [prompt] if single else list(prompt)
     if not prompts:

@@ -127,7 +127,7 @@ def test_only_chapters_have_notebooks(site: Path, language: str):
     assert found == {stem(c) for c in CHAPTERS}
 
 
-EDITION_NAME = re.compile(r"(?<![\w])(ja|zh-Hant|zh-Hans)(?![\w-])")
+EDITION_NAME = re.compile(r"(?<![\w])(ja|zh-Hant|zh-Hans)(?![\w])")
 
 
 def _language_neutral(source: str) -> str:
@@ -139,7 +139,7 @@ def _language_neutral(source: str) -> str:
         if token.type == tokenize.STRING and (
             not text.isascii() or EDITION_NAME.search(text)
         ):
-            text = '"…"'  # "ja", "lm-zh-Hant.json", a sentence
+            text = '"…"'  # "ja", "lm-zh-Hant.json", f"lm-ja-{scaling}.json", a sentence
         out.append((token.type, text))
     return tokenize.untokenize(out)
 

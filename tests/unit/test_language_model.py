@@ -19,8 +19,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention_book.language_models import SMALL, train_edition
-from attention_docs import causal_mask
+from attention_book.language_models import (
+    LONG_FACTOR,
+    SMALL,
+    fine_tune_edition,
+    long_context_rope,
+    train_edition,
+)
+from attention_docs import causal_mask, generate, rope_frequencies
 from attention_docs.language_model import (
     EDITIONS,
     LanguageModel,
@@ -273,6 +279,119 @@ def test_the_training_script_trains_a_small_model(tmp_path) -> None:
     model = LanguageModel.load(tmp_path / "lm-ja.npz")
     assert model.config.context == SMALL["context"]
     assert (tmp_path / "corpus-ja.txt").read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("scaling", ["linear", "yarn"])
+def test_the_long_context_fine_tune_lowers_the_loss_beyond_l(tmp_path, scaling) -> None:
+    """The pipeline that made the fine-tuned weights, at a reduced size."""
+    text = load_corpus("ja")[:20000]
+    train_edition("ja", tmp_path, steps=60, config=SMALL, batch=8, text=text)
+    model = LanguageModel.load(tmp_path / "lm-ja.npz")
+    summary = fine_tune_edition(
+        "ja", tmp_path, scaling, steps=30, batch=2, model=model, text=text
+    )
+    before, after = summary["loss_before"], summary["loss_after"]
+    assert after[1] < before[1] - 0.02 and after[2] < before[2] - 0.02
+    tuned = LanguageModel.load(tmp_path / f"lm-ja-{scaling}.npz")
+    length = SMALL["context"]
+    assert tuned.config.context == LONG_FACTOR * length
+    theta, scale = long_context_rope(model.config, scaling, LONG_FACTOR)
+    assert np.array_equal(tuned.theta, theta) and tuned.scale == scale
+    assert np.array_equal(
+        theta,
+        rope_frequencies(
+            model.config.d_k, scaling=scaling, factor=4, original_length=length
+        ),
+    )
+    assert (scale is None) == (scaling == "linear")
+    assert summary["log_steps"][-1] == 30 and summary["tokens_per_step"] == 2 * 128
+    with np.load(tmp_path / f"lm-ja-{scaling}.npz") as data:
+        assert data["param:embedding"].dtype == np.float16
+
+
+def test_training_reads_the_angles_and_scale_it_is_given() -> None:
+    """With a negligible step, the validation loss is forward's with theta, scale."""
+    config = ModelConfig(
+        vocab_size=6, d_model=8, n_heads=2, n_layers=1, d_ff=16, context=8
+    )
+    params = perturbed_params(config, seed=2)
+    before = {k: v.copy() for k, v in params.items()}
+    ids = np.tile([2, 3, 4, 5, 3, 2, 1], 10)
+    theta, scale = np.array([0.4, 0.02]), 0.8
+    _, log = train_language_model(
+        ids, config, steps=1, batch_size=2, lr=1e-12, val_ids=ids[:17],
+        eval_every=1, params=params, theta=theta, scale=scale,
+    )  # fmt: skip
+    windows = np.stack([ids[:9], ids[8:17]])  # context + 1, overlapping by one
+    logits = forward(params, config, windows[:, :-1], theta=theta, scale=scale)
+    log_p = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
+    expected = -np.take_along_axis(log_p, windows[:, 1:, None], -1).mean()
+    assert log.val_loss[0] == pytest.approx(expected, abs=1e-4)
+    plain = forward(params, config, windows[:, :-1])  # the trained angles
+    plain = plain - np.log(np.exp(plain).sum(axis=-1, keepdims=True))
+    other = -np.take_along_axis(plain, windows[:, 1:, None], -1).mean()
+    assert abs(other - expected) > 1e-3
+    assert all(np.array_equal(before[k], params[k]) for k in params)
+
+
+def test_a_model_keeps_its_angles_and_scale_through_save_and_load(tmp_path) -> None:
+    tok = CharTokenizer.from_text("abcdefg"[: TINY.vocab_size - 2])
+    theta = np.array([0.3, 0.007])
+    model = LanguageModel(tok, TINY, perturbed_params(TINY), theta=theta, scale=0.9)
+    text = "abcabcabca"  # n = 10 > context 6: the angles lift the limit
+    expected = forward(model.params, TINY, tok.encode(text), theta=theta, scale=0.9)
+    assert np.array_equal(model.logits(text), expected)
+    model.save(tmp_path / "half.npz", dtype="float16")
+    half = LanguageModel.load(tmp_path / "half.npz")
+    assert np.array_equal(half.theta, theta) and half.scale == 0.9
+    assert np.allclose(half.logits(text), expected, atol=0.02)
+    assert len(half.attention(text)) == TINY.n_layers
+    plain = LanguageModel(tok, TINY, model.params)
+    plain.save(tmp_path / "plain.npz")
+    loaded = LanguageModel.load(tmp_path / "plain.npz")
+    assert loaded.theta is None and loaded.scale is None
+    with pytest.raises(ValueError, match="`dtype`"):
+        model.save(tmp_path / "x.npz", dtype="float64")
+    with pytest.raises(ValueError, match="`theta`"):
+        LanguageModel(tok, TINY, model.params, theta=np.ones(3))
+    with pytest.raises(ValueError, match="`scale`"):
+        LanguageModel(tok, TINY, model.params, scale=0.0)
+    with pytest.raises(ValueError, match="`model`"):
+        generate(model, "ab", 2, greedy=True)
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+@pytest.mark.parametrize("scaling", ["linear", "yarn"])
+def test_the_fine_tuned_models_are_the_ones_their_logs_describe(
+    edition, scaling
+) -> None:
+    model = load_pretrained(edition, scaling)
+    base = load_pretrained(edition)
+    data = resources.files("attention_docs") / "data"
+    name = f"lm-{edition}-{scaling}"
+    log = json.loads((data / f"{name}.json").read_text(encoding="utf-8"))
+    assert model.config.context == log["factor"] * base.config.context
+    assert log["config"] == {**log["config"], "context": model.config.context}
+    assert model.tokenizer.vocab == base.tokenizer.vocab
+    theta = rope_frequencies(
+        base.config.d_k,
+        scaling=scaling,
+        factor=log["factor"],
+        original_length=base.config.context,
+    )
+    assert np.array_equal(model.theta, theta) and model.scale == log["scale"]
+    assert log["loss_after"][0] < log["loss_before"][0]
+    # every file of an edition together: at most 5 MB
+    files = [f"corpus-{edition}.txt", f"lm-{edition}.npz", f"lm-{edition}.json"]
+    files += [
+        f"lm-{edition}-{s}.{e}" for s in ("linear", "yarn") for e in ("npz", "json")
+    ]
+    assert sum(len((data / f).read_bytes()) for f in files) <= 5_000_000
+
+
+def test_load_pretrained_names_the_scalings_it_has() -> None:
+    with pytest.raises(ValueError, match="`scaling`"):
+        load_pretrained("ja", "ntk")
 
 
 def test_bigram_loss_is_the_smoothed_count_model() -> None:

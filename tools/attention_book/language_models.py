@@ -13,6 +13,12 @@ shipped models):
 - ``lm-<edition>.json``: the training log (losses along the way, the bigram
   baseline, time and memory), which the book's loss plot draws.
 
+:func:`fine_tune_edition` then continues that model's training briefly on
+windows of :math:`4L` with the RoPE angles of position interpolation
+(``"linear"``) or YaRN (``"yarn"``), as both papers do after rescaling, and
+writes ``lm-<edition>-<scaling>.npz`` (float16) and its log
+``lm-<edition>-<scaling>.json``.
+
 The same seed and corpus give the same weights on the same machine (another
 BLAS may round differently).
 """
@@ -22,7 +28,7 @@ from __future__ import annotations
 import json
 import resource
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -34,11 +40,14 @@ from attention_docs.language_model import (
     bigram_loss,
     forward,
     init_params,
+    load_corpus,
+    load_pretrained,
     loss_and_gradients,
     parameter_count,
     split_corpus,
     train_language_model,
 )
+from attention_docs.positional import rope_frequencies
 from attention_docs.tokenizer import SPECIAL_TOKENS, CharTokenizer
 from attention_docs.training import Adam
 
@@ -103,6 +112,166 @@ def train_edition(
         "bigram_val_loss": round(bigram_loss(train_ids, val_ids, len(tokenizer)), 4),
     }
     (out / f"lm-{edition}.json").write_text(
+        json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    return summary
+
+
+# -- the long-context fine-tune: PI and YaRN at 4L ---------------------------------
+
+#: The factor s = L'/L of the fine-tune: windows of 4L.
+LONG_FACTOR = 4
+#: Steps and windows per step: the training's tokens per step
+#: (4 windows of 4L = 16 of L), a few minutes an edition on two cores.
+LONG_STEPS = 240
+LONG_BATCH = 4
+#: A third of the training's first step size, with the same schedule.
+LONG_LR = 1e-3
+LONG_SCALINGS = ("linear", "yarn")
+
+
+def long_context_rope(config: ModelConfig, scaling: str, factor: float):
+    r"""``(theta, scale)`` of ``scaling`` at ``factor`` for a model of ``config``.
+
+    ``theta`` is ``rope_frequencies(d_k, scaling=..., factor=...,
+    original_length=L)``; ``scale`` is None (``1/sqrt(d_k)``) for
+    ``"linear"`` and ``1 / (t sqrt(d_k))`` for ``"yarn"``, with YaRN's
+    temperature :math:`\sqrt{1/t} = 0.1 \ln s + 1` (Peng et al., 2023,
+    Section 3.4).
+    """
+    d_k, length = config.d_k, config.context
+    theta = rope_frequencies(
+        d_k, scaling=scaling, factor=factor, original_length=length
+    )
+    if scaling != "yarn":
+        return theta, None
+    t = 1 / (0.1 * np.log(factor) + 1) ** 2
+    return theta, float(1 / (t * np.sqrt(d_k)))
+
+
+def token_losses(model: LanguageModel, windows: np.ndarray) -> np.ndarray:
+    """-log p(next token) at every position of ``windows`` (b, n + 1): (b, n).
+
+    Read with the model's ``theta`` and ``scale``, eight windows at a time.
+    """
+    x, y = windows[:, :-1], windows[:, 1:]
+    rows = []
+    for i in range(0, len(x), 8):
+        logits = forward(
+            model.params,
+            model.config,
+            x[i : i + 8],
+            theta=model.theta,
+            scale=model.scale,
+        )  # (b, n, V)
+        u = logits - logits.max(axis=-1, keepdims=True)
+        log_p = u - np.log(np.exp(u).sum(axis=-1, keepdims=True))
+        rows.append(-np.take_along_axis(log_p, y[i : i + 8, :, None], axis=-1)[..., 0])
+    return np.concatenate(rows)
+
+
+def range_means(nll: np.ndarray, length: int) -> np.ndarray:
+    """Mean of each row of ``nll`` (b, n) on [0, L), [L, 2L), [2L, n): (b, 3)."""
+    ranges = [(0, length), (length, 2 * length), (2 * length, nll.shape[1])]
+    return np.stack([nll[:, a:b].mean(axis=1) for a, b in ranges], axis=1)
+
+
+def fine_tune_edition(
+    edition: str,
+    out: Path,
+    scaling: str,
+    *,
+    factor: int = LONG_FACTOR,
+    steps: int = LONG_STEPS,
+    batch: int = LONG_BATCH,
+    model: LanguageModel | None = None,
+    text: str | None = None,
+    windows: int = 16,
+) -> dict:
+    """Fine-tune ``edition``'s model at ``factor`` times its context; return the log.
+
+    Starts from ``model`` (default: the shipped ``load_pretrained(edition)``)
+    and trains it with :func:`train_language_model` (the same loop, Adam,
+    schedule and seed as :func:`train_edition`) on windows of ``factor * L``
+    drawn from the training half of ``text`` (default: the frozen corpus
+    ``load_corpus(edition)``, whose split made the model), with the angles
+    and scale of :func:`long_context_rope`. Writes
+    ``lm-<edition>-<scaling>.npz`` (parameters as float16, with ``theta``
+    and ``scale``) and ``lm-<edition>-<scaling>.json``: the steps, the time,
+    the training losses, and the mean loss of up to ``windows`` held-out
+    windows of ``factor * L`` per range [0, L), [L, 2L), [2L, factor L),
+    before, after (the float16 weights) and read in pieces of L by the
+    model it started from.
+    """
+    model = load_pretrained(edition) if model is None else model
+    text = load_corpus(edition) if text is None else text
+    train_text, val_text = split_corpus(text)
+    train_ids = np.array(model.tokenizer.encode(train_text))
+    val_ids = np.array(model.tokenizer.encode(val_text))
+    length = model.config.context
+    n = factor * length
+    count = min(windows, (len(val_ids) - 1) // n)
+    held = np.stack([val_ids[i * n : i * n + n + 1] for i in range(count)])
+    long_config = replace(model.config, context=n)
+    theta, scale = long_context_rope(model.config, scaling, factor)
+    start_model = LanguageModel(
+        model.tokenizer, long_config, model.params, theta=theta, scale=scale
+    )
+    before = range_means(token_losses(start_model, held), length)
+    # piece j of a window: inputs j L .. (j + 1) L - 1, targets one later
+    cuts = np.stack(
+        [held[:, j * length : (j + 1) * length + 1] for j in range(factor)], axis=1
+    )  # (b, s, L + 1)
+    pieces = token_losses(model, cuts.reshape(-1, length + 1)).reshape(count, n)
+    pieces = range_means(pieces, length)
+    start = time.perf_counter()
+    params, log = train_language_model(
+        train_ids,
+        long_config,
+        steps=steps,
+        batch_size=batch,
+        lr=LONG_LR,
+        seed=SEED,
+        eval_every=max(1, steps // 12),
+        params=model.params,
+        theta=theta,
+        scale=scale,
+    )
+    seconds = time.perf_counter() - start
+    path = out / f"lm-{edition}-{scaling}.npz"
+    out.mkdir(parents=True, exist_ok=True)
+    LanguageModel(model.tokenizer, long_config, params, theta=theta, scale=scale).save(
+        path, dtype="float16"
+    )
+    after = range_means(token_losses(LanguageModel.load(path), held), length)
+
+    def means(losses):
+        return [round(float(v), 4) for v in losses.mean(axis=0)]
+
+    summary = {
+        "edition": edition,
+        "scaling": scaling,
+        "factor": factor,
+        "original_length": length,
+        "config": asdict(long_config),
+        "theta": theta.tolist(),
+        "scale": scale,
+        "steps": steps,
+        "batch_size": batch,
+        "tokens_per_step": batch * n,
+        "lr": LONG_LR,
+        "seed": SEED,
+        "seconds": round(seconds, 1),
+        "dtype": "float16",
+        "log_steps": log.steps.tolist(),
+        "train_loss": [round(x, 4) for x in log.train_loss.tolist()],
+        "held_out_windows": count,
+        "ranges": ["[0, L)", "[L, 2L)", f"[2L, {factor}L)"],
+        "loss_pieces": means(pieces),
+        "loss_before": means(before),
+        "loss_after": means(after),
+    }
+    (out / f"lm-{edition}-{scaling}.json").write_text(
         json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     return summary
