@@ -959,6 +959,12 @@ def test_markup_sets_symbols_as_the_text_does() -> None:
     assert italic(typeset("G = dZ")) == "GdZ"
     out = typeset("d_{model}")
     assert italic(out) == "d" and ">model</tspan>" in out, out
+    # a product of two letters, a thin space between them: both italic, as
+    # the text's 4nd^2 (F8 of the round-29 figure review); without the space
+    # two letters read as a word and stay upright
+    out = typeset("4n\u2009d^{2} + 2n^{2}\u2009d")
+    assert italic(out) == "ndnd" and out.count(MATH_FAMILIES) == 1, out
+    assert italic(typeset("4nd^{2}")) == ""
     out = typeset("softmax(S + B)")
     assert italic(out) == "SB" and ">softmax(" in out, out
     out = typeset("スケーリングあり（1/√d_{k}）")
