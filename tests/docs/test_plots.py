@@ -68,12 +68,13 @@ def load_script(name: str, kind: str = "plots"):
 
 
 def drawn_labels(entry: dict) -> list[str]:
-    """Every string of a language's entry that the figure draws, as it reads."""
+    """Every string of a language's entry that the figure draws, as it reads
+    (a label of several lines: each line, which the SVG writes as a text)."""
     strings = []
     for key, value in entry.items():
         if key not in NOT_DRAWN:
             strings += value if isinstance(value, list) else [value]
-    return [plain(s) for s in strings]
+    return [plain(line) for s in strings for line in s.split("\n")]
 
 
 def svg_texts(svg: str) -> list[str]:
