@@ -344,6 +344,21 @@ def test_layer_cost_figure_draws_the_counts_the_page_states() -> None:
         assert r"n = 2d = 1024" in page, language
 
 
+def test_permutation_figure_draws_the_rows_and_their_outputs() -> None:
+    """Fig. 11.1 shows numbers (F16 of the round-29 figure review): x's rows,
+    and the outputs, which the swap moves without changing a digit."""
+    from attention_docs import running_example, self_attention
+
+    x, w_q, w_k, w_v = running_example()
+    z = self_attention(x, w_q, w_k, w_v)
+    with theme("light"):
+        texts = svg_texts(to_svg(figure("permutation", "ja", "diagrams")))
+    for value in np.round(z, 2).ravel():
+        # each output value twice: in the original order and after the swap
+        assert texts.count(f"{value:.2f}") >= 2, value
+    assert texts.count("1") + texts.count("0") >= 2 * x.size
+
+
 def test_dot_product_angle_figure_draws_q_dot_k_as_lengths_and_cosine() -> None:
     """One query, keys of one length at growing angles: the figure writes each
     q . k, equal to |q| |k| cos(theta), and marks the key closest in
