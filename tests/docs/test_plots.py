@@ -586,7 +586,9 @@ def test_a_drawn_figure_is_kept_under_the_hash_of_every_input(tmp_path, monkeypa
         plots.figure_key(
             drawer.digest, "plots", "weights_bar", entry, "light", "zh-Hant"
         ),
-        plots.figure_key(drawer.digest, "plots", "weights_bar", entry, "light", "ja"),
+        plots.figure_key(
+            drawer.digest, "plots", "self_attention_heatmap", entry, "light", "ja"
+        ),
         plots.figure_key("0" * 64, "plots", "weights_bar", entry, "light", "ja"),
     ]
     assert key not in changed and len(set(changed)) == len(changed)
