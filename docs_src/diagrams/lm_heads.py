@@ -85,9 +85,13 @@ def scale(ax, middle: float, y: float, name: str) -> None:
     x = middle - steps * cell / 2
     for k in range(steps):
         colour = cmap((k + 0.5) / steps)
-        ax.add_patch(Rectangle((x + k * cell, y - cell / 2), cell, cell, facecolor=colour))
+        ax.add_patch(
+            Rectangle((x + k * cell, y - cell / 2), cell, cell, facecolor=colour)
+        )
     ax.add_patch(
-        Rectangle((x, y - cell / 2), steps * cell, cell, fill=False, edgecolor=line, lw=0.8)
+        Rectangle(
+            (x, y - cell / 2), steps * cell, cell, fill=False, edgecolor=line, lw=0.8
+        )
     )
     text(ax, x - 4, y, f"{name} 0", ha="right")
     text(ax, x + steps * cell + 4, y, "1", ha="left")

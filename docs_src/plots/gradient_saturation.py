@@ -71,7 +71,10 @@ def figure(labels: dict) -> Figure:
     for ax in axes:
         ax.set_ylabel(labels["ylabel"])
     # the reason, beside the unscaled curve where it happens (d_k = 256)
-    for ax, panel, x, y in ((axes[0], "total", 0.97, 0.62), (axes[1], "query", 0.4, 0.3)):
+    for ax, panel, x, y in (
+        (axes[0], "total", 0.97, 0.62),
+        (axes[1], "query", 0.4, 0.3),
+    ):
         ax.annotate(
             labels[f"{panel}_note"],
             xy=(256, sizes[panel]["unscaled"][D_K.index(256)]),

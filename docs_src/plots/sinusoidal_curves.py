@@ -25,7 +25,9 @@ def figure(labels: dict) -> Figure:
     fig.get_layout_engine().set(h_pad=8 / 72)
     curves, dots = fig.subplots(2, 1)
     positions = np.arange(64)
-    for c, colour, style, width in zip(COMPONENTS, colours, styles, widths, strict=True):
+    for c, colour, style, width in zip(
+        COMPONENTS, colours, styles, widths, strict=True
+    ):
         curves.plot(
             positions,
             pe[positions, c],

@@ -27,7 +27,6 @@ from attention_book.stages import plots
 from attention_docs import (
     attention_scores,
     blockwise_attention,
-    causal_mask,
     project_qkv,
     running_example,
     scaled_dot_product_attention,
