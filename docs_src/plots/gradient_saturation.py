@@ -61,21 +61,41 @@ def figure(labels: dict) -> Figure:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_minor_formatter(NullFormatter())
-        ax.set_title(labels[f"{panel}_title"])
+        # what is measured (a sum over the queries, or one query's share),
+        # so that the reader sees why one curve rises and the other falls;
+        # flush left: a line's maths is drawn narrower than matplotlib measures it
+        ax.set_title(labels[f"{panel}_title"], loc="left", linespacing=1.5)
         ax.set_xlabel(labels["xlabel"])
         ax.grid(True, which="major", alpha=0.3)
     axes[0].set_yticks([20, 50, 100, 200])
     for ax in axes:
         ax.set_ylabel(labels["ylabel"])
-    handles, names = axes[1].get_legend_handles_labels()
-    fig.legend(handles, names, loc="outside lower center", ncols=1, borderpad=0.9)
+    # the reason, beside the unscaled curve where it happens (d_k = 256)
+    for ax, panel, x, y in (
+        (axes[0], "total", 0.97, 0.62),
+        (axes[1], "query", 0.4, 0.3),
+    ):
+        ax.annotate(
+            labels[f"{panel}_note"],
+            xy=(256, sizes[panel]["unscaled"][D_K.index(256)]),
+            xytext=(x, y),
+            textcoords="axes fraction",
+            ha="right",
+            va="center",
+            color=colours["unscaled"],
+            arrowprops={"arrowstyle": "-", "color": colours["unscaled"], "lw": 0.8},
+        )
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside upper center", ncols=1, borderpad=0.9)
     return fig
 
 
 if __name__ == "__main__":
     symbols = {
-        "total_title": "|dW_Q|",
-        "query_title": "|x_i| |dq_i|",
+        "total_title": "all of W_Q's gradient |dW_Q|\nthe sum over 16 queries",
+        "query_title": "one query's share |x_i| |dq_i|\nthe median of 800",
+        "total_note": "carried by a few\nunsaturated queries",
+        "query_note": "most queries\nsaturate",
         "xlabel": "d_k",
         "ylabel": "median",
         "unscaled": "scale = 1",
