@@ -1493,13 +1493,16 @@ def load_pretrained(edition: str, scaling: str | None = None) -> LanguageModel:
     ----------
     edition : {"ja", "zh-Hant", "zh-Hans"}
         The edition whose pages were the corpus.
-    scaling : {None, "linear", "yarn"}, optional
+    scaling : {None, "linear", "yarn", "rope"}, optional
         None: the model as trained, context :math:`L` = 128. ``"linear"``
         (position interpolation) or ``"yarn"``: that model fine-tuned
         briefly on windows of :math:`4L` with the RoPE angles
         ``rope_frequencies(d_k, scaling=scaling, factor=4,
         original_length=L)`` (and, for YaRN, its temperature as ``scale``),
         which the returned model carries as ``theta`` and ``scale``.
+        ``"rope"``: the control, the same fine-tune (seed, windows, steps,
+        step size) with the trained angles ``rope_frequencies(d_k)`` and
+        scale, which it carries as ``theta`` and ``scale`` (None).
 
     Returns
     -------
@@ -1514,10 +1517,12 @@ def load_pretrained(edition: str, scaling: str | None = None) -> LanguageModel:
     ------
     ValueError
         If ``edition`` is not one of :data:`EDITIONS` or ``scaling`` not one
-        of None, ``"linear"``, ``"yarn"``.
+        of None, ``"linear"``, ``"yarn"``, ``"rope"``.
     """
-    if scaling not in (None, "linear", "yarn"):
-        raise ValueError(f"`scaling` must be None, 'linear' or 'yarn', got {scaling!r}")
+    if scaling not in (None, "linear", "yarn", "rope"):
+        raise ValueError(
+            f"`scaling` must be None, 'linear', 'yarn' or 'rope', got {scaling!r}"
+        )
     name = f"lm-{edition}.npz" if scaling is None else f"lm-{edition}-{scaling}.npz"
     with resources.as_file(_data_file(edition, name)) as path:
         return LanguageModel.load(path)

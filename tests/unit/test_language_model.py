@@ -9,10 +9,13 @@ gradient. The shipped models are loaded and checked against their logs.
 
 from __future__ import annotations
 
+import doctest
+import inspect
 import json
 import math
 import tracemalloc
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +23,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention_book.language_models import (
+    LONG_BATCH,
     LONG_FACTOR,
+    LONG_STEPS,
     SMALL,
     fine_tune_edition,
     long_context_rope,
@@ -281,7 +286,7 @@ def test_the_training_script_trains_a_small_model(tmp_path) -> None:
     assert (tmp_path / "corpus-ja.txt").read_text(encoding="utf-8") == text
 
 
-@pytest.mark.parametrize("scaling", ["linear", "yarn"])
+@pytest.mark.parametrize("scaling", ["linear", "yarn", "rope"])
 def test_the_long_context_fine_tune_lowers_the_loss_beyond_l(tmp_path, scaling) -> None:
     """The pipeline that made the fine-tuned weights, at a reduced size."""
     text = load_corpus("ja")[:20000]
@@ -297,16 +302,61 @@ def test_the_long_context_fine_tune_lowers_the_loss_beyond_l(tmp_path, scaling) 
     assert tuned.config.context == LONG_FACTOR * length
     theta, scale = long_context_rope(model.config, scaling, LONG_FACTOR)
     assert np.array_equal(tuned.theta, theta) and tuned.scale == scale
-    assert np.array_equal(
-        theta,
-        rope_frequencies(
-            model.config.d_k, scaling=scaling, factor=4, original_length=length
-        ),
-    )
-    assert (scale is None) == (scaling == "linear")
+    if scaling == "rope":  # the control: the trained angles and scale
+        assert np.array_equal(theta, rope_frequencies(model.config.d_k))
+    else:
+        assert np.array_equal(
+            theta,
+            rope_frequencies(
+                model.config.d_k, scaling=scaling, factor=4, original_length=length
+            ),
+        )
+    assert (scale is None) == (scaling != "yarn")
     assert summary["log_steps"][-1] == 30 and summary["tokens_per_step"] == 2 * 128
     with np.load(tmp_path / f"lm-ja-{scaling}.npz") as data:
         assert data["param:embedding"].dtype == np.float16
+
+
+#: The fine-tune as the book shows it (ch 23, #fine-tuning): the package's
+#: own functions, with the arguments that made the shipped weights.
+FINE_TUNE_EXAMPLE = (
+    Path(__file__).resolve().parents[2] / "docs_src/long_context/fine_tune.pycon"
+)
+
+
+def shown_fine_tune():
+    """The ``fine_tune`` function that fine_tune.pycon defines."""
+    source = FINE_TUNE_EXAMPLE.read_text(encoding="utf-8")
+    namespace: dict = {}
+    for example in doctest.DocTestParser().get_examples(source):
+        exec(compile(example.source, str(FINE_TUNE_EXAMPLE), "exec"), namespace)
+    return namespace["fine_tune"]
+
+
+def test_the_fine_tune_the_book_shows_made_the_shipped_weights(tmp_path) -> None:
+    """The shown call at a reduced size (6 steps of one window of 4L): the
+    same weights as ``fine_tune_edition``, the script's, and the loss beyond
+    L falls. Its defaults are the shipped fine-tune's."""
+    fine_tune = shown_fine_tune()
+    defaults = inspect.signature(fine_tune).parameters
+    assert defaults["steps"].default == LONG_STEPS
+    assert defaults["batch_size"].default == LONG_BATCH
+    assert defaults["s"].default == LONG_FACTOR
+    tuned, log = fine_tune("ja", "linear", steps=6, batch_size=1)
+    summary = fine_tune_edition("ja", tmp_path, "linear", steps=6, batch=1, windows=2)
+    made = LanguageModel.load(tmp_path / "lm-ja-linear.npz")  # float16
+    assert tuned.config == made.config and tuned.scale == made.scale
+    assert np.array_equal(tuned.theta, made.theta)
+    for name, value in made.params.items():
+        assert np.array_equal(tuned.params[name].astype(np.float16), value), name
+    before, after = summary["loss_before"], summary["loss_after"]
+    assert after[1] < before[1] - 0.1 and after[2] < before[2] - 0.1
+    assert log.steps[-1] == 6
+    base = load_pretrained("ja").config
+    for scaling in ["yarn", "rope"]:
+        tuned, _ = fine_tune("ja", scaling, steps=1, batch_size=1)
+        theta, scale = long_context_rope(base, scaling, LONG_FACTOR)
+        assert np.array_equal(tuned.theta, theta) and tuned.scale == scale
 
 
 def test_training_reads_the_angles_and_scale_it_is_given() -> None:
@@ -361,7 +411,7 @@ def test_a_model_keeps_its_angles_and_scale_through_save_and_load(tmp_path) -> N
 
 
 @pytest.mark.parametrize("edition", EDITIONS)
-@pytest.mark.parametrize("scaling", ["linear", "yarn"])
+@pytest.mark.parametrize("scaling", ["linear", "yarn", "rope"])
 def test_the_fine_tuned_models_are_the_ones_their_logs_describe(
     edition, scaling
 ) -> None:
@@ -373,18 +423,25 @@ def test_the_fine_tuned_models_are_the_ones_their_logs_describe(
     assert model.config.context == log["factor"] * base.config.context
     assert log["config"] == {**log["config"], "context": model.config.context}
     assert model.tokenizer.vocab == base.tokenizer.vocab
-    theta = rope_frequencies(
-        base.config.d_k,
-        scaling=scaling,
-        factor=log["factor"],
-        original_length=base.config.context,
-    )
+    if scaling == "rope":  # the control: the trained angles, fine-tuned at 4L
+        theta = rope_frequencies(base.config.d_k)
+        # before: the trained model read whole at 4L, which fails beyond L
+        assert log["loss_after"][1] < log["loss_before"][1]
+    else:
+        theta = rope_frequencies(
+            base.config.d_k,
+            scaling=scaling,
+            factor=log["factor"],
+            original_length=base.config.context,
+        )
+        assert log["loss_after"][0] < log["loss_before"][0]
     assert np.array_equal(model.theta, theta) and model.scale == log["scale"]
-    assert log["loss_after"][0] < log["loss_before"][0]
     # every file of an edition together: at most 5 MB
     files = [f"corpus-{edition}.txt", f"lm-{edition}.npz", f"lm-{edition}.json"]
     files += [
-        f"lm-{edition}-{s}.{e}" for s in ("linear", "yarn") for e in ("npz", "json")
+        f"lm-{edition}-{s}.{e}"
+        for s in ("linear", "yarn", "rope")
+        for e in ("npz", "json")
     ]
     assert sum(len((data / f).read_bytes()) for f in files) <= 5_000_000
 

@@ -15,9 +15,10 @@ shipped models):
 
 :func:`fine_tune_edition` then continues that model's training briefly on
 windows of :math:`4L` with the RoPE angles of position interpolation
-(``"linear"``) or YaRN (``"yarn"``), as both papers do after rescaling, and
-writes ``lm-<edition>-<scaling>.npz`` (float16) and its log
-``lm-<edition>-<scaling>.json``.
+(``"linear"``) or YaRN (``"yarn"``), as both papers do after rescaling, or,
+as a control, with the trained angles (``"rope"``: the same training at 4L
+without rescaling), and writes ``lm-<edition>-<scaling>.npz`` (float16) and
+its log ``lm-<edition>-<scaling>.json``.
 
 The same seed and corpus give the same weights on the same machine (another
 BLAS may round differently).
@@ -127,7 +128,8 @@ LONG_STEPS = 240
 LONG_BATCH = 4
 #: A third of the training's first step size, with the same schedule.
 LONG_LR = 1e-3
-LONG_SCALINGS = ("linear", "yarn")
+#: PI, YaRN, and the control: the trained angles, fine-tuned the same way.
+LONG_SCALINGS = ("linear", "yarn", "rope")
 
 
 def long_context_rope(config: ModelConfig, scaling: str, factor: float):
@@ -137,9 +139,12 @@ def long_context_rope(config: ModelConfig, scaling: str, factor: float):
     original_length=L)``; ``scale`` is None (``1/sqrt(d_k)``) for
     ``"linear"`` and ``1 / (t sqrt(d_k))`` for ``"yarn"``, with YaRN's
     temperature :math:`\sqrt{1/t} = 0.1 \ln s + 1` (Peng et al., 2023,
-    Section 3.4).
+    Section 3.4). ``"rope"``, the control, keeps the trained angles
+    ``rope_frequencies(d_k)`` and scale: the same fine-tune without rescaling.
     """
     d_k, length = config.d_k, config.context
+    if scaling == "rope":
+        return rope_frequencies(d_k), None
     theta = rope_frequencies(
         d_k, scaling=scaling, factor=factor, original_length=length
     )
