@@ -512,20 +512,21 @@ def test_the_training_log_holds_each_layer_s_largest_score() -> None:
 
 
 def test_at_a_high_step_size_qk_norm_keeps_the_scores_from_growing(tmp_path) -> None:
-    """The script's two runs (logit-range.md, #in-training), at a reduced size:
-    the largest score grows far more without QK norm than with it."""
-    text = load_corpus("ja")[:20000]
+    """The script's two runs (logit-range.md, #in-training), at a reduced size
+    (the small model, 100 steps, the whole corpus of ja): without QK norm the
+    largest score starts near 0 (small weights) and grows to more than twice the
+    largest score with QK norm, which starts near sqrt(d_k) (unit gains)."""
     summary = logit_growth_edition(
-        "ja", tmp_path, steps=200, config=SMALL, batch=8, every=50, text=text
+        "ja", tmp_path, steps=100, config=SMALL, batch=8, every=50
     )
     saved = json.loads((tmp_path / "lm-ja-logit-growth.json").read_text("utf-8"))
     assert saved == summary
     plain, normed = (
         np.array(summary["runs"][k]["max_score"]) for k in ("plain", "qk_norm")
     )
-    assert plain.shape == normed.shape == (4, SMALL["n_layers"])
+    assert plain.shape == normed.shape == (2, SMALL["n_layers"])
     assert plain[-1].max() > 2 * normed[-1].max()
-    assert (plain[-1] - plain[0]).max() > 2 * (normed[-1] - normed[0]).max()
+    assert (plain[-1] - plain[0]).max() > (normed[-1] - normed[0]).max() > 0
     for run in summary["runs"].values():
         assert run["val_loss"][-1] < run["val_loss"][0]
 
