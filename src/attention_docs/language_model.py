@@ -294,7 +294,7 @@ def _block(p, x, positions, mask, h, cache=None, theta=None, scale=None):
     x_hat = layer_norm(x, p["norm_1.gamma"], p["norm_1.beta"])  # (b, n, d_model)
     q = split_heads(x_hat @ p["w_q"], h)  # (b, h, n, d_k)
     k = split_heads(x_hat @ p["w_k"], h)  # (b, h, n, d_k)
-    if "q_norm.gamma" in p:  # QK norm: g * q / rms(q), before RoPE
+    if "q_norm.gamma" in p:  # g^Q q / sqrt(mean(q^2)), g^K k / sqrt(mean(k^2))
         q = rms_norm(q, p["q_norm.gamma"], eps=QK_NORM_EPS)
         k = rms_norm(k, p["k_norm.gamma"], eps=QK_NORM_EPS)
     q = apply_rope(q, positions, theta=theta)  # q_m R_m: m theta_i
@@ -812,7 +812,7 @@ def _backward(params, config, ids, cache, d_logits):
         ds = a * (da - (da * a).sum(axis=-1, keepdims=True))  # dS
         dq = _rope(ds @ k, cos, -sin) * scale  # R^T (dS K) / sqrt(d_k)
         dk = _rope(ds.swapaxes(-1, -2) @ q, cos, -sin) * scale
-        if qk_norm is not None:  # back through g q / rms(q) and g k / rms(k)
+        if qk_norm is not None:  # q_hat = g q / sqrt(mean(q^2)): dq_hat -> dq
             dq, g["q_norm.gamma"] = _rms_backward(dq, p["q_norm.gamma"], qk_norm[0])
             dk, g["k_norm.gamma"] = _rms_backward(dk, p["k_norm.gamma"], qk_norm[1])
         dq, dk, dv = _merge(dq), _merge(dk), _merge(dv)
