@@ -1589,6 +1589,10 @@ SENTENCES = [
         "这个方法由 bloc97 (2023) 在 Reddit 上发帖提出，",
     ),
     (
+        "下面是不用訓練的聯想記憶（associative recall）實驗：",
+        "下面是不用训练的关联召回（associative recall）实验：",
+    ),
+    (
         "\\(S_t\\) 是累加和，可以用平行掃描（prefix sum）一次求出，",
         "\\(S_t\\) 是累加和，可以用并行扫描（prefix sum）一次求出，",
     ),
