@@ -61,16 +61,12 @@ def figure(labels: dict) -> Figure:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_minor_formatter(NullFormatter())
-        # what is measured (a sum over the queries, or one query's share),
-        # so that the reader sees why one curve rises and the other falls;
-        # flush left: a line's maths is drawn narrower than matplotlib measures it
         ax.set_title(labels[f"{panel}_title"], loc="left", linespacing=1.5)
         ax.set_xlabel(labels["xlabel"])
         ax.grid(True, which="major", alpha=0.3)
     axes[0].set_yticks([20, 50, 100, 200])
     for ax in axes:
         ax.set_ylabel(labels["ylabel"])
-    # the reason, beside the unscaled curve where it happens (d_k = 256)
     for ax, panel, x, y in (
         (axes[0], "total", 0.97, 0.62),
         (axes[1], "query", 0.4, 0.3),
@@ -92,10 +88,10 @@ def figure(labels: dict) -> Figure:
 
 if __name__ == "__main__":
     symbols = {
-        "total_title": "all of W_Q's gradient |dW_Q|\nthe sum over 16 queries",
-        "query_title": "one query's share |x_i| |dq_i|\nthe median of 800",
-        "total_note": "carried by a few\nunsaturated queries",
-        "query_note": "most queries\nsaturate",
+        "total_title": "|dW_Q|_F\n|sum_i x_i^T dq_i|_F",
+        "query_title": "|x_i| |dq_i|\nmedian",
+        "total_note": "max_j A_ij < 1",
+        "query_note": "max_j A_ij -> 1",
         "xlabel": "d_k",
         "ylabel": "median",
         "unscaled": "scale = 1",

@@ -24,7 +24,7 @@ def figure(labels: dict) -> Figure:
         ylabel=labels["ylabel"],
         ncols=2,
     )
-    colorbar = fig.axes[-1]  # the one colour bar that every head shares
+    colorbar = fig.axes[-1]
     colorbar.set_title(labels["weight"], loc="left", pad=12)
     return fig
 
@@ -34,6 +34,6 @@ if __name__ == "__main__":
         "heads": ["head_1", "head_2", "head_3", "head_4"],
         "xlabel": "j",
         "ylabel": "i",
-        "weight": "weight",
+        "weight": "A_ij",
     }
     print(to_svg(figure(symbols)))

@@ -20,7 +20,7 @@ def figure(labels: dict) -> Figure:
         "#21918c",
     )
     styles = ("-", "--", "-.", ":")
-    widths = (2, 2, 2.6, 3.2)  # broken lines thicker, to read as well as solid
+    widths = (2, 2, 2.6, 3.2)
     fig = Figure(figsize=(4.8, 6.6), layout="constrained")
     fig.get_layout_engine().set(h_pad=8 / 72)
     curves, dots = fig.subplots(2, 1)
