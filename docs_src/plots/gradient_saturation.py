@@ -61,7 +61,7 @@ def figure(labels: dict) -> Figure:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_minor_formatter(NullFormatter())
-        ax.set_title(labels[f"{panel}_title"], loc="left", linespacing=1.5)
+        ax.set_title(labels[f"{panel}_title"], loc="left", linespacing=2.0)
         ax.set_xlabel(labels["xlabel"])
         ax.grid(True, which="major", alpha=0.3)
     axes[0].set_yticks([20, 50, 100, 200])
