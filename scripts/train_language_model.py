@@ -4,6 +4,7 @@
     .venv/bin/python scripts/train_language_model.py ja --steps 200 --out /tmp/lm
     .venv/bin/python scripts/train_language_model.py ja --long-context
     .venv/bin/python scripts/train_language_model.py ja --long-context --scaling yarn
+    .venv/bin/python scripts/train_language_model.py ja --long-context --scaling rope
 
 Writes ``corpus-<edition>.txt``, ``lm-<edition>.npz`` and ``lm-<edition>.json``
 into ``src/attention_docs/data/`` (or ``--out``): see
@@ -13,7 +14,8 @@ the same code and check that its loss falls).
 
 With ``--long-context``, fine-tunes the shipped model of each edition
 briefly on windows of 4L, once with position interpolation and once with
-YaRN, and writes ``lm-<edition>-linear.npz``, ``lm-<edition>-yarn.npz``
+YaRN, and once with the trained angles as a control (``rope``), and writes
+``lm-<edition>-linear.npz``, ``lm-<edition>-yarn.npz``, ``lm-<edition>-rope.npz``
 (float16) and their logs (``fine_tune_edition``); a few minutes a run.
 """
 
@@ -46,7 +48,7 @@ def main() -> None:
     parser.add_argument(
         "--long-context",
         action="store_true",
-        help="fine-tune the shipped models at 4L with PI and YaRN",
+        help="fine-tune the shipped models at 4L with PI, YaRN and the trained angles",
     )
     parser.add_argument(
         "--scaling",

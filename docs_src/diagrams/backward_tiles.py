@@ -33,7 +33,9 @@ def figure(labels: dict) -> Figure:
             elif j // B == CURRENT:
                 fill = colours["a"]  # recomputed in this pass
             else:
-                fill = colours["box"]  # recomputed in another pass
+                # recomputed in another pass: a grey that stands apart from the
+                # page (the empty, masked cells) in both schemes
+                fill = colours["token3"]
             ax.add_patch(
                 Rectangle(
                     (left + j * CELL, top + i * CELL),

@@ -14,7 +14,8 @@ D = 512
 LENGTHS = (D // 2, D, 2 * D)  # n = d/2 (the page's example), d, 2d
 RELATIVE = ("d/2", "d", "2d")
 FILLS = ("s", "token3", "w")  # self-attention, simple RNN, LSTM
-FORMULAS = ("4nd^{2} + 2n^{2}d", "2nd^{2}", "8nd^{2}")
+# a thin space (U+2009) between n and d: two symbols, each italic
+FORMULAS = ("4n\u2009d^{2} + 2n^{2}\u2009d", "2n\u2009d^{2}", "8n\u2009d^{2}")
 UNIT = 10**8  # 億
 
 

@@ -45,7 +45,7 @@ def figure(labels: dict) -> Figure:
     side = n * CELL
     left, top = 18.0, 40.0
     width = left + n_layers * side + (n_layers - 1) * GAP + 2
-    height = top + n_heads * (side + GAP + 14) + CELL + 30
+    height = top + n_heads * (side + GAP + 14) + CELL + 56
     fig, ax = canvas(width, height)
     text(ax, 4, 6, sentence, ha="left", va="top")
     for layer in range(n_layers):
@@ -57,14 +57,44 @@ def figure(labels: dict) -> Figure:
             if layer == 0:
                 text(ax, 2, y - 8, f"{labels['head']} {head + 1}", ha="left")
                 for i, c in enumerate(sentence):
-                    text(ax, x - 3, y + (i + 0.5) * CELL, c, size=CHAR, ha="right")
+                    # a comma or full stop low in its square: raise it
+                    lift = 0.3 * CELL if c in PUNCTUATION else 0.0
+                    y_c = y + (i + 0.5) * CELL - lift
+                    text(ax, x - 3, y_c, c, size=CHAR, ha="right", math=False)
     bottom = top + n_heads * (side + GAP + 14)
     for layer in range(n_layers):
         x = left + layer * (side + GAP)
         for j, c in enumerate(sentence):
-            text(ax, x + (j + 0.5) * CELL, bottom + 2, c, size=CHAR, va="top")
+            # ... and at the left of its square: move it under its column
+            shift = 0.3 * CELL if c in PUNCTUATION else 0.0
+            x_c = x + (j + 0.5) * CELL + shift
+            text(ax, x_c, bottom + 2, c, size=CHAR, va="top", math=False)
     text(ax, width / 2, bottom + CELL + 14, labels["keys"], va="top")
+    scale(ax, width / 2, bottom + CELL + 42, labels["weight"])
     return fig
+
+
+#: the punctuation that the figures' CJK fonts draw in a corner of its square
+PUNCTUATION = "、。，"
+
+
+def scale(ax, middle: float, y: float, name: str) -> None:
+    """The colour scale of the weights, 0 to 1 in ten cells, centred at middle."""
+    cmap, line = weights_cmap(), palette()["line"]
+    steps, cell = 10, CELL
+    x = middle - steps * cell / 2
+    for k in range(steps):
+        colour = cmap((k + 0.5) / steps)
+        ax.add_patch(
+            Rectangle((x + k * cell, y - cell / 2), cell, cell, facecolor=colour)
+        )
+    ax.add_patch(
+        Rectangle(
+            (x, y - cell / 2), steps * cell, cell, fill=False, edgecolor=line, lw=0.8
+        )
+    )
+    text(ax, x - 4, y, f"{name} 0", ha="right")
+    text(ax, x + steps * cell + 4, y, "1", ha="left")
 
 
 if __name__ == "__main__":
@@ -76,6 +106,7 @@ if __name__ == "__main__":
         "layer": "layer",
         "head": "head",
         "keys": "keys (columns), queries (rows)",
+        "weight": "weight",
         "edition": "ja",
     }
     print(to_svg(figure(english)))

@@ -3,7 +3,7 @@
 import numpy as np
 from matplotlib.figure import Figure
 
-from attention_book.diagrams import arrow, box, canvas, text
+from attention_book.diagrams import arrow, box, canvas, palette, text
 from attention_docs import Key, Query, Value
 
 
@@ -15,24 +15,33 @@ def figure(labels: dict) -> Figure:
     query = Query(np.array([0.2, 0.8, 0.1]))
     output, weights = query.retrieve_values(keys, values, scaled=False)
     fig, ax = canvas(370, 300)
+    line = palette()["line"]
     box(ax, 130, 14, 110, 28, "Query", fill="q")
+    # each call takes the whole list: a dashed frame around the three keys
+    # and around the three values, which the call's arrow reaches
+    box(ax, 14, 122, 164, 40, fill="none", dashed=True)
+    box(ax, 204, 122, 164, 40, fill="none", dashed=True)
     for j in range(3):
-        box(ax, 20 + j * 52, 130, 46, 26, f"Key {j + 1}", fill="k", size=11.7)
-        box(ax, 210 + j * 52, 130, 46, 26, f"Value {j + 1}", fill="v", size=11.7)
-    arrow(ax, (160, 42), (95, 126))
+        box(ax, 20 + j * 52, 129, 46, 26, f"Key {j + 1}", fill="k", size=11.7)
+        box(ax, 210 + j * 52, 129, 46, 26, f"Value {j + 1}", fill="v", size=11.7)
+    # the arrows leave the query sideways and go down beside their calls'
+    # names, so that no name is crossed
+    ax.plot([130, 93], [28, 28], color=line, linewidth=1.2)
+    arrow(ax, (93, 28), (93, 121))
     text(
         ax,
-        8,
-        70,
+        100,
+        62,
         "compute_attention_weights(keys)",
         ha="left",
         family="monospace",
         size=11.7,
     )
-    arrow(ax, (210, 42), (285, 126))
+    ax.plot([240, 344], [28, 28], color=line, linewidth=1.2)
+    arrow(ax, (344, 28), (344, 121))
     text(
         ax,
-        362,
+        337,
         96,
         "retrieve_values(keys, values)",
         ha="right",

@@ -85,7 +85,17 @@ def figure(labels: dict) -> Figure:
         rows(ax, X_X, y, ROW, "highlight")
         text(ax, X_X + width + 12, y + ROW / 2, str(i + 1))
         text(ax, X_X + width + 32, y + ROW / 2, sentence[i])
-        arrow(ax, (E_X + width + 3, row_y[token]), (X_X - 3, y + ROW / 2))
+        # each row of X names the row of E it copies: its id, and a short tick
+        text(ax, X_X - 22, y + ROW / 2, str(token), ha="right")
+        arrow(ax, (X_X - 19, y + ROW / 2), (X_X - 3, y + ROW / 2))
+    # one lookup drawn whole: the first token's row of E to row 1 of X
+    arrow(
+        ax,
+        (E_X + width + 3, row_y[ids[0]]),
+        (X_X - 52, x_top + ROW / 2),
+        colour=colours["accent"],
+        dashed=True,
+    )
     ax.add_patch(
         Rectangle(
             (X_X, x_top),

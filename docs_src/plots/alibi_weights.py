@@ -22,7 +22,7 @@ def figure(labels: dict) -> Figure:
 
 if __name__ == "__main__":
     symbols = {
-        "heads": ["m_{1} = 1/2", "m_{3} = 1/8", "m_{5} = 1/32", "m_{8} = 1/256"],
+        "heads": ["μ_{1} = 1/2", "μ_{3} = 1/8", "μ_{5} = 1/32", "μ_{8} = 1/256"],
         "xlabel": "j",
         "ylabel": "i",
     }

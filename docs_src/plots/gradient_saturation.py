@@ -61,21 +61,37 @@ def figure(labels: dict) -> Figure:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_minor_formatter(NullFormatter())
-        ax.set_title(labels[f"{panel}_title"])
+        ax.set_title(labels[f"{panel}_title"], loc="left", linespacing=2.0)
         ax.set_xlabel(labels["xlabel"])
         ax.grid(True, which="major", alpha=0.3)
     axes[0].set_yticks([20, 50, 100, 200])
     for ax in axes:
         ax.set_ylabel(labels["ylabel"])
-    handles, names = axes[1].get_legend_handles_labels()
-    fig.legend(handles, names, loc="outside lower center", ncols=1, borderpad=0.9)
+    for ax, panel, x, y in (
+        (axes[0], "total", 0.97, 0.62),
+        (axes[1], "query", 0.4, 0.3),
+    ):
+        ax.annotate(
+            labels[f"{panel}_note"],
+            xy=(256, sizes[panel]["unscaled"][D_K.index(256)]),
+            xytext=(x, y),
+            textcoords="axes fraction",
+            ha="right",
+            va="center",
+            color=colours["unscaled"],
+            arrowprops={"arrowstyle": "-", "color": colours["unscaled"], "lw": 0.8},
+        )
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside upper center", ncols=1, borderpad=0.9)
     return fig
 
 
 if __name__ == "__main__":
     symbols = {
-        "total_title": "|dW_Q|",
-        "query_title": "|x_i| |dq_i|",
+        "total_title": "|dW_Q|_F\n|sum_i x_i^T dq_i|_F",
+        "query_title": "|x_i| |dq_i|\nmedian",
+        "total_note": "max_j A_ij < 1",
+        "query_note": "max_j A_ij -> 1",
         "xlabel": "d_k",
         "ylabel": "median",
         "unscaled": "scale = 1",

@@ -24,6 +24,8 @@ def figure(labels: dict) -> Figure:
         ylabel=labels["ylabel"],
         ncols=2,
     )
+    colorbar = fig.axes[-1]
+    colorbar.set_title(labels["weight"], loc="left", pad=12)
     return fig
 
 
@@ -32,5 +34,6 @@ if __name__ == "__main__":
         "heads": ["head_1", "head_2", "head_3", "head_4"],
         "xlabel": "j",
         "ylabel": "i",
+        "weight": "A_ij",
     }
     print(to_svg(figure(symbols)))

@@ -20,17 +20,20 @@ def figure(labels: dict) -> Figure:
         "#21918c",
     )
     styles = ("-", "--", "-.", ":")
+    widths = (2, 2, 2.6, 3.2)
     fig = Figure(figsize=(4.8, 6.6), layout="constrained")
     fig.get_layout_engine().set(h_pad=8 / 72)
     curves, dots = fig.subplots(2, 1)
     positions = np.arange(64)
-    for c, colour, style in zip(COMPONENTS, colours, styles, strict=True):
+    for c, colour, style, width in zip(
+        COMPONENTS, colours, styles, widths, strict=True
+    ):
         curves.plot(
             positions,
             pe[positions, c],
             color=colour,
             linestyle=style,
-            linewidth=2,
+            linewidth=width,
             label=f"{labels['component']} {c}",
         )
     curves.set_title(labels["curves_title"])

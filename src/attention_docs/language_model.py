@@ -75,6 +75,7 @@ from ._validation import (
     shown,
 )
 from .attention import scaled_dot_product_attention
+from .logit_range import rms_norm
 from .masks import causal_mask
 from .multihead import merge_heads, split_heads
 from .positional import apply_rope
@@ -109,6 +110,8 @@ EDITIONS = ("ja", "zh-Hant", "zh-Hans")
 Params = dict[str, FloatArray]
 
 LAYER_NORM_EPS = 1e-5
+#: QK normalisation's epsilon, :func:`~attention_docs.logit_range.rms_norm`'s.
+QK_NORM_EPS = 1e-6
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,18 @@ class ModelConfig:
     context : int
         The longest sequence the model is trained on (positions 1 to
         ``context``); :func:`forward` accepts at most this many tokens.
+    qk_norm : bool
+        QK normalisation (default False): every head's query and key rows
+        go through :func:`~attention_docs.logit_range.rms_norm` (epsilon
+        ``1e-6``) with a learned gain of shape ``(d_k,)`` per layer, one
+        for the queries (``layers.<l>.q_norm.gamma``) and one for the keys
+        (``layers.<l>.k_norm.gamma``), shared by the heads, before RoPE
+        rotates them (the order of OLMo 2 and Gemma 3; Dehghani et al.,
+        2023, "Scaling Vision Transformers to 22 Billion Parameters",
+        Section 2). Every scaled score then satisfies
+        :math:`|S_{ij}| \\le \\sqrt{d_k} \\max_p |g^Q_p| \\max_p |g^K_p|`,
+        whatever the size of :math:`W_Q, W_K`. See the book's page
+        "Keeping the logits in range" (logit-range.md).
 
     Raises
     ------
@@ -138,6 +153,8 @@ class ModelConfig:
         If a size is not a positive integer, ``vocab_size < 2``,
         ``n_heads`` does not divide ``d_model``, or ``d_model / n_heads``
         is odd. The message names the field.
+    TypeError
+        If ``qk_norm`` is not a bool.
     """
 
     vocab_size: int
@@ -146,10 +163,15 @@ class ModelConfig:
     n_layers: int = 2
     d_ff: int = 256
     context: int = 64
+    qk_norm: bool = False
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "d_model", "n_heads", "n_layers", "d_ff", "context"):
             check_positive_int(name, getattr(self, name))
+        if not isinstance(self.qk_norm, bool | np.bool_):
+            raise TypeError(
+                f"`qk_norm` must be a bool, got {type(self.qk_norm).__name__}"
+            )
         if self.vocab_size < 2:
             raise ValueError(f"`vocab_size` must be at least 2, got {self.vocab_size}")
         if self.d_model % self.n_heads:
@@ -187,6 +209,13 @@ def parameter_shapes(config: ModelConfig) -> dict[str, tuple[int, ...]]:
             p + "norm_1.beta": (d,),
             p + "w_q": (d, d),
             p + "w_k": (d, d),
+        }
+        if config.qk_norm:  # one gain per component of a head, shared by the heads
+            shapes |= {
+                p + "q_norm.gamma": (config.d_k,),
+                p + "k_norm.gamma": (config.d_k,),
+            }
+        shapes |= {
             p + "w_v": (d, d),
             p + "w_o": (d, d),
             p + "norm_2.gamma": (d,),
@@ -205,16 +234,21 @@ def parameter_count(config: ModelConfig) -> int:
     :math:`Vd` for the embedding (the output head shares it); per block
     :math:`4d^2` for :math:`W_Q, W_K, W_V, W^O`, :math:`2 d\, d_{ff} + d_{ff}
     + d` for the feed-forward network with its biases and :math:`4d` for the
-    two layer norms' gains and biases; :math:`2d` for the final norm.
+    two layer norms' gains and biases; :math:`2d` for the final norm. With
+    ``qk_norm``, :math:`2 d_k` more per block (the two gains).
 
     >>> parameter_count(ModelConfig(vocab_size=10, d_model=8, n_heads=2,
     ...                             n_layers=1, d_ff=16, context=4))
     664
+    >>> parameter_count(ModelConfig(vocab_size=10, d_model=8, n_heads=2,
+    ...                             n_layers=1, d_ff=16, context=4, qk_norm=True))
+    672
     """
     d, f = config.d_model, config.d_ff
+    qk = 2 * config.d_k if config.qk_norm else 0
     return (
         config.vocab_size * d
-        + config.n_layers * (4 * d * d + 2 * d * f + f + 5 * d)
+        + config.n_layers * (4 * d * d + 2 * d * f + f + 5 * d + qk)
         + 2 * d
     )
 
@@ -260,6 +294,9 @@ def _block(p, x, positions, mask, h, cache=None, theta=None, scale=None):
     x_hat = layer_norm(x, p["norm_1.gamma"], p["norm_1.beta"])  # (b, n, d_model)
     q = split_heads(x_hat @ p["w_q"], h)  # (b, h, n, d_k)
     k = split_heads(x_hat @ p["w_k"], h)  # (b, h, n, d_k)
+    if "q_norm.gamma" in p:  # g^Q q / sqrt(mean(q^2)), g^K k / sqrt(mean(k^2))
+        q = rms_norm(q, p["q_norm.gamma"], eps=QK_NORM_EPS)
+        k = rms_norm(k, p["k_norm.gamma"], eps=QK_NORM_EPS)
     q = apply_rope(q, positions, theta=theta)  # q_m R_m: m theta_i
     k = apply_rope(k, positions, theta=theta)
     v = split_heads(x_hat @ p["w_v"], h)  # (b, h, n, d_k)
@@ -635,6 +672,21 @@ def _ln_backward(dy: FloatArray, gamma: FloatArray, saved):
     return dx, dgamma, dbeta
 
 
+def _rms_forward(x: FloatArray, gain: FloatArray):
+    """g * x / sqrt(mean(x^2) + eps) row by row, and what the backward pass needs."""
+    inv = 1.0 / np.sqrt((x * x).mean(axis=-1, keepdims=True) + QK_NORM_EPS)
+    y = x * inv  # x / rms(x)
+    return y * gain, (y, inv)
+
+
+def _rms_backward(dy: FloatArray, gain: FloatArray, saved):
+    """dx = r (dy g - y mean(dy g y)), r = 1 / sqrt(mean(x^2) + eps); dg = sum dy y."""
+    y, inv = saved
+    dgain = (dy * y).reshape(-1, y.shape[-1]).sum(axis=0)
+    dyg = dy * gain
+    return inv * (dyg - y * (dyg * y).mean(axis=-1, keepdims=True)), dgain
+
+
 def _heads(x: FloatArray, h: int) -> FloatArray:
     b, n, d = x.shape
     return x.reshape(b, n, h, d // h).transpose(0, 2, 1, 3)  # (b, h, n, d_k)
@@ -646,12 +698,18 @@ def _merge(x: FloatArray) -> FloatArray:
 
 
 def _train_forward(
-    params: Params, config: ModelConfig, ids: np.ndarray, theta=None, scale=None
+    params: Params,
+    config: ModelConfig,
+    ids: np.ndarray,
+    theta=None,
+    scale=None,
+    max_scores: list | None = None,
 ):
     """The logits of ``ids`` (b, n) and everything the backward pass needs.
 
     ``theta`` (d_k / 2,) and ``scale`` as in :func:`forward` (None: the
-    trained angles, 1 / sqrt(d_k)).
+    trained angles, 1 / sqrt(d_k)). ``max_scores``, a list, receives each
+    layer's largest :math:`|S_{ij}|` over heads, rows and unmasked keys.
     """
     n = ids.shape[1]
     h, d_k = config.n_heads, config.d_k
@@ -663,10 +721,19 @@ def _train_forward(
     for layer in range(config.n_layers):
         p = _layer(params, layer)
         x_hat1, ln1 = _ln_forward(x, p["norm_1.gamma"], p["norm_1.beta"])
-        q = _rope(_heads(x_hat1 @ p["w_q"], h), cos, sin)
-        k = _rope(_heads(x_hat1 @ p["w_k"], h), cos, sin)
+        q = _heads(x_hat1 @ p["w_q"], h)
+        k = _heads(x_hat1 @ p["w_k"], h)
+        qk_norm = None
+        if config.qk_norm:  # g^Q q / rms(q), g^K k / rms(k), before RoPE
+            q, q_saved = _rms_forward(q, p["q_norm.gamma"])
+            k, k_saved = _rms_forward(k, p["k_norm.gamma"])
+            qk_norm = (q_saved, k_saved)
+        q = _rope(q, cos, sin)
+        k = _rope(k, cos, sin)
         v = _heads(x_hat1 @ p["w_v"], h)
         s = (q @ k.swapaxes(-1, -2)) * scale  # S = Q K^T / sqrt(d_k)
+        if max_scores is not None:  # max |S_ij| over heads, rows, unmasked keys
+            max_scores.append(float(np.max(np.abs(s), where=~future, initial=0.0)))
         s[..., future] = -np.inf
         s -= s.max(axis=-1, keepdims=True)
         a = np.exp(s)
@@ -677,7 +744,9 @@ def _train_forward(
         pre = x_hat2 @ p["w_1"] + p["b_1"]
         hidden = np.maximum(pre, 0.0)  # ReLU
         x_out = x_mid + hidden @ p["w_2"] + p["b_2"]
-        saved.append((x_hat1, ln1, q, k, v, a, heads_out, x_hat2, ln2, pre, hidden))
+        saved.append(
+            (x_hat1, ln1, q, k, v, a, heads_out, x_hat2, ln2, pre, hidden, qk_norm)
+        )
         x = x_out
     x_hat_f, lnf = _ln_forward(x, params["norm.gamma"], params["norm.beta"])
     logits = x_hat_f @ params["embedding"].T
@@ -720,7 +789,9 @@ def _backward(params, config, ids, cache, d_logits):
         p = _layer(params, layer)
         # x_hat1 = LN_1(X), heads_out = Concat(heads), x_hat2 = LN_2(X'),
         # pre = x_hat2 W_1 + b_1, hidden = max(pre, 0)
-        x_hat1, ln1, q, k, v, a, heads_out, x_hat2, ln2, pre, hidden = saved[layer]
+        x_hat1, ln1, q, k, v, a, heads_out, x_hat2, ln2, pre, hidden, qk_norm = saved[
+            layer
+        ]
         g = {}
         # x_out = x_mid + hidden W_2 + b_2
         g["b_2"] = dx.reshape(-1, d_model).sum(axis=0)
@@ -741,6 +812,9 @@ def _backward(params, config, ids, cache, d_logits):
         ds = a * (da - (da * a).sum(axis=-1, keepdims=True))  # dS
         dq = _rope(ds @ k, cos, -sin) * scale  # R^T (dS K) / sqrt(d_k)
         dk = _rope(ds.swapaxes(-1, -2) @ q, cos, -sin) * scale
+        if qk_norm is not None:  # q_hat = g q / sqrt(mean(q^2)): dq_hat -> dq
+            dq, g["q_norm.gamma"] = _rms_backward(dq, p["q_norm.gamma"], qk_norm[0])
+            dk, g["k_norm.gamma"] = _rms_backward(dk, p["k_norm.gamma"], qk_norm[1])
         dq, dk, dv = _merge(dq), _merge(dk), _merge(dv)
         x_rows = x_hat1.reshape(-1, d_model)
         g["w_q"] = x_rows.T @ dq.reshape(-1, d_model)
@@ -1061,29 +1135,43 @@ class TrainingLog:
     val_loss : ndarray, shape (k,)
         Loss on the validation ids at that step (NaN-free; empty when no
         validation ids were given).
+    max_score : ndarray, shape (k, L)
+        For each measurement and each of the ``L`` layers, the largest
+        scaled score :math:`|S_{ij}|` (over every head, every row and every
+        key the causal mask lets it see) on the same validation windows,
+        with the parameters of that step: how far the attention logits have
+        grown (the book's page "Keeping the logits in range",
+        logit-range.md). Empty (shape ``(0, L)``) without validation ids.
     """
 
     steps: np.ndarray
     train_loss: np.ndarray
     val_loss: np.ndarray
+    max_score: np.ndarray
 
 
 def _mean_loss(
     params: Params, config: ModelConfig, ids: np.ndarray, theta=None, scale=None
-) -> float:
-    """Loss over every token of ``ids`` after the first, in windows of context + 1."""
+) -> tuple[float, list[float]]:
+    """Loss over every token of ``ids`` after the first, in windows of context + 1,
+    and each layer's largest |S_ij| over those windows."""
     n = config.context
     total, count = 0.0, 0
+    top = [0.0] * config.n_layers
     for start in range(0, len(ids) - 1, n):
         window = ids[start : start + n + 1][None, :]
         if window.shape[1] < 2:
             break
+        scores: list[float] = []
         with np.errstate(under="ignore"):
-            logits, _ = _train_forward(params, config, window[:, :-1], theta, scale)
+            logits, _ = _train_forward(
+                params, config, window[:, :-1], theta, scale, scores
+            )
             loss, _ = _cross_entropy(logits, window[:, 1:])
         total += loss * (window.shape[1] - 1)
         count += window.shape[1] - 1
-    return total / count
+        top = [max(a, b) for a, b in zip(top, scores, strict=True)]
+    return total / count, top
 
 
 # --8<-- [start:train]
@@ -1178,7 +1266,8 @@ def train_language_model(
         about twice as fast as float64 here; :class:`LanguageModel` reads
         them as float64).
     log : TrainingLog
-        The training and validation losses along the way.
+        The training and validation losses along the way, and each layer's
+        largest attention score on the validation ids (``max_score``).
 
     Raises
     ------
@@ -1248,6 +1337,7 @@ def train_language_model(
     params = {key: a.astype(np.float32) for key, a in start.items()}  # copies
     adam = Adam(params, lr=lr)
     logged_steps, train_losses, val_losses, recent = [], [], [], []
+    max_scores: list[list[float]] = []
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
         for step, loss in _train_loop(
             params, config, adam, rng, train, steps, batch_size, rope
@@ -1258,9 +1348,14 @@ def train_language_model(
                 train_losses.append(float(np.mean(recent)))
                 recent = []
                 if val is not None:
-                    val_losses.append(_mean_loss(params, config, val, *rope))
+                    val_loss, top = _mean_loss(params, config, val, *rope)
+                    val_losses.append(val_loss)
+                    max_scores.append(top)
     log = TrainingLog(
-        np.array(logged_steps), np.array(train_losses), np.array(val_losses)
+        np.array(logged_steps),
+        np.array(train_losses),
+        np.array(val_losses),
+        np.array(max_scores).reshape(-1, config.n_layers),
     )
     return params, log
 
@@ -1413,7 +1508,7 @@ class LanguageModel:
         return (
             f"LanguageModel(vocab_size={c.vocab_size}, d_model={c.d_model}, "
             f"n_heads={c.n_heads}, n_layers={c.n_layers}, d_ff={c.d_ff}, "
-            f"context={c.context})"
+            f"context={c.context}{', qk_norm=True' if c.qk_norm else ''})"
         )
 
     def logits(self, text: str) -> FloatArray:
@@ -1461,6 +1556,7 @@ class LanguageModel:
         config = {
             f"config:{key}": np.int64(value)
             for key, value in asdict(self.config).items()
+            if key != "qk_norm" or value  # saved only when on: older files lack it
         }
         vocab = np.array(self.tokenizer.vocab[len(SPECIAL_TOKENS) :])
         np.savez_compressed(path, vocab=vocab, **config, **arrays)
@@ -1469,13 +1565,13 @@ class LanguageModel:
     def load(cls, path: Any) -> LanguageModel:
         """Read a model written by :meth:`save` (no pickled objects are read)."""
         with np.load(path, allow_pickle=False) as data:
-            config = ModelConfig(
-                **{
-                    key[7:]: int(data[key])
-                    for key in data.files
-                    if key.startswith("config:")
-                }
-            )
+            sizes = {
+                key[7:]: int(data[key])
+                for key in data.files
+                if key.startswith("config:")
+            }
+            qk_norm = bool(sizes.pop("qk_norm", False))
+            config = ModelConfig(**sizes, qk_norm=qk_norm)
             params = {
                 key[6:]: data[key] for key in data.files if key.startswith("param:")
             }
@@ -1493,13 +1589,16 @@ def load_pretrained(edition: str, scaling: str | None = None) -> LanguageModel:
     ----------
     edition : {"ja", "zh-Hant", "zh-Hans"}
         The edition whose pages were the corpus.
-    scaling : {None, "linear", "yarn"}, optional
+    scaling : {None, "linear", "yarn", "rope"}, optional
         None: the model as trained, context :math:`L` = 128. ``"linear"``
         (position interpolation) or ``"yarn"``: that model fine-tuned
         briefly on windows of :math:`4L` with the RoPE angles
         ``rope_frequencies(d_k, scaling=scaling, factor=4,
         original_length=L)`` (and, for YaRN, its temperature as ``scale``),
         which the returned model carries as ``theta`` and ``scale``.
+        ``"rope"``: the control, the same fine-tune (seed, windows, steps,
+        step size) with the trained angles ``rope_frequencies(d_k)`` and
+        scale, which it carries as ``theta`` and ``scale`` (None).
 
     Returns
     -------
@@ -1514,10 +1613,12 @@ def load_pretrained(edition: str, scaling: str | None = None) -> LanguageModel:
     ------
     ValueError
         If ``edition`` is not one of :data:`EDITIONS` or ``scaling`` not one
-        of None, ``"linear"``, ``"yarn"``.
+        of None, ``"linear"``, ``"yarn"``, ``"rope"``.
     """
-    if scaling not in (None, "linear", "yarn"):
-        raise ValueError(f"`scaling` must be None, 'linear' or 'yarn', got {scaling!r}")
+    if scaling not in (None, "linear", "yarn", "rope"):
+        raise ValueError(
+            f"`scaling` must be None, 'linear', 'yarn' or 'rope', got {scaling!r}"
+        )
     name = f"lm-{edition}.npz" if scaling is None else f"lm-{edition}-{scaling}.npz"
     with resources.as_file(_data_file(edition, name)) as path:
         return LanguageModel.load(path)

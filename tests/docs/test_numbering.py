@@ -113,14 +113,14 @@ EQUATION = "\\[\nQ K^\\top\n\\label{eq-scores}\n\\]"
 )
 def test_equations_are_tagged_and_cited_across_pages(language, cited) -> None:
     pages = {
-        "index.md": "# Home\n\nSee [](b.md#eq-scores) and [](b.md#fig-causal-mask).",
+        "index.md": "# Home\n\nSee [](b.md#eq-scores) and [](b.md#fig-weights-bar).",
         "a.md": "# A",
         "b.md": f"# B\n\n{EQUATION}\n\n{PAIR}\n\nAs [](#eq-scores) says.",
     }
     built = build(pages, language)
     figure = {"ja": "図", "zh-Hant": "圖"}[language]
     assert (
-        f"See [{cited}](b.md#eq-scores) and [{figure} 2.1](b.md#fig-causal-mask)."
+        f"See [{cited}](b.md#eq-scores) and [{figure} 2.1](b.md#fig-weights-bar)."
         in built["index.md"]
     )
     assert f"As [{cited}](#eq-scores) says." in built["b.md"]

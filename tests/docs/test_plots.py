@@ -27,7 +27,6 @@ from attention_book.stages import plots
 from attention_docs import (
     attention_scores,
     blockwise_attention,
-    causal_mask,
     project_qkv,
     running_example,
     scaled_dot_product_attention,
@@ -68,12 +67,13 @@ def load_script(name: str, kind: str = "plots"):
 
 
 def drawn_labels(entry: dict) -> list[str]:
-    """Every string of a language's entry that the figure draws, as it reads."""
+    """Every string of a language's entry that the figure draws, as it reads
+    (a label of several lines: each line, which the SVG writes as a text)."""
     strings = []
     for key, value in entry.items():
         if key not in NOT_DRAWN:
             strings += value if isinstance(value, list) else [value]
-    return [plain(s) for s in strings]
+    return [plain(line) for s in strings for line in s.split("\n")]
 
 
 def svg_texts(svg: str) -> list[str]:
@@ -237,16 +237,6 @@ def test_heat_map_shows_a_repeated_word_attending_to_itself() -> None:
     assert tokens[0] == tokens[3] and len(set(tokens)) == 4
 
 
-def test_causal_mask_figure_shows_zeros_above_the_diagonal() -> None:
-    mask_panel, weights_panel = figure("causal_mask", "ja").axes[:2]
-    mask = np.asarray(mask_panel.images[0].get_array()).astype(bool)
-    weights = np.asarray(weights_panel.images[0].get_array())
-    assert mask.tolist() == causal_mask(5).tolist()
-    assert np.all(weights[~mask] == 0.0)
-    assert np.all(weights[mask] > 0.0)
-    assert np.allclose(weights.sum(axis=1), 1.0)
-
-
 def test_heads_figure_shows_four_nameable_heads() -> None:
     """Head 1 attends to itself, head 2 to the previous token (token 0 to
     itself), head 3 to the first token, head 4 evenly: each query's largest
@@ -341,6 +331,21 @@ def test_layer_cost_figure_draws_the_counts_the_page_states() -> None:
         for value in ("3.4", "1.3", "5.4"):
             assert f"約 {value} {unit}" in page, (language, value)
         assert r"n = 2d = 1024" in page, language
+
+
+def test_permutation_figure_draws_the_rows_and_their_outputs() -> None:
+    """Fig. 11.1 shows numbers (F16 of the round-29 figure review): x's rows,
+    and the outputs, which the swap moves without changing a digit."""
+    from attention_docs import running_example, self_attention
+
+    x, w_q, w_k, w_v = running_example()
+    z = self_attention(x, w_q, w_k, w_v)
+    with theme("light"):
+        texts = svg_texts(to_svg(figure("permutation", "ja", "diagrams")))
+    for value in np.round(z, 2).ravel():
+        # each output value twice: in the original order and after the swap
+        assert texts.count(f"{value:.2f}") >= 2, value
+    assert texts.count("1") + texts.count("0") >= 2 * x.size
 
 
 def test_dot_product_angle_figure_draws_q_dot_k_as_lengths_and_cosine() -> None:
@@ -508,21 +513,21 @@ def page_markdown(hook, markdown: str, language: str, page: str = "masks.md") ->
 
 
 PAIR = (
-    "![](assets/plots/causal_mask.svg#only-light)\n"
-    "![](assets/plots/causal_mask-dark.svg#only-dark)"
+    "![](assets/plots/weights_bar.svg#only-light)\n"
+    "![](assets/plots/weights_bar-dark.svg#only-dark)"
 )
 
 
 @pytest.mark.parametrize("language", [*LANGUAGES, "zh-Hans"])
 def test_hook_makes_a_numbered_figure_with_alt_text_and_caption(hook, language) -> None:
-    entry = plots.labels_for(LABELS, "causal_mask", language)
-    text = page_markdown(hook, f"See [](#fig-causal-mask).\n\n{PAIR}\n", language)
+    entry = plots.labels_for(LABELS, "weights_bar", language)
+    text = page_markdown(hook, f"See [](#fig-weights-bar).\n\n{PAIR}\n", language)
     number = f"{plots.figure_word(language)} 1"
-    assert f"See [{number}](#fig-causal-mask)." in text
-    assert '<figure class="book-figure" id="fig-causal-mask" markdown="span">' in text
+    assert f"See [{number}](#fig-weights-bar)." in text
+    assert '<figure class="book-figure" id="fig-weights-bar" markdown="span">' in text
     alt = plots.MARKDOWN_SPECIAL.sub(r"\\\1", entry["alt"])
-    assert f"![{alt}](assets/plots/causal_mask.svg#only-light)" in text
-    assert f"![{alt}](assets/plots/causal_mask-dark.svg#only-dark)" in text
+    assert f"![{alt}](assets/plots/weights_bar.svg#only-light)" in text
+    assert f"![{alt}](assets/plots/weights_bar-dark.svg#only-dark)" in text
     assert (
         f'<figcaption><span class="book-figure-number">{number}</span> '
         f"{entry['caption']}</figcaption>"
@@ -544,12 +549,12 @@ def test_hook_numbers_the_papers_figure_in_the_same_sequence(hook) -> None:
 @pytest.mark.parametrize(
     ("markdown", "message"),
     [
-        ("![words](assets/plots/causal_mask.svg#only-light)", "alt text empty"),
-        ("![](assets/plots/causal_mask.svg#only-dark)", "#only-light"),
-        ("![](assets/plots/causal_mask-dark.svg)", "#only-dark"),
+        ("![words](assets/plots/weights_bar.svg#only-light)", "alt text empty"),
+        ("![](assets/plots/weights_bar.svg#only-dark)", "#only-light"),
+        ("![](assets/plots/weights_bar-dark.svg)", "#only-dark"),
         ("![](assets/plots/no_such_plot.svg#only-light)", "one of"),
         ("![](assets/diagrams/no_such_diagram.svg#only-light)", "one of"),
-        ("![](assets/plots/causal_mask-dark.svg#only-dark)", "a pair"),
+        ("![](assets/plots/weights_bar-dark.svg#only-dark)", "a pair"),
         (f"{PAIR}\n\nSee [](#fig-no-such-figure).", "links to no figure"),
     ],
 )
@@ -562,26 +567,28 @@ def test_a_drawn_figure_is_kept_under_the_hash_of_every_input(tmp_path, monkeypa
     """The cache gives back what was drawn, and any changed input draws anew."""
     monkeypatch.setattr(plots, "CACHE", tmp_path)
     monkeypatch.delenv("BOOK_FIGURE_CACHE", raising=False)
-    entry = plots.labels_for(LABELS, "causal_mask", "ja")
+    entry = plots.labels_for(LABELS, "weights_bar", "ja")
     drawer = plots.Drawer()
     drawn = []
     monkeypatch.setattr(drawer, "_draw", lambda *args: drawn.append(args) or "<svg/>")
-    assert drawer.svg("plots", "causal_mask", entry, "light", "ja") == "<svg/>"
-    assert drawer.svg("plots", "causal_mask", entry, "light", "ja") == "<svg/>"
+    assert drawer.svg("plots", "weights_bar", entry, "light", "ja") == "<svg/>"
+    assert drawer.svg("plots", "weights_bar", entry, "light", "ja") == "<svg/>"
     assert len(drawn) == 1, "the second build takes the figure from the cache"
     assert [p.suffix for p in tmp_path.iterdir()] == [".svg"], "no partial file left"
     # Every input is in the key: words, theme, language, the package's code.
-    key = plots.figure_key(drawer.digest, "plots", "causal_mask", entry, "light", "ja")
+    key = plots.figure_key(drawer.digest, "plots", "weights_bar", entry, "light", "ja")
     changed = [
         plots.figure_key(
-            drawer.digest, "plots", "causal_mask", {**entry, "x": 1}, "light", "ja"
+            drawer.digest, "plots", "weights_bar", {**entry, "x": 1}, "light", "ja"
         ),
-        plots.figure_key(drawer.digest, "plots", "causal_mask", entry, "dark", "ja"),
+        plots.figure_key(drawer.digest, "plots", "weights_bar", entry, "dark", "ja"),
         plots.figure_key(
-            drawer.digest, "plots", "causal_mask", entry, "light", "zh-Hant"
+            drawer.digest, "plots", "weights_bar", entry, "light", "zh-Hant"
         ),
-        plots.figure_key(drawer.digest, "plots", "weights_bar", entry, "light", "ja"),
-        plots.figure_key("0" * 64, "plots", "causal_mask", entry, "light", "ja"),
+        plots.figure_key(
+            drawer.digest, "plots", "self_attention_heatmap", entry, "light", "ja"
+        ),
+        plots.figure_key("0" * 64, "plots", "weights_bar", entry, "light", "ja"),
     ]
     assert key not in changed and len(set(changed)) == len(changed)
     assert drawer.digest == plots.inputs_digest()
@@ -639,8 +646,8 @@ def test_the_cache_can_be_turned_off(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("BOOK_FIGURE_CACHE", "0")
     drawer = plots.Drawer()
     monkeypatch.setattr(drawer, "_draw", lambda *args: "<svg/>")
-    entry = plots.labels_for(LABELS, "causal_mask", "ja")
-    assert drawer.svg("plots", "causal_mask", entry, "light", "ja") == "<svg/>"
+    entry = plots.labels_for(LABELS, "weights_bar", "ja")
+    assert drawer.svg("plots", "weights_bar", entry, "light", "ja") == "<svg/>"
     assert not list(tmp_path.iterdir())
 
 
@@ -882,17 +889,17 @@ def test_the_yarn_line_is_seen_where_it_lies_on_another(language) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_alibi_titles_name_the_slope_as_the_page_does(language) -> None:
-    """Fig 23.2's panels are titled with the page's slope m_h of their head
-    and its value (alibi_slopes), not a bare m, which Fig 23.1 on the same
-    page uses for a position (F13 of the round-29 figure review)."""
+    """Fig 23.2's panels are titled with the page's slope μ_h of their head
+    and its value (alibi_slopes), not the paper's m, which the page uses for
+    a query's position (F13 of the round-29 figure review)."""
     from attention_docs.positional import alibi_slopes
 
     script = load_script("alibi_weights")
     slopes = alibi_slopes(script.H)
     titles = ALL_LABELS["plots"]["alibi_weights"][language]["heads"]
-    assert titles == [f"m_{{{h + 1}}} = 1/{round(1 / slopes[h])}" for h in script.HEADS]
+    assert titles == [f"μ_{{{h + 1}}} = 1/{round(1 / slopes[h])}" for h in script.HEADS]
     page = (DOCS / language / "long-context.md").read_text(encoding="utf-8")
-    assert "\\(m_h\\)" in page
+    assert "\\(\\mu_h\\)" in page
 
 
 @pytest.mark.parametrize("theme_name", ["light", "dark"])
@@ -959,6 +966,12 @@ def test_markup_sets_symbols_as_the_text_does() -> None:
     assert italic(typeset("G = dZ")) == "GdZ"
     out = typeset("d_{model}")
     assert italic(out) == "d" and ">model</tspan>" in out, out
+    # a product of two letters, a thin space between them: both italic, as
+    # the text's 4nd^2 (F8 of the round-29 figure review); without the space
+    # two letters read as a word and stay upright
+    out = typeset("4n\u2009d^{2} + 2n^{2}\u2009d")
+    assert italic(out) == "ndnd" and out.count(MATH_FAMILIES) == 1, out
+    assert italic(typeset("4nd^{2}")) == ""
     out = typeset("softmax(S + B)")
     assert italic(out) == "SB" and ">softmax(" in out, out
     out = typeset("スケーリングあり（1/√d_{k}）")

@@ -72,7 +72,8 @@ def drawn_labels(kind: str, name: str, language: str) -> frozenset[str]:
     for key, value in labels(kind, name, language).items():
         if key not in ("alt", "caption"):
             strings |= set(value) if isinstance(value, list) else {value}
-    return frozenset(plain(s) for s in strings)
+    # a label of several lines: each line, which the SVG writes as a text
+    return frozenset(plain(line) for s in strings for line in s.split("\n"))
 
 
 def svg_texts(path: Path) -> set[str]:

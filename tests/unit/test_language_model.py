@@ -9,10 +9,13 @@ gradient. The shipped models are loaded and checked against their logs.
 
 from __future__ import annotations
 
+import doctest
+import inspect
 import json
 import math
 import tracemalloc
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,9 +23,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention_book.language_models import (
+    LONG_BATCH,
     LONG_FACTOR,
+    LONG_STEPS,
     SMALL,
     fine_tune_edition,
+    logit_growth_edition,
     long_context_rope,
     train_edition,
 )
@@ -49,6 +55,9 @@ from attention_docs.tokenizer import CharTokenizer
 
 PROPERTY = settings(deadline=None, max_examples=25, database=None)
 TINY = ModelConfig(vocab_size=7, d_model=8, n_heads=2, n_layers=2, d_ff=12, context=6)
+TINY_QK = ModelConfig(
+    vocab_size=7, d_model=8, n_heads=2, n_layers=2, d_ff=12, context=6, qk_norm=True
+)
 
 
 def perturbed_params(config, seed=0, spread=0.3):
@@ -81,11 +90,33 @@ def rotation(m, d, theta=None):
     return r
 
 
-def literal_logits(params, config, ids, ablation=None, theta=None, scale=None):
+def literal_rms_norm(row, gain):
+    """g_p x_p / sqrt(mean(x^2) + 1e-6), one component at a time."""
+    ms = sum(x * x for x in row) / len(row)
+    return np.array(
+        [g * x / math.sqrt(ms + 1e-6) for x, g in zip(row, gain, strict=True)]
+    )
+
+
+def literal_rotated(z_row, p, which, cols, position, config, theta):
+    """A head's query or key row (``which`` "q" or "k"): z W[:, cols], with QK
+    norm its RMS norm times the layer's gain, then rotated by R_position."""
+    row = z_row @ p[f"w_{which}"][:, cols]
+    if config.qk_norm:
+        row = literal_rms_norm(row, p[f"{which}_norm.gamma"])
+    return row @ rotation(position, config.d_k, theta)
+
+
+def literal_logits(
+    params, config, ids, ablation=None, theta=None, scale=None, max_scores=None
+):
     """The model's logits for one sequence, position by position.
 
     ``ablation``: {(layer, head): o}, that head's output set to ``o``;
-    ``theta``: RoPE's angles per position; ``scale``: the scores' factor."""
+    ``theta``: RoPE's angles per position; ``scale``: the scores' factor;
+    ``max_scores``: a list that receives each layer's largest |S_ij|. With
+    ``config.qk_norm``, every head's q and k rows are RMS-normalised with
+    the layer's gains before they are rotated."""
     ablation = ablation or {}
     n, h, d_k = len(ids), config.n_heads, config.d_k
     scale = 1 / math.sqrt(d_k) if scale is None else scale
@@ -98,6 +129,7 @@ def literal_logits(params, config, ids, ablation=None, theta=None, scale=None):
         }
         z = [literal_layer_norm(row, p["norm_1.gamma"], p["norm_1.beta"]) for row in x]
         new = []
+        largest = 0.0  # max |S_ij| of the layer
         for i in range(n):
             heads = []
             for head in range(h):
@@ -105,11 +137,13 @@ def literal_logits(params, config, ids, ablation=None, theta=None, scale=None):
                     heads.append(np.broadcast_to(ablation[layer, head], (d_k,)))
                     continue
                 cols = slice(head * d_k, (head + 1) * d_k)
-                q = (z[i] @ p["w_q"][:, cols]) @ rotation(i, d_k, theta)
+
+                q = literal_rotated(z[i], p, "q", cols, i, config, theta)
                 scores = [
-                    q @ ((z[j] @ p["w_k"][:, cols]) @ rotation(j, d_k, theta)) * scale
+                    q @ literal_rotated(z[j], p, "k", cols, j, config, theta) * scale
                     for j in range(i + 1)  # keys 0..i: the causal mask
                 ]
+                largest = max(largest, *(abs(s) for s in scores))
                 top = max(scores)
                 e = [math.exp(s - top) for s in scores]
                 heads.append(
@@ -118,6 +152,8 @@ def literal_logits(params, config, ids, ablation=None, theta=None, scale=None):
                     )
                 )
             new.append(x[i] + np.concatenate(heads) @ p["w_o"])
+        if max_scores is not None:
+            max_scores.append(largest)
         x = []
         for row in new:
             z2 = literal_layer_norm(row, p["norm_2.gamma"], p["norm_2.beta"])
@@ -138,19 +174,21 @@ def literal_loss(params, config, windows):
     return total / (len(windows) * (len(windows[0]) - 1))
 
 
-def test_forward_is_the_model_written_out() -> None:
-    params = perturbed_params(TINY)
+@pytest.mark.parametrize("config", [TINY, TINY_QK], ids=["plain", "qk_norm"])
+def test_forward_is_the_model_written_out(config) -> None:
+    params = perturbed_params(config)
     ids = [3, 1, 4, 1, 5, 6]
     assert np.allclose(
-        forward(params, TINY, ids), literal_logits(params, TINY, ids), atol=1e-12
+        forward(params, config, ids), literal_logits(params, config, ids), atol=1e-12
     )
 
 
-def test_every_gradient_matches_finite_differences() -> None:
-    params = perturbed_params(TINY, seed=1)
+@pytest.mark.parametrize("config", [TINY, TINY_QK], ids=["plain", "qk_norm"])
+def test_every_gradient_matches_finite_differences(config) -> None:
+    params = perturbed_params(config, seed=1)
     windows = np.array([[3, 1, 4, 1, 5, 2, 6], [2, 7 - 1, 0, 0, 1, 3, 3]])
-    loss, grads = loss_and_gradients(params, TINY, windows)
-    assert loss == pytest.approx(literal_loss(params, TINY, windows), abs=1e-12)
+    loss, grads = loss_and_gradients(params, config, windows)
+    assert loss == pytest.approx(literal_loss(params, config, windows), abs=1e-12)
     rng = np.random.default_rng(2)
     eps = 1e-5
     for name, value in params.items():
@@ -161,7 +199,8 @@ def test_every_gradient_matches_finite_differences() -> None:
             plus[name][index] += eps
             minus[name][index] -= eps
             numeric = (
-                literal_loss(plus, TINY, windows) - literal_loss(minus, TINY, windows)
+                literal_loss(plus, config, windows)
+                - literal_loss(minus, config, windows)
             ) / (2 * eps)
             assert grads[name][index] == pytest.approx(numeric, rel=1e-5, abs=1e-8), (
                 name
@@ -281,7 +320,7 @@ def test_the_training_script_trains_a_small_model(tmp_path) -> None:
     assert (tmp_path / "corpus-ja.txt").read_text(encoding="utf-8") == text
 
 
-@pytest.mark.parametrize("scaling", ["linear", "yarn"])
+@pytest.mark.parametrize("scaling", ["linear", "yarn", "rope"])
 def test_the_long_context_fine_tune_lowers_the_loss_beyond_l(tmp_path, scaling) -> None:
     """The pipeline that made the fine-tuned weights, at a reduced size."""
     text = load_corpus("ja")[:20000]
@@ -297,16 +336,61 @@ def test_the_long_context_fine_tune_lowers_the_loss_beyond_l(tmp_path, scaling) 
     assert tuned.config.context == LONG_FACTOR * length
     theta, scale = long_context_rope(model.config, scaling, LONG_FACTOR)
     assert np.array_equal(tuned.theta, theta) and tuned.scale == scale
-    assert np.array_equal(
-        theta,
-        rope_frequencies(
-            model.config.d_k, scaling=scaling, factor=4, original_length=length
-        ),
-    )
-    assert (scale is None) == (scaling == "linear")
+    if scaling == "rope":  # the control: the trained angles and scale
+        assert np.array_equal(theta, rope_frequencies(model.config.d_k))
+    else:
+        assert np.array_equal(
+            theta,
+            rope_frequencies(
+                model.config.d_k, scaling=scaling, factor=4, original_length=length
+            ),
+        )
+    assert (scale is None) == (scaling != "yarn")
     assert summary["log_steps"][-1] == 30 and summary["tokens_per_step"] == 2 * 128
     with np.load(tmp_path / f"lm-ja-{scaling}.npz") as data:
         assert data["param:embedding"].dtype == np.float16
+
+
+#: The fine-tune as the book shows it (ch 23, #fine-tuning): the package's
+#: own functions, with the arguments that made the shipped weights.
+FINE_TUNE_EXAMPLE = (
+    Path(__file__).resolve().parents[2] / "docs_src/long_context/fine_tune.pycon"
+)
+
+
+def shown_fine_tune():
+    """The ``fine_tune`` function that fine_tune.pycon defines."""
+    source = FINE_TUNE_EXAMPLE.read_text(encoding="utf-8")
+    namespace: dict = {}
+    for example in doctest.DocTestParser().get_examples(source):
+        exec(compile(example.source, str(FINE_TUNE_EXAMPLE), "exec"), namespace)
+    return namespace["fine_tune"]
+
+
+def test_the_fine_tune_the_book_shows_made_the_shipped_weights(tmp_path) -> None:
+    """The shown call at a reduced size (6 steps of one window of 4L): the
+    same weights as ``fine_tune_edition``, the script's, and the loss beyond
+    L falls. Its defaults are the shipped fine-tune's."""
+    fine_tune = shown_fine_tune()
+    defaults = inspect.signature(fine_tune).parameters
+    assert defaults["steps"].default == LONG_STEPS
+    assert defaults["batch_size"].default == LONG_BATCH
+    assert defaults["s"].default == LONG_FACTOR
+    tuned, log = fine_tune("ja", "linear", steps=6, batch_size=1)
+    summary = fine_tune_edition("ja", tmp_path, "linear", steps=6, batch=1, windows=2)
+    made = LanguageModel.load(tmp_path / "lm-ja-linear.npz")  # float16
+    assert tuned.config == made.config and tuned.scale == made.scale
+    assert np.array_equal(tuned.theta, made.theta)
+    for name, value in made.params.items():
+        assert np.array_equal(tuned.params[name].astype(np.float16), value), name
+    before, after = summary["loss_before"], summary["loss_after"]
+    assert after[1] < before[1] - 0.1 and after[2] < before[2] - 0.1
+    assert log.steps[-1] == 6
+    base = load_pretrained("ja").config
+    for scaling in ["yarn", "rope"]:
+        tuned, _ = fine_tune("ja", scaling, steps=1, batch_size=1)
+        theta, scale = long_context_rope(base, scaling, LONG_FACTOR)
+        assert np.array_equal(tuned.theta, theta) and tuned.scale == scale
 
 
 def test_training_reads_the_angles_and_scale_it_is_given() -> None:
@@ -361,7 +445,7 @@ def test_a_model_keeps_its_angles_and_scale_through_save_and_load(tmp_path) -> N
 
 
 @pytest.mark.parametrize("edition", EDITIONS)
-@pytest.mark.parametrize("scaling", ["linear", "yarn"])
+@pytest.mark.parametrize("scaling", ["linear", "yarn", "rope"])
 def test_the_fine_tuned_models_are_the_ones_their_logs_describe(
     edition, scaling
 ) -> None:
@@ -373,18 +457,25 @@ def test_the_fine_tuned_models_are_the_ones_their_logs_describe(
     assert model.config.context == log["factor"] * base.config.context
     assert log["config"] == {**log["config"], "context": model.config.context}
     assert model.tokenizer.vocab == base.tokenizer.vocab
-    theta = rope_frequencies(
-        base.config.d_k,
-        scaling=scaling,
-        factor=log["factor"],
-        original_length=base.config.context,
-    )
+    if scaling == "rope":  # the control: the trained angles, fine-tuned at 4L
+        theta = rope_frequencies(base.config.d_k)
+        # before: the trained model read whole at 4L, which fails beyond L
+        assert log["loss_after"][1] < log["loss_before"][1]
+    else:
+        theta = rope_frequencies(
+            base.config.d_k,
+            scaling=scaling,
+            factor=log["factor"],
+            original_length=base.config.context,
+        )
+        assert log["loss_after"][0] < log["loss_before"][0]
     assert np.array_equal(model.theta, theta) and model.scale == log["scale"]
-    assert log["loss_after"][0] < log["loss_before"][0]
     # every file of an edition together: at most 5 MB
     files = [f"corpus-{edition}.txt", f"lm-{edition}.npz", f"lm-{edition}.json"]
     files += [
-        f"lm-{edition}-{s}.{e}" for s in ("linear", "yarn") for e in ("npz", "json")
+        f"lm-{edition}-{s}.{e}"
+        for s in ("linear", "yarn", "rope")
+        for e in ("npz", "json")
     ]
     assert sum(len((data / f).read_bytes()) for f in files) <= 5_000_000
 
@@ -408,13 +499,93 @@ def test_split_corpus_holds_out_every_tenth_paragraph() -> None:
     assert sorted((train + val).splitlines(), key=int) == [str(i) for i in range(25)]
 
 
-def test_save_and_load_keep_the_model(tmp_path) -> None:
-    tok = CharTokenizer.from_text("abcdefg"[: TINY.vocab_size - 2])
-    model = LanguageModel(tok, TINY, perturbed_params(TINY))
+@pytest.mark.parametrize("config", [TINY, TINY_QK], ids=["plain", "qk_norm"])
+def test_save_and_load_keep_the_model(tmp_path, config) -> None:
+    tok = CharTokenizer.from_text("abcdefg"[: config.vocab_size - 2])
+    model = LanguageModel(tok, config, perturbed_params(config))
     model.save(tmp_path / "m.npz")
     loaded = LanguageModel.load(tmp_path / "m.npz")
-    assert loaded.config == TINY and loaded.tokenizer.vocab == tok.vocab
+    assert loaded.config == config and loaded.tokenizer.vocab == tok.vocab
+    assert loaded.config.qk_norm is config.qk_norm
     assert np.allclose(loaded.logits("abc"), model.logits("abc"), atol=1e-5)
+    with np.load(tmp_path / "m.npz") as data:  # files without QK norm as before
+        assert ("config:qk_norm" in data.files) == config.qk_norm
+
+
+# -- QK normalisation in the model (the page logit-range.md) ------------------------
+
+
+def test_qk_norm_adds_two_gains_per_layer_at_one() -> None:
+    shapes = parameter_shapes(TINY_QK)
+    assert shapes["layers.1.q_norm.gamma"] == shapes["layers.1.k_norm.gamma"] == (4,)
+    assert set(shapes) - set(parameter_shapes(TINY)) == {
+        f"layers.{layer}.{n}_norm.gamma" for layer in (0, 1) for n in "qk"
+    }
+    assert parameter_count(TINY_QK) == parameter_count(TINY) + 2 * 2 * TINY.d_k
+    params = init_params(TINY_QK, np.random.default_rng(0))
+    plain = init_params(TINY, np.random.default_rng(0))
+    assert np.all(params["layers.0.q_norm.gamma"] == 1.0)
+    assert all(np.array_equal(plain[k], params[k]) for k in plain)  # same draws
+    with pytest.raises(TypeError, match="`qk_norm` must be a bool"):
+        ModelConfig(vocab_size=5, qk_norm=1)
+
+
+def test_with_qk_norm_the_scores_ignore_the_size_of_w_q_and_w_k() -> None:
+    params = perturbed_params(TINY_QK, seed=3)
+    ids = [3, 1, 4, 1, 5, 6]
+    base = forward(params, TINY_QK, ids)
+    big = {
+        k: v * 50.0 if k.endswith((".w_q", ".w_k")) else v for k, v in params.items()
+    }
+    assert np.allclose(forward(big, TINY_QK, ids), base, atol=1e-6)
+    assert not np.allclose(forward(big, TINY, ids), forward(params, TINY, ids))
+    # the bound |S_ij| <= sqrt(d_k) max|g^Q| max|g^K|, layer by layer
+    tops: list[float] = []
+    literal_logits(big, TINY_QK, ids, max_scores=tops)
+    for layer, top in enumerate(tops):
+        g_q = np.abs(params[f"layers.{layer}.q_norm.gamma"]).max()
+        g_k = np.abs(params[f"layers.{layer}.k_norm.gamma"]).max()
+        assert 0 < top <= math.sqrt(TINY.d_k) * g_q * g_k
+
+
+def test_the_training_log_holds_each_layer_s_largest_score() -> None:
+    ids = np.tile([2, 3, 4, 5, 6, 2, 4], 30)
+    val = ids[:20]
+    for config in (TINY, TINY_QK):
+        params, log = train_language_model(
+            ids, config, steps=6, batch_size=2, lr=1e-2, val_ids=val, eval_every=3
+        )
+        assert log.max_score.shape == (2, config.n_layers)
+        # the last row: the trained parameters on the validation windows of 7
+        tops = np.zeros(config.n_layers)
+        for start in range(0, len(val) - 1, config.context):
+            window = val[start : start + config.context + 1]
+            found: list[float] = []
+            literal_logits(params, config, window[:-1], max_scores=found)
+            tops = np.maximum(tops, found)
+        assert np.allclose(log.max_score[-1], tops, rtol=1e-4)
+    _, unlogged = train_language_model(ids, TINY, steps=2, batch_size=2)
+    assert unlogged.max_score.shape == (0, TINY.n_layers)
+
+
+def test_at_a_high_step_size_qk_norm_keeps_the_scores_from_growing(tmp_path) -> None:
+    """The script's two runs (logit-range.md, #in-training), at a reduced size
+    (the small model, 100 steps, the whole corpus of ja): without QK norm the
+    largest score starts near 0 (small weights) and grows to more than twice the
+    largest score with QK norm, which starts near sqrt(d_k) (unit gains)."""
+    summary = logit_growth_edition(
+        "ja", tmp_path, steps=100, config=SMALL, batch=8, every=50
+    )
+    saved = json.loads((tmp_path / "lm-ja-logit-growth.json").read_text("utf-8"))
+    assert saved == summary
+    plain, normed = (
+        np.array(summary["runs"][k]["max_score"]) for k in ("plain", "qk_norm")
+    )
+    assert plain.shape == normed.shape == (2, SMALL["n_layers"])
+    assert plain[-1].max() > 2 * normed[-1].max()
+    assert (plain[-1] - plain[0]).max() > (normed[-1] - normed[0]).max() > 0
+    for run in summary["runs"].values():
+        assert run["val_loss"][-1] < run["val_loss"][0]
 
 
 @pytest.mark.parametrize(

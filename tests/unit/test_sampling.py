@@ -15,7 +15,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention_docs.language_model import LanguageModel, ModelConfig, init_params
+from attention_docs.kvcache import KVCache
+from attention_docs.language_model import (
+    LanguageModel,
+    ModelConfig,
+    decoder_forward,
+    forward,
+    init_params,
+)
+from attention_docs.masks import causal_mask
 from attention_docs.sampling import generate, next_token_probs, sample_next
 from attention_docs.tokenizer import CharTokenizer
 
@@ -23,17 +31,59 @@ PROPERTY = settings(deadline=None, max_examples=50, database=None)
 LOGITS = st.lists(st.floats(-20, 20), min_size=1, max_size=12).map(np.array)
 
 
-@pytest.fixture(scope="module")
-def model() -> LanguageModel:
+def small_model(qk_norm: bool = False) -> LanguageModel:
     tok = CharTokenizer.from_text("abcdefghij")
     config = ModelConfig(
-        vocab_size=len(tok), d_model=8, n_heads=2, n_layers=2, d_ff=16, context=12
+        vocab_size=len(tok),
+        d_model=8,
+        n_heads=2,
+        n_layers=2,
+        d_ff=16,
+        context=12,
+        qk_norm=qk_norm,
     )
     rng = np.random.default_rng(0)
     params = {
         k: v + rng.normal(0, 0.5, v.shape) for k, v in init_params(config, rng).items()
     }
     return LanguageModel(tok, config, params)
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["plain", "qk_norm"])
+def model(request) -> LanguageModel:
+    return small_model(qk_norm=request.param)
+
+
+def test_with_qk_norm_each_cached_step_gives_the_uncached_logits() -> None:
+    """QK norm acts on each row before RoPE: the cache keeps normalised keys."""
+    model = small_model(qk_norm=True)
+    config, params = model.config, model.params
+    ids = np.array([[3, 1, 4, 1, 5, 9, 2, 6, 5, 3]])  # (1, 10)
+    full = forward(params, config, ids)  # (1, 10, V)
+    caches = [
+        KVCache(config.d_k, batch_shape=(1, config.n_heads))
+        for _ in range(config.n_layers)
+    ]
+    prompt = 4
+    positions = np.arange(prompt, dtype=np.float64)
+    logits, _ = decoder_forward(
+        params, config, ids[:, :prompt], positions, causal_mask(prompt), caches
+    )
+    rows = [*logits[0]]
+    for t in range(prompt, ids.shape[1]):  # one token at a time
+        step, _ = decoder_forward(
+            params,
+            config,
+            ids[:, t : t + 1],
+            np.array([float(t)]),
+            causal_mask(1, t + 1),
+            caches,
+        )
+        rows.append(step[0, 0])
+    assert np.allclose(np.array(rows), full[0], atol=1e-12)
+    plain = {k: v for k, v in params.items() if "_norm." not in k}
+    other = forward(plain, ModelConfig(**{**config.__dict__, "qk_norm": False}), ids)
+    assert not np.allclose(other, full, atol=1e-3)  # the norm is not idle
 
 
 @PROPERTY

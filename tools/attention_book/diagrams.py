@@ -341,7 +341,8 @@ _WORD = r"MultiHead|[a-z]{2,}"
 #: One atom of a label: a script, a symbol (one Latin letter alone, not
 #: after a hyphen as in a name like DeepSeek-V3; a gradient dQ; or a few
 #: before a script: dW_{Q}, QK^{⊤}, XW_{Q}), a function or word before "(",
-#: maths that is no letter (digits, operators, Greek capitals, a capital's
+#: maths that is no letter (digits, operators, a thin space between two
+#: letters multiplied, as 4n d^{2}; Greek capitals, a capital's
 #: index word E[ids], as the text's E[\mathrm{ids}]), or other text.
 _ATOM = re.compile(
     r"(?P<script>[_^]\{" + _SCRIPT_BODY + r"\})"
@@ -349,7 +350,7 @@ _ATOM = re.compile(
     r"|(?P<symbol>(?<![A-Za-z.\-])(?:[A-Za-z]|[a-z]?[A-Z]{1,2}(?=[_^]\{)|d[A-Z]|[α-ωℓ])"
     r"(?![A-Za-z.]|(?<=[a-z])\[)|[Σ∑](?=[_^]\{))"
     r"|(?P<function>(?<![A-Za-z.])(?:softmax|exp|concat|max|log|sin|cos|rowsum|MultiHead)(?=[(_]))"
-    r"|(?P<neutral>[0-9.,=+−\-·×/√()⊤′'⊙∞|‖ ]+|[Α-Ω]|(?<=[A-Z])\[[a-z]+\])"
+    r"|(?P<neutral>[0-9.,=+−\-·×/√()⊤′'⊙∞|‖ \u2009]+|[Α-Ω]|(?<=[A-Z])\[[a-z]+\])"
     r"|(?P<other>.)",
     re.DOTALL,
 )

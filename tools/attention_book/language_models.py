@@ -15,9 +15,10 @@ shipped models):
 
 :func:`fine_tune_edition` then continues that model's training briefly on
 windows of :math:`4L` with the RoPE angles of position interpolation
-(``"linear"``) or YaRN (``"yarn"``), as both papers do after rescaling, and
-writes ``lm-<edition>-<scaling>.npz`` (float16) and its log
-``lm-<edition>-<scaling>.json``.
+(``"linear"``) or YaRN (``"yarn"``), as both papers do after rescaling, or,
+as a control, with the trained angles (``"rope"``: the same training at 4L
+without rescaling), and writes ``lm-<edition>-<scaling>.npz`` (float16) and
+its log ``lm-<edition>-<scaling>.json``.
 
 The same seed and corpus give the same weights on the same machine (another
 BLAS may round differently).
@@ -127,7 +128,8 @@ LONG_STEPS = 240
 LONG_BATCH = 4
 #: A third of the training's first step size, with the same schedule.
 LONG_LR = 1e-3
-LONG_SCALINGS = ("linear", "yarn")
+#: PI, YaRN, and the control: the trained angles, fine-tuned the same way.
+LONG_SCALINGS = ("linear", "yarn", "rope")
 
 
 def long_context_rope(config: ModelConfig, scaling: str, factor: float):
@@ -137,9 +139,12 @@ def long_context_rope(config: ModelConfig, scaling: str, factor: float):
     original_length=L)``; ``scale`` is None (``1/sqrt(d_k)``) for
     ``"linear"`` and ``1 / (t sqrt(d_k))`` for ``"yarn"``, with YaRN's
     temperature :math:`\sqrt{1/t} = 0.1 \ln s + 1` (Peng et al., 2023,
-    Section 3.4).
+    Section 3.4). ``"rope"``, the control, keeps the trained angles
+    ``rope_frequencies(d_k)`` and scale: the same fine-tune without rescaling.
     """
     d_k, length = config.d_k, config.context
+    if scaling == "rope":
+        return rope_frequencies(d_k), None
     theta = rope_frequencies(
         d_k, scaling=scaling, factor=factor, original_length=length
     )
@@ -441,6 +446,83 @@ def train_induction(
         "previous_token_score": np.round(prev, 3).tolist(),
     }
     (out / "lm-induction.json").write_text(
+        json.dumps(summary, indent=1) + "\n", encoding="utf-8"
+    )
+    return summary
+
+
+# -- logit growth in training, without and with QK norm (logit-range.md) ----------
+
+#: A step size ten times the book's training (``LR``): large enough that the
+#: attention logits grow in a few hundred steps, as the page's section
+#: "in-training" shows.
+GROWTH_LR = 3e-2
+GROWTH_STEPS = 400
+GROWTH_EVERY = 50
+
+
+def logit_growth_edition(
+    edition: str,
+    out: Path,
+    *,
+    steps: int = GROWTH_STEPS,
+    lr: float = GROWTH_LR,
+    config: dict | None = None,
+    batch: int = BATCH,
+    every: int = GROWTH_EVERY,
+    text: str | None = None,
+) -> dict:
+    """Train ``edition``'s model from scratch twice at step size ``lr``: without
+    and with QK norm (``ModelConfig(qk_norm=True)``), from the same seed and
+    the same windows; write ``lm-<edition>-logit-growth.json`` into ``out``.
+
+    The log holds, every ``every`` steps of each run, the validation loss and
+    each layer's largest scaled score :math:`|S_{ij}|` on the validation text
+    (``TrainingLog.max_score``).
+    """
+    text = load_corpus(edition) if text is None else text
+    train_text, val_text = split_corpus(text)
+    tokenizer = CharTokenizer.from_text(train_text)
+    train_ids = np.array(tokenizer.encode(train_text))
+    val_ids = np.array(tokenizer.encode(val_text))
+    runs = {}
+    for qk_norm in (False, True):
+        model_config = ModelConfig(
+            vocab_size=len(tokenizer), **(config or CONFIG), qk_norm=qk_norm
+        )
+        start = time.perf_counter()
+        name = "qk_norm" if qk_norm else "plain"
+        try:
+            _, log = train_language_model(
+                train_ids,
+                model_config,
+                steps=steps,
+                batch_size=batch,
+                lr=lr,
+                seed=SEED,
+                val_ids=val_ids,
+                eval_every=every,
+            )
+        except ValueError as error:  # the loss diverged: say so in the log
+            runs[name] = {"diverged": str(error)}
+            continue
+        runs[name] = {
+            "seconds": round(time.perf_counter() - start, 1),
+            "log_steps": log.steps.tolist(),
+            "val_loss": [round(x, 4) for x in log.val_loss.tolist()],
+            "max_score": [[round(x, 2) for x in row] for row in log.max_score.tolist()],
+        }
+    summary = {
+        "edition": edition,
+        "config": {k: v for k, v in asdict(model_config).items() if k != "qk_norm"},
+        "steps": steps,
+        "batch_size": batch,
+        "lr": lr,
+        "seed": SEED,
+        "runs": runs,
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"lm-{edition}-logit-growth.json").write_text(
         json.dumps(summary, indent=1) + "\n", encoding="utf-8"
     )
     return summary
