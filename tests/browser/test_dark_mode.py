@@ -27,9 +27,9 @@ FIGURE_PAGES = [
     "zh-Hans/scaled-dot-product/",
 ]
 PLOT_PAGES = {  # language -> pages with plots (each plot page in one language)
-    "ja": ["ja/object-view/", "ja/masks/"],
+    "ja": ["ja/object-view/", "ja/self-attention/"],
     "zh-Hant": ["zh-Hant/self-attention/", "zh-Hant/multi-head/"],
-    "zh-Hans": ["zh-Hans/masks/", "zh-Hans/multi-head/"],
+    "zh-Hans": ["zh-Hans/object-view/", "zh-Hans/multi-head/"],
 }
 COLOUR = re.compile(r"rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)")
 SVG = "{http://www.w3.org/2000/svg}"

@@ -79,7 +79,8 @@ DESKTOP = {"width": 1280, "height": 900}
 SAMPLE = (
     "",  # the home page: the book's code blocks of commands (sh)
     "scaled-dot-product/",  # maths, the running example's explorable
-    "masks/",  # a traceback, a plot's python code, the masks' explorable
+    "object-view/",  # a plot's python code (a short page)
+    "masks/",  # a traceback, the masks' explorable
     "glossary/",  # the glossary's table
     "404.html",
 )
