@@ -620,11 +620,18 @@ def test_the_index_waits_for_the_reader_to_search(open_page, base_url) -> None:
     page opened from a result, with words to highlight, has the index at once.
     """
     page, watch = open_page("zh-Hant/softmax/")
-    page.wait_for_load_state("networkidle")
+    # The search is set up (its worker loaded) and the page has settled: the
+    # load event, then a moment the main thread is idle. ("networkidle", half
+    # a second without a request, once waited 30 s on a busy machine.)
+    page.wait_for_function(
+        "performance.getEntriesByType('resource')"
+        ".some(entry => entry.name.includes('/workers/search.'))"
+    )
+    page.wait_for_load_state("load")
+    page.evaluate("new Promise(done => requestIdleCallback(done, {timeout: 5000}))")
     asked = page.evaluate(
         "performance.getEntriesByType('resource').map(entry => entry.name)"
     )
-    assert any("/workers/search." in url for url in asked), "the search is set up"
     assert not [url for url in asked if url.endswith(INDEX)], "fetched before a search"
     with page.expect_request(lambda request: request.url.endswith(INDEX)):
         page.keyboard.press("/")
