@@ -187,6 +187,33 @@ FIT_REPORT = """() => {
     return {problems, boxes: boxes.length};
 }"""
 
+#: The boxes that scroll sideways (display formulas, tables, code blocks)
+#: that a keyboard cannot reach or a screen reader cannot name: each one
+#: wider than its box must be focusable (tabindex 0) and named (a role and
+#: an aria-label), each one that fits must not be a tab stop. As sentences.
+UNREACHABLE_BOXES = """() => [...document.querySelectorAll(
+        "article div.arithmatex, article .md-typeset__scrollwrap,"
+        + " article pre > code")]
+    .filter(box => box.getClientRects().length > 0)
+    .flatMap(box => {
+        const wide = box.scrollWidth > box.clientWidth;
+        const tabindex = box.getAttribute("tabindex");
+        const role = box.getAttribute("role");
+        const name = (box.getAttribute("aria-label") ?? "").trim();
+        const where = `${box.tagName.toLowerCase()}.${box.className} "`
+            + box.textContent.replace(/\\s+/g, " ").trim().slice(0, 30) + '"';
+        if (!wide)
+            return tabindex === "0" ? [`${where}: fits, yet a tab stop`] : [];
+        const found = [];
+        if (tabindex !== "0") found.push(`tabindex=${tabindex}`);
+        if (!["group", "region"].includes(role)) found.push(`role=${role}`);
+        if (!name) found.push("no name");
+        return found.length
+            ? [`${where}: scrolls (${box.scrollWidth} px in ${box.clientWidth}), `
+                + found.join(", ")]
+            : [];
+    })"""
+
 #: The display formulas wider than their box (the column, or an
 #: admonition's): each as its width, its box's and the start of its TeX.
 WIDE_FORMULAS = """() => [...document.querySelectorAll("article div.arithmatex")]

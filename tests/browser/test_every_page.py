@@ -16,7 +16,9 @@ tab, as the sitemap lists them, and on each page, without loading it again:
    than the screen; a display formula or a table wider than the column scrolls in its
    own box, which keeps the text's margins, can be reached with the keyboard,
    hides nothing above or below and shows its last symbol when scrolled to
-   its end; inline formulas stay in the column.
+   its end; a box that scrolls (formula, table or code) is a tab stop with a
+   role and a name a screen reader says, one that fits is no tab stop;
+   inline formulas stay in the column.
 4. **A desktop's width** (the tab resized to 1280 px): every display
    formula fits its column (the long ones are set on several lines).
 5. **Accessibility** (at 1280 px): axe-core finds no serious
@@ -55,6 +57,7 @@ from .checks import (
     FIT_REPORT,
     PHONE,
     SETTLED,
+    UNREACHABLE_BOXES,
     WIDE_FORMULAS,
     axe_violations,
     check_pycon_copy,
@@ -139,6 +142,9 @@ def sweep(
             fit = page.evaluate(FIT_REPORT)
             found["fit"] += [f"{path}: {problem}" for problem in fit["problems"]]
             found["boxes"] += fit["boxes"]
+            found["fit"] += [
+                f"{path}: {box}" for box in page.evaluate(UNREACHABLE_BOXES)
+            ]
             page.set_viewport_size(DESKTOP)
             found["desktop"] += [
                 f"{path}: {wide}" for wide in page.evaluate(WIDE_FORMULAS)

@@ -7,8 +7,9 @@ finger can hit, fields that do not zoom the page.
 - **The interactive figures' controls**: every field (number, select) has a
   font of at least 16 px, below which a phone's browser zooms the page in
   when the field gets the focus (and leaves it zoomed), and every control
-  (fields, buttons, checkboxes, the slider) is at least 44 px high, a
-  finger's width.
+  (fields, buttons, checkboxes, the slider) is at least 44 px high and,
+  but for the cells of a grid of controls (at least 24 px wide, WCAG
+  2.5.8: ten of them share a phone's column), 44 px wide: a finger's width.
 
 Accessibility on a phone is test_accessibility.py's, fitting the column
 test_every_page.py's.
@@ -52,9 +53,13 @@ SMALL_TEXT = """floor => {
     return Object.entries(found).map(([key, count]) => `${key} (${count})`);
 }"""
 
+#: The cells of a grid whose cells are its controls (``GRIDS`` below).
+CELLS = '[data-cell], [data-matrix="weights"] [data-weight]'
+
 #: Every control of the page's interactive figures: what it is, its font
-#: size and its height on the page.
-CONTROLS = """() => [...document.querySelectorAll(
+#: size, its size on the page, and whether it is a cell of a grid of
+#: controls (held to ``SMALLEST_CELL``'s width by ``GRIDS``).
+CONTROLS = """cells => [...document.querySelectorAll(
     ".explorable input, .explorable select, .explorable button")]
     .filter(e => e.getClientRects().length > 0)
     .map(e => ({
@@ -64,6 +69,8 @@ CONTROLS = """() => [...document.querySelectorAll(
         field: e.matches("input:not([type=checkbox], [type=range]), select"),
         font: parseFloat(getComputedStyle(e).fontSize),
         height: e.getBoundingClientRect().height,
+        width: e.getBoundingClientRect().width,
+        cell: e.matches(cells) || e.closest(cells) !== null,
     }))"""
 
 #: Pages whose text holds what Material sets small: tables with code (the
@@ -116,13 +123,15 @@ def test_explorables_controls_fit_a_finger(open_page, site, which) -> None:
     problems, seen = [], set()
     for path in pages:
         page, _ = open_page(path, **PHONE_DEVICE)
-        for control in page.evaluate(CONTROLS):
+        for control in page.evaluate(CONTROLS, CELLS):
             seen.add(control["what"].split(" ", 2)[1])
             where = f"{path} {control['what']}"
             if control["field"] and control["font"] < SMALLEST_FIELD_FONT:
                 problems.append(f"{where}: font {control['font']} px")
             if control["height"] < SMALLEST_TARGET - 0.5:
                 problems.append(f"{where}: {control['height']:.1f} px high")
+            if control["width"] < SMALLEST_TARGET - 0.5 and not control["cell"]:
+                problems.append(f"{where}: {control['width']:.1f} px wide")
     kinds = {"input[number]", "input[checkbox]", "input[range]", "select[select-one]"}
     assert kinds | {"button[button]"} <= seen, f"controls seen: {seen}"
     assert not problems, "on a phone (390 px, touch):\n" + "\n".join(problems)
@@ -131,7 +140,7 @@ def test_explorables_controls_fit_a_finger(open_page, site, which) -> None:
 def test_desktop_controls_keep_their_size(open_page) -> None:
     """The larger controls are a phone's: a desktop keeps the compact ones."""
     page, _ = open_page("ja/softmax/", viewport={"width": 1280, "height": 900})
-    heights = [c["height"] for c in page.evaluate(CONTROLS)]
+    heights = [c["height"] for c in page.evaluate(CONTROLS, CELLS)]
     assert heights and max(heights) < SMALLEST_TARGET, heights
 
 
@@ -154,8 +163,7 @@ SMALLEST_CELL = 24
 #: of ``[data-matrix="weights"]``) in its first state: the grid itself does
 #: not scroll sideways, a reader sees every cell, and each cell is a target
 #: of at least SMALLEST_CELL px both ways.
-GRIDS = """smallest => {
-    const CELLS = '[data-cell], [data-matrix="weights"] [data-weight]';
+GRIDS = """([smallest, CELLS]) => {
     return [...document.querySelectorAll(".explorable table")]
     .filter(t => t.querySelector(CELLS) && t.getClientRects().length > 0)
     .flatMap(t => {
@@ -192,5 +200,7 @@ def test_explorables_fit_a_small_phone(open_page, site, which) -> None:
     for path in pages:
         page, _ = open_page(path, **SMALL_PHONE)
         found += [f"{path} {overflow}" for overflow in page.evaluate(OVERFLOW)]
-        found += [f"{path} {grid}" for grid in page.evaluate(GRIDS, SMALLEST_CELL)]
+        found += [
+            f"{path} {grid}" for grid in page.evaluate(GRIDS, [SMALLEST_CELL, CELLS])
+        ]
     assert not found, "at 360 px:\n" + "\n".join(found)

@@ -17,7 +17,8 @@ on a page (a fenced ``pycon``/``python`` block of ``docs/ja`` or
   ``dQ``, ``PE``, ``float32``, ``1e-8``) and differentials (``ds``, ``dt``);
 - names of the code in the same block (``# x @ w_q``, ``# mask: (2, 3, 3)``)
   and Python's ``True``, ``False``, ``None``; a few names of the package's
-  arguments and of Python's functions, ``API_NAMES`` (``scale``, ``len``);
+  arguments and methods and of Python's functions, ``API_NAMES`` (``scale``,
+  ``len``, ``save``);
 - the words that formulas write: ``FORMULA_WORDS`` below (``softmax``,
   ``sqrt``, ``exp``, ``log``, ``max``, ``sum``, ``diag``, ``rank``, the boxes of
   the paper's Figure 2 such as ``Concat``, Greek letters such as ``sigma``),
@@ -71,9 +72,10 @@ FORMULA_WORDS = frozenset(
 )
 #: Names of dimensions in shapes: ``(batch, heads, n, d_k)``.
 DIMENSIONS = frozenset({"batch", "heads", "chunk", "vocab"})
-#: Names of the package's arguments and of Python's functions that a comment
-#: or a label may use as symbols: ``scale = 1 / sqrt(d_k)``, ``len(cache)``.
-API_NAMES = frozenset({"scale", "len"})
+#: Names of the package's arguments and methods and of Python's functions that
+#: a comment or a label may use as symbols: ``scale = 1 / sqrt(d_k)``,
+#: ``len(cache)``, ``tuned.save(..., dtype="float16")``.
+API_NAMES = frozenset({"scale", "len", "save", "dtype"})
 #: Units that a printed line may carry after its number.
 UNITS = frozenset({"bytes", "MiB", "GiB"})
 #: Python's constants, which a comment may name as the code does.

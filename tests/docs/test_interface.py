@@ -211,6 +211,12 @@ TYPED = {
     ("scripts/pdf/cover.html", "简体中文版"): "the PDF's title page: the same",
     ("site-root/index.html", "阅读简体中文版"): "the root chooser's link: the same",
     ("scripts/pdf/cover.html", "繁体中文版"): "its comment: what a conversion gives",
+    ("tools/attention_book/stages/book.py", "数式"): (
+        "Japanese: the ja edition's name for a display formula's box"
+    ),
+    ("overrides/assets/javascripts/scrollable.js", "数式"): (
+        "Japanese: its comment names the ja edition's word"
+    ),
     (
         "tools/attention_book/stages/glossary.py",
         "中国語",

@@ -12,6 +12,11 @@
 // device that can hover, and takes the tabindex away on a touch screen,
 // where a keyboard may be attached too (a tablet's): a code block's
 // tabindex is put back whenever Material removes it from a wide block.
+// A box the keyboard reaches is named for a screen reader, which would
+// otherwise announce nothing (or read the whole formula or block) at the
+// focus: role="group" with an aria-label, the name the build gave the box
+// in the edition's words (data-book-scroll, stages/book.py: 数式, コード,
+// 表; a table's box takes its table's), while it is focusable only.
 //
 // Material puts the copy button of every code block in a <nav
 // class="md-code__nav">: one unnamed navigation landmark per code block,
@@ -29,13 +34,24 @@ document$.subscribe(({ body }) => {
     "div.arithmatex, .md-typeset__scrollwrap, .jupyter-wrapper .highlight-ipynb," +
       " .md-typeset pre > code"
   );
+  const nameOf = (region) =>
+    region.dataset.bookScroll ?? region.querySelector("table")?.dataset.bookScroll;
   const update = (region) => {
+    const name = nameOf(region);
     if (region.scrollWidth > region.clientWidth) {
       if (region.getAttribute("tabindex") !== "0") {
         region.setAttribute("tabindex", "0");
       }
-    } else if (region.hasAttribute("tabindex")) {
-      region.removeAttribute("tabindex");
+      if (name && region.getAttribute("aria-label") !== name) {
+        region.setAttribute("role", "group");
+        region.setAttribute("aria-label", name);
+      }
+    } else {
+      if (region.hasAttribute("tabindex")) region.removeAttribute("tabindex");
+      if (name && region.hasAttribute("aria-label")) {
+        region.removeAttribute("role");
+        region.removeAttribute("aria-label");
+      }
     }
   };
   const observer = new ResizeObserver((entries) => {

@@ -48,6 +48,13 @@
   thread's style and layout work of a load). The build keys that rule on
   ``data-book-color-switching`` instead, which ``palette.js`` sets only
   while the reader changes the scheme.
+- **Boxes that scroll sideways say what they hold.** A display formula,
+  a code block or a table wider than a phone's column scrolls in its own
+  box, which ``scrollable.js`` makes focusable while its content is wider
+  than it is (only the page knows the width). A screen reader then names
+  the box it reached: the build marks each such box with its name in the
+  edition's words (``data-book-scroll``: 数式, コード, 表), which the script
+  gives it as an ``aria-label`` with ``role="group"`` while it is focusable.
 """
 
 from __future__ import annotations
@@ -63,6 +70,7 @@ from mkdocs.structure.files import File, Files
 from attention_book import ROOT
 from attention_book.site import DEFAULT_SITE_URL
 from attention_book.stages.katex import math_output
+from attention_book.zh_hans import edition_words
 
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 KATEX_FILES = ("katex.min.css",)
@@ -279,5 +287,32 @@ def first_screen_marker(output: str) -> str:
     return output.replace(HEAD_END, link + HEAD_END, 1)
 
 
+#: The name of each kind of box that can scroll sideways, in the words of
+#: each hand-written edition (the module's docstring).
+SCROLL_WORDS = {
+    "ja": {"math": "数式", "code": "コード", "table": "表"},
+    "zh-Hant": {"math": "公式", "code": "程式碼", "table": "表格"},
+}
+#: Where each kind of box opens: a display formula's wrapper (stages/katex.py
+#: keeps pymdownx.arithmatex's), a code block's <code> (pymdownx.highlight),
+#: a table of the text (Material wraps each table without a class of its own
+#: in a box that scrolls; scrollable.js names that box after its table).
+SCROLL_BOXES = {
+    "math": re.compile(r'<div class="arithmatex"'),
+    "code": re.compile(r"<pre\b[^>]*>(?:<span></span>)?<code\b"),
+    "table": re.compile(r"<table(?![^>]*\bclass=)\b"),
+}
+
+
+def scroll_names(output: str, language: str) -> str:
+    """``output`` with each box that can scroll sideways marked with its name."""
+    words = edition_words(SCROLL_WORDS, language)
+    for kind, opening in SCROLL_BOXES.items():
+        name = f' data-book-scroll="{words[kind]}"'
+        output = opening.sub(lambda match, name=name: match[0] + name, output)
+    return output
+
+
 def on_post_page(output: str, page, config) -> str:
+    output = scroll_names(output, _language_folder(config))
     return first_screen_marker(output)
