@@ -49,8 +49,7 @@ def only_example_files(source: str) -> bool:
         bool(lines)
         and len(found) == len(lines)
         and all(
-            include.path.startswith("docs_src/")
-            and include.path.endswith(".pycon")
+            include.path.startswith("docs_src/") and include.path.endswith(".pycon")
             for include in found
         )
     )
