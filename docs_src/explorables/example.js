@@ -36,9 +36,10 @@ export function render(w, data) {
     shaded("a", matrix("weights", w.weights, labels("q"), keys)) +
     shaded("z", matrix("output", w.output, labels("z"), dims, { cell: button("pick") })) + "</div>";
   const weights = { w_q: data.w_q, w_k: data.w_k, w_v: data.w_v };
-  return frame("example", w, dataNode(weights) + tables +
+  const error = '<p class="explorable-error" id="explorable-example-error" data-error hidden></p>';
+  return frame("example", w, dataNode(weights) + error + tables +
     `<p class="explorable-terms" id="explorable-example-terms">${w.terms_hint}</p>` + status() +
-    templates(w, "hint", "sum", "pick", "score", "terms", "terms_hint"));
+    templates(w, "hint", "sum", "pick", "score", "terms", "terms_hint", "empty", "too_large"));
 }
 
 export function mount(root) {
@@ -48,6 +49,7 @@ export function mount(root) {
   const scoreButtons = [...root.querySelectorAll("button[data-score]")];
   const table = (key) => root.querySelector(`[data-matrix="${key}"]`);
   const terms = root.querySelector(".explorable-terms");
+  const error = root.querySelector("[data-error]");
   const at = (b) => [Number(b.closest("td").dataset.i), Number(b.closest("td").dataset.j)];
   let state = null;
   let chosen = null;
@@ -65,6 +67,7 @@ export function mount(root) {
   const highlight = (wait = false) => {
     for (const cell of root.querySelectorAll(".explorable-on")) cell.classList.remove("explorable-on");
     for (const b of picks) b.setAttribute("aria-pressed", "false");
+    if (!state) return say(error.innerHTML, wait);
     if (!chosen) return say(words(root, "hint"), wait);
     const [i, j] = chosen;
     picks.find((b) => at(b)[0] === i && at(b)[1] === j).setAttribute("aria-pressed", "true");
@@ -81,7 +84,7 @@ export function mount(root) {
   // s_ij = (Σ_p q_ip k_jp) / √d_k written term by term.
   const point = () => {
     for (const cell of root.querySelectorAll(".explorable-linked")) cell.classList.remove("explorable-linked");
-    if (!pointed) {
+    if (!pointed || !state) {
       terms.textContent = words(root, "terms_hint");
       return;
     }
@@ -98,17 +101,48 @@ export function mount(root) {
     });
   };
 
+  // The reader's X refused where it cannot be computed with: the entry is
+  // named, marked invalid, and every matrix computed from X shows "—".
+  const refuse = (input, template, wait) => {
+    input.setAttribute("aria-invalid", "true");
+    input.setAttribute("aria-describedby", error.id);
+    error.innerHTML = message(template, { entry: input.getAttribute("aria-label") });
+    error.hidden = false;
+    state = null;
+    for (const cell of root.querySelectorAll('[data-matrix] td[data-i]')) {
+      if (cell.closest('[data-matrix="x"]')) continue;
+      const shown = cell.querySelector("button") || cell;
+      shown.dataset.value = "";
+      shown.textContent = "\u2014";
+      cell.style.removeProperty("--w");
+    }
+    for (const b of [...scoreButtons, ...picks]) b.removeAttribute("aria-label");
+    highlight(wait);
+    point();
+  };
+
   const update = (wait = false) => {
     const x = [];
     for (const input of inputs) {
       const td = input.closest("td");
-      (x[td.dataset.i] ??= [])[td.dataset.j] = Number(input.value) || 0;
+      input.setAttribute("aria-invalid", "false");
+      input.removeAttribute("aria-describedby");
+      (x[td.dataset.i] ??= [])[td.dataset.j] = input.value.trim() === "" ? NaN : Number(input.value);
     }
+    const bad = inputs.find((input) => !Number.isFinite(x[input.closest("td").dataset.i][input.closest("td").dataset.j]));
+    if (bad) return refuse(bad, words(root, "empty"), wait);
     const q = matmul(x, data.w_q); // (n, d_model) @ (d_model, d_k) -> (n, d_k)
     const k = matmul(x, data.w_k);
     const v = matmul(x, data.w_v);
     const scale = 1 / Math.sqrt(q[0].length);
     const scores = matmul(q, transpose(k)).map((row) => row.map((s) => scale * s)); // Q Kᵀ / √d_k
+    if (![...scores.flat(), ...v.flat()].every(Number.isFinite)) {
+      // Past float64's largest number: the entry of largest magnitude is named.
+      const size = (input) => Math.abs(Number(input.value));
+      return refuse(inputs.reduce((a, b) => (size(b) > size(a) ? b : a)), words(root, "too_large"), wait);
+    }
+    error.hidden = true;
+    error.innerHTML = "";
     const weights = scores.map(softmax); // softmax of each row
     const output = matmul(weights, v); // (n, n) @ (n, d_v) -> (n, d_v)
     state = { q, k, v, scores, weights, output };

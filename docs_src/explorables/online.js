@@ -21,7 +21,8 @@ export function render(w, data) {
     `<div class="explorable-controls">${inputs}` +
     field(w.block, `<select data-block disabled>${optionList(data.blocks, data.blocks[0])}</select>`) +
     `<button type="button" data-next disabled>${w.next}</button>` +
-    `<button type="button" data-restart disabled>${w.restart}</button></div>`;
+    `<button type="button" data-restart disabled>${w.restart}</button>` +
+    '<p class="explorable-error" id="explorable-online-error" data-error hidden></p></div>';
   const steps = matrix("steps", w.steps, data.s.map((_, j) => String(j + 1)),
     ["m", "ℓ", sub("o", 1), sub("o", 2), `${sub("o", 1)}/ℓ`, `${sub("o", 2)}/ℓ`]);
   const plain = matrix("plain", w.plain, [w.plain_row], ["1", "2"]);
@@ -30,7 +31,7 @@ export function render(w, data) {
   return frame("online", w,
     dataNode(data.v) + controls +
     `<div class="explorable-tables">${values}${chartBox("running", w.chart)}</div>` + steps + plain +
-    status() + templates(w, "start", "step", "done"));
+    status() + templates(w, "start", "step", "done", "empty"));
 }
 
 export function mount(root) {
@@ -38,11 +39,39 @@ export function mount(root) {
   const inputs = [...root.querySelectorAll("input[data-s]")];
   const block = root.querySelector("select[data-block]");
   const rows = [...root.querySelectorAll('[data-matrix="steps"] tbody tr')];
+  const error = root.querySelector("[data-error]");
   let shown = 0; // blocks processed so far
   let steps = [];
 
+  // The reader's scores, or null when one is blank or not a finite number:
+  // that input is named, marked invalid, and the tables show "—".
+  const read = () => {
+    const s = inputs.map((input) => (input.value.trim() === "" ? NaN : Number(input.value)));
+    for (const input of inputs) {
+      input.setAttribute("aria-invalid", "false");
+      input.removeAttribute("aria-describedby");
+    }
+    const j = s.findIndex((sj) => !Number.isFinite(sj));
+    error.hidden = j < 0;
+    error.innerHTML = j < 0 ? "" : message(words(root, "empty"), { s: sub("s", j + 1) });
+    if (j < 0) return s;
+    inputs[j].setAttribute("aria-invalid", "true");
+    inputs[j].setAttribute("aria-describedby", error.id);
+    for (const key of ["steps", "plain"]) {
+      for (const cell of root.querySelectorAll(`[data-matrix="${key}"] td[data-i]`)) {
+        cell.dataset.value = "";
+        cell.textContent = "\u2014";
+      }
+    }
+    return null;
+  };
+
   const compute = () => {
-    const s = inputs.map((input) => Number(input.value) || 0);
+    const s = read();
+    if (!s) {
+      steps = [];
+      return null;
+    }
     const size = Number(block.value);
     let [m, l, o] = [-Infinity, 0, V[0].map(() => 0)];
     steps = [];
@@ -120,7 +149,14 @@ export function mount(root) {
   };
 
   const restart = () => {
-    compute();
+    if (compute() === null) {
+      next.disabled = true;
+      rows.forEach((tr) => tr.classList.remove("explorable-on", "explorable-later"));
+      draw(root.querySelector('[data-chart="running"]'), {
+        x: { min: 0, max: inputs.length, label: "t" }, y: { min: 0, max: 1 }, lines: [],
+      });
+      return announce(root, error.innerHTML);
+    }
     showUpTo(0);
   };
   for (const control of [...inputs, block]) control.addEventListener("input", restart);

@@ -583,6 +583,43 @@ def test_running_example(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+def test_running_example_refuses_what_it_cannot_compute(load) -> None:
+    """A blank entry of X, or one past float64 ("1e309"), is refused at that
+    entry (named, marked invalid, every matrix computed from X blank), and so
+    are entries so large that a score passes float64's largest number
+    (x_11 = 1e200 and x_12 = 2e200 make q_1 . k_1 about 1e400: the larger is
+    named); a number again brings the numbers back."""
+    page, watch, root = load("scaled-dot-product", "example")
+    error = root.locator("[data-error]")
+    entry = root.locator('[data-matrix="x"] td[data-i="0"][data-j="1"] input')
+    first = root.locator('[data-matrix="x"] td[data-i="0"][data-j="0"] input')
+    name = entry.get_attribute("aria-label")
+    assert error.is_hidden() and name
+    for bad, says in (("", name), ("1e309", name), ("2e200", "1.8")):
+        if bad == "2e200":
+            first.fill("1e200")
+        entry.fill(bad)
+        expect(error).to_be_visible()
+        expect(error).to_contain_text(name)
+        expect(error).to_contain_text(says)
+        assert entry.get_attribute("aria-invalid") == "true"
+        assert entry.get_attribute("aria-describedby") == error.get_attribute("id")
+        for key in ("q", "scores", "weights", "output"):
+            cells = page.evaluate(READ_TABLE, ["example", key])
+            assert {text for *_, text, _, _ in cells} == {"\u2014"}, (key, cells)
+        text = root.inner_text()
+        assert "NaN" not in text and "Infinity" not in text
+    x = running_example()[0]
+    first.fill(str(x[0, 0]))
+    entry.fill(str(x[0, 1]))
+    expect(error).to_be_hidden()
+    assert entry.get_attribute("aria-invalid") == "false"
+    state = oracle.example_state(x)
+    for key in ("q", "scores", "weights", "output"):
+        compare(page, "example", key, state[key])
+    assert not watch.problems(), watch.problems()
+
+
 #: The marked cells of the running example: (outline colour, background).
 MARKED = """root => [...root.querySelectorAll("td.explorable-on, td.explorable-linked")]
     .map(td => getComputedStyle(td))
@@ -1093,6 +1130,34 @@ def test_online_softmax(load) -> None:
     s[0] = -2.5
     agrees(4)
     assert button.is_enabled()
+    assert not watch.problems(), watch.problems()
+
+
+def test_online_softmax_refuses_what_it_cannot_compute(load) -> None:
+    """A blank score, or one past float64 ("1e309"), is refused at that
+    input: named, marked invalid, the tables blank, "next" disabled; a number
+    again brings the numbers back."""
+    page, watch, root = load("efficient-attention", "online")
+    error = root.locator("[data-error]")
+    s2 = root.locator('input[data-s="1"]')
+    assert error.is_hidden()
+    for bad in ("", "1e309"):
+        s2.fill(bad)
+        expect(error).to_be_visible()
+        expect(error).to_contain_text("s2")
+        assert s2.get_attribute("aria-invalid") == "true"
+        assert s2.get_attribute("aria-describedby") == error.get_attribute("id")
+        cells = page.evaluate(READ_TABLE, ["online", "plain"])
+        assert {text for *_, text, _, _ in cells} == {"\u2014"}, cells
+        assert "NaN" not in root.inner_text() and "Infinity" not in root.inner_text()
+        assert root.locator("button[data-next]").is_disabled()
+        expect(root.locator(".explorable-status")).to_contain_text("s2")
+    s2.fill(str(explorables.ONLINE_S[1]))
+    expect(error).to_be_hidden()
+    assert s2.get_attribute("aria-invalid") == "false"
+    state = oracle.online_state(list(explorables.ONLINE_S), 1)
+    compare(page, "online", "plain", [state["plain"]])
+    assert root.locator("button[data-next]").is_enabled()
     assert not watch.problems(), watch.problems()
 
 
