@@ -9,10 +9,7 @@
   fresh namespace: a reader who copies one block gets code that runs alone.
   A failure names the page and the line of the block. A block that is
   nothing but whole ``docs_src/*.pycon`` files is the same code as those
-  files, which run on their own: it is not run again for each edition. Nor
-  is a block that shows one section of such a file (``"file.pycon:name"``):
-  a page that shows an example in parts shows every part, in the file's
-  order (``tests/docs/test_pages.py``), and the file runs whole.
+  files, which run on their own: it is not run again for each edition.
 """
 
 from __future__ import annotations
@@ -41,15 +38,16 @@ one_blas_thread()
 
 
 def only_example_files(source: str) -> bool:
-    """Whether a block only includes ``docs_src/*.pycon`` files or sections
-    of them."""
+    """Whether a block only includes whole ``docs_src/*.pycon`` files."""
     lines = [line for line in source.splitlines() if line.strip()]
     found = snippets.includes(source)
     return (
         bool(lines)
         and len(found) == len(lines)
         and all(
-            include.path.startswith("docs_src/") and include.path.endswith(".pycon")
+            include.section is None
+            and include.path.startswith("docs_src/")
+            and include.path.endswith(".pycon")
             for include in found
         )
     )

@@ -94,38 +94,6 @@ def test_every_example_is_shown_in_the_book() -> None:
     assert not unused, "examples no page includes:\n" + "\n".join(unused)
 
 
-def example_sections(file: Path) -> list[str]:
-    """The names of the sections of an example, in the file's order; every
-    line but the markers lies in one of them (an example shown in parts is
-    shown whole)."""
-    names, inside = [], None
-    for number, line in enumerate(snippets.read_lines(file), 1):
-        marker = snippets.SECTION_MARKER.match(line) if "8<-" in line else None
-        if marker and marker["type"] == "start":
-            assert inside is None, f"{file}:{number}: sections do not nest here"
-            inside = marker["name"]
-            names.append(inside)
-        elif marker:
-            assert marker["name"] == inside, f"{file}:{number}: end of {inside}?"
-            inside = None
-        else:
-            assert inside or not line.strip(), f"{file}:{number}: in no section"
-    return names
-
-
-@pytest.mark.parametrize("page", PAGES, ids=page_id)
-def test_an_example_shown_in_parts_is_shown_whole(page: Path) -> None:
-    """A page that includes sections of a ``docs_src/*.pycon`` example
-    includes all of them, each once, in the file's order: the example runs
-    as one file (``conftest.py``), and its blocks are the file's parts."""
-    shown: dict[str, list[str]] = {}
-    for include in snippets.includes(page.read_text(encoding="utf-8")):
-        if include.section and include.path.endswith(".pycon"):
-            shown.setdefault(include.path, []).append(include.section)
-    for path, names in shown.items():
-        assert names == example_sections(ROOT / path), f"{page_id(page)}: {path}"
-
-
 #: Words the Japanese edition writes in Traditional characters on purpose:
 #: the name of the Traditional Chinese edition.
 JAPANESE_KEEPS = ("繁體中文",)
