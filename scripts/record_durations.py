@@ -1,14 +1,16 @@
-"""Record how long each unit of the test suite took, for the next runs' order.
+"""Record how long each test took, for the next runs' order.
 
 ``python scripts/record_durations.py test-artifacts/junit-*.xml`` reads the
 JUnit reports that ``make test``, ``make test-exhaustive`` and ``make
-test-all`` write, sums the seconds of each unit that pytest-xdist schedules
-as one (``--dist loadscope``: a test module, or a test class), and writes
-them to ``tests/durations.json``, longest first (units of at least
-``LEAST_SECONDS``). ``tests/conftest.py``
-starts the longest units first, so that a run does not end with one core
-finishing a long sweep alone. Units the reports do not hold keep their
-recorded seconds; run it after a change adds or moves a long test.
+test-all`` write and writes the seconds of every test (setup, call and
+teardown) of at least ``LEAST_SECONDS`` to ``tests/durations.json``, by node
+id, longest first. ``tests/conftest.py`` adds up the recorded seconds of the
+tests a run selects in each unit that pytest-xdist schedules as one (``--dist
+loadscope``: a module, or a test class) and starts the longest units first, so
+that a run does not end with one core finishing a long sweep alone; a unit's
+length is that of the tier that runs (a module whose long tests are
+exhaustive is short in ``make test``). Tests the reports do not hold keep
+their recorded seconds; run it after a change adds or moves a long test.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DURATIONS = ROOT / "tests" / "durations.json"
 
 
-#: Units shorter than this need no place of their own in the order.
-LEAST_SECONDS = 5.0
+#: Tests shorter than this add nothing that changes the order.
+LEAST_SECONDS = 0.5
 
 
 def scope(classname: str) -> str | None:
@@ -45,12 +47,15 @@ def scope(classname: str) -> str | None:
 
 
 def read(reports: list[Path]) -> dict[str, float]:
+    """Seconds by node id (``tests/site/test_pdf.py::test_x[ja]``,
+    ``docs_src/masks/boolean.pycon::line:3,column:1``) in the reports."""
     seconds: dict[str, float] = {}
     for report in reports:
         for case in ET.parse(report).iter("testcase"):
             unit = scope(case.get("classname", ""))
             if unit is not None:
-                seconds[unit] = seconds.get(unit, 0.0) + float(case.get("time", 0))
+                test = f"{unit}::{case.get('name', '')}"
+                seconds[test] = seconds.get(test, 0.0) + float(case.get("time", 0))
     return seconds
 
 
@@ -59,11 +64,11 @@ def main(arguments: list[str]) -> None:
         raise SystemExit("usage: record_durations.py JUNIT.xml ...")
     recorded = json.loads(DURATIONS.read_text("utf-8")) if DURATIONS.exists() else {}
     measured = read([Path(argument) for argument in arguments])
-    recorded.update({unit: round(s, 1) for unit, s in measured.items()})
-    kept = {unit: s for unit, s in recorded.items() if s >= LEAST_SECONDS}
-    ordered = dict(sorted(kept.items(), key=lambda item: -item[1]))
+    recorded.update({test: round(s, 1) for test, s in measured.items()})
+    kept = {test: s for test, s in recorded.items() if s >= LEAST_SECONDS}
+    ordered = dict(sorted(kept.items(), key=lambda item: (-item[1], item[0])))
     DURATIONS.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")
-    print(f"{DURATIONS.relative_to(ROOT)}: {len(ordered)} units")
+    print(f"{DURATIONS.relative_to(ROOT)}: {len(ordered)} tests")
 
 
 if __name__ == "__main__":

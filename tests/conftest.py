@@ -37,13 +37,15 @@ TESTS = Path(__file__).resolve().parent
 FOLDER_MARKERS = {"site": "site", "browser": "browser"}
 
 
-#: How long each unit of work took in a recorded run: pytest-xdist's scopes
-#: under ``--dist loadscope`` (a module, or a test class) -> seconds (setup,
-#: call and teardown, from the JUnit reports the runs write; the first units
-#: also wait for the site build). ``scripts/record_durations.py`` writes it.
-#: The longest start first, so that the end of the run is many short units
-#: spread over every core, not one core finishing a sweep alone; units it
-#: does not know follow in xdist's own order (most tests first).
+#: How long each test took in a recorded run: node id -> seconds (setup,
+#: call and teardown, from the JUnit reports the runs write; the first tests
+#: of the site also wait for its build), tests of half a second or more.
+#: ``scripts/record_durations.py`` writes it. A unit of work (pytest-xdist's
+#: scope under ``--dist loadscope``: a module, or a test class) lasts the sum
+#: of its selected tests, so each tier orders its own units; the longest start
+#: first, so that the end of the run is many short units spread over every
+#: core, not one core finishing a sweep alone; units with no recorded test
+#: follow in xdist's own order (most tests first).
 DURATIONS = TESTS / "durations.json"
 
 
@@ -51,6 +53,15 @@ def recorded_durations() -> dict[str, float]:
     if not DURATIONS.exists():
         return {}
     return json.loads(DURATIONS.read_text(encoding="utf-8"))
+
+
+def unit_seconds(items: list[pytest.Item]) -> Counter:
+    """The recorded seconds of each unit, counting the given tests only."""
+    recorded = recorded_durations()
+    seconds: Counter = Counter()
+    for item in items:
+        seconds[xdist_scope(item)] += recorded.get(item.nodeid, 0.0)
+    return seconds
 
 
 def xdist_scope(item: pytest.Item) -> str:
@@ -75,7 +86,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # needs the site waits for its build, the other processes have work
     # without it: the units that need no site come right after that one.
     sizes = Counter(xdist_scope(item) for item in items)
-    seconds = recorded_durations()
+    seconds = unit_seconds(items)
 
     def longest_first(item: pytest.Item) -> tuple:
         return (

@@ -1,9 +1,12 @@
 """The prose linters (attention_book.prose_lint) pass on both hand-written editions.
 
 textlint (ja: preset-ja-technical-writing, spacing, the glossary's term rules;
-zh-Hant: the term rules) and zhlint (zh-Hant) run once each over every page,
-as ``make lint`` runs them; configuration in ``lint/``, term rules made from
-``docs_src/glossary.yml``.
+zh-Hant: the term rules) and zhlint (zh-Hant) run as ``make lint`` runs them;
+configuration in ``lint/``, term rules made from ``docs_src/glossary.yml``.
+The Japanese preset tokenizes every sentence (kuromoji), some 30 s for the
+whole edition on one core: ``make test`` lints every Traditional Chinese page,
+the figures' words and the Japanese pages of ``JA_SAMPLE``, and the exhaustive
+tier the other Japanese pages, so that ``.ci/run`` lints every page once.
 """
 
 from __future__ import annotations
@@ -12,15 +15,36 @@ import pytest
 
 from attention_book import glossary, prose_lint
 
+#: The Japanese pages make test lints: the home page and the pages whose
+#: copies make test runs (tests/site/test_copy_paste.py), which hold every
+#: kind of line the lint view reads (formulas, tables, admonitions, examples,
+#: exercises, figure references, English names).
+JA_SAMPLE = ("index.md", "masks.md", "scaled-dot-product.md", "tokens.md")
 
-@pytest.mark.slow  # some 20 s: make lint and make test run it, make quick does not
-def test_every_page_passes_the_prose_linters() -> None:
+
+def lint_or_fail(languages: tuple[str, ...], only: set[str] | None = None) -> None:
     if problem := prose_lint.missing_tools():
         pytest.fail(problem)
-    findings = prose_lint.lint()
+    findings = prose_lint.lint(languages, only)
     assert not findings, f"{len(findings)} prose-lint findings:\n" + "\n".join(
         map(str, findings)
     )
+
+
+@pytest.mark.slow  # some 10 s: make test runs it, make quick does not
+def test_the_chinese_pages_and_a_japanese_sample_pass_the_prose_linters() -> None:
+    lint_or_fail(("zh-Hant",))
+    lint_or_fail(("ja",), {*JA_SAMPLE, "labels.yml"})
+
+
+@pytest.mark.exhaustive
+def test_the_other_japanese_pages_pass_the_prose_linters() -> None:
+    rest = {page.name for page in prose_lint.pages("ja")} - set(JA_SAMPLE)
+    lint_or_fail(("ja",), rest)
+
+
+def test_the_japanese_sample_names_pages_of_the_edition() -> None:
+    assert set(JA_SAMPLE) <= {page.name for page in prose_lint.pages("ja")}
 
 
 @pytest.mark.parametrize("language", glossary.LANGUAGES)
