@@ -82,7 +82,78 @@ export function words(root, key) {
 // place of what announceSettled() was about to say.
 export function announce(root, html) {
   clearTimeout(root.explorableAnnounce);
-  root.querySelector(".explorable-status").innerHTML = html;
+  speak(root.querySelector(".explorable-status"), html);
+}
+
+// --- What a screen reader says -------------------------------------------------
+// A live region, and a message an input or a button is described by, reach a
+// listener as flat text: 3.9 × 10<sup>−22</sup> would be heard "10−22", and
+// head<sub>i</sub>W<sup>O</sup><sub>i</sub> "headiWOi". speak() writes such
+// HTML twice: as shown, hidden from the accessibility tree (aria-hidden), and
+// in words, in a visually hidden span ("10 の −22 乗", "10 的 −22 次方"), as
+// a page gives a screen reader text of its own. The words are the edition's
+// (core.yml: said_power, said_sup, said_sub, said_sqrt, in every figure's
+// messages). A typeset formula's MathML is said the same way, and so is a
+// number fmt() writes with superscript digits (5.00 × 10¹⁹⁹).
+
+const SAID = ["said_power", "said_sup", "said_sub", "said_sqrt"];
+const SUPERSCRIPT_DIGITS = Object.fromEntries(Object.entries(SUPERSCRIPTS).map(([c, s]) => [s, c]));
+// A base that a superscript raises to a power: a number, or e.
+const BASE = /(\d+(?:\.\d+)?|(?<![\w\u00c0-\uffff])e)\s*$/u;
+const SUPERSCRIPT_RUN = /(\d+(?:\.\d+)?|(?<!\w)e)\s?([\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)/gu;
+
+// The words a listener hears for `html` in the figure `root`.
+export function said(root, html) {
+  const say = (key, values) => message(words(root, key), values);
+  const power = (base, exponent) => ` ${say("said_power", { base, exponent })} `;
+  const raise = (out, exponent) => {
+    const base = out.match(BASE);
+    return base ? out.slice(0, base.index) + power(base[1], exponent) : `${out} ${say("said_sup", { x: exponent })} `;
+  };
+  const walk = (node) => {
+    if (node.nodeType === 3) {
+      return node.data.replace(SUPERSCRIPT_RUN, (all, base, digits) =>
+        power(base, [...digits].map((c) => (c === "\u207b" ? MINUS : SUPERSCRIPT_DIGITS[c])).join("")));
+    }
+    if (node.nodeType !== 1 || node.getAttribute("aria-hidden") === "true") return "";
+    if (node.classList.contains("explorable-said")) return node.textContent;
+    const tag = node.localName;
+    if (tag === "annotation") return "";
+    const kids = [...node.children];
+    const inner = () => node.getAttribute("data-said") ?? [...node.childNodes].map(walk).join("");
+    if (tag === "msup" || tag === "msub" || tag === "msubsup") {
+      const [base, first, second] = kids.map(walk);
+      const raised = (b, x) => (kids[0].localName === "mn" || b.trim() === "e" ? power(b, x) : `${b} ${say("said_sup", { x })} `);
+      if (tag === "msup") return raised(base, first);
+      const lowered = `${base} ${say("said_sub", { x: first })} `;
+      return tag === "msub" ? lowered : `${lowered} ${say("said_sup", { x: second })} `;
+    }
+    if (tag === "msqrt") return ` ${say("said_sqrt", { x: inner().trim() })} `;
+    if (tag === "mfrac") return ` ${kids.map(walk).join(" / ")} `;
+    let out = "";
+    for (const child of node.childNodes) {
+      if (child.nodeType === 1 && child.localName === "sup" && child.getAttribute("aria-hidden") !== "true") {
+        out = raise(out, walk(child).trim());
+      } else if (child.nodeType === 1 && child.localName === "sub" && child.getAttribute("aria-hidden") !== "true") {
+        out = `${out} ${say("said_sub", { x: walk(child).trim() })} `;
+      } else out += walk(child);
+    }
+    return node.hasAttribute("data-said") ? inner() : out;
+  };
+  const box = root.ownerDocument.createElement("div");
+  box.innerHTML = html;
+  return walk(box).replace(/\s+/g, " ").replace(/ ([、。，；：（）])/g, "$1").replace(/([（]) /g, "$1").trim();
+}
+
+// Write `html` into `el`; where a listener would hear it flattened, as shown
+// (aria-hidden) and in words (said()).
+export function speak(el, html) {
+  const root = el.closest(".explorable");
+  if (!/<(sup|sub|math)\b|[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]/.test(html) || /explorable-said/.test(html)) {
+    el.innerHTML = html;
+    return;
+  }
+  el.innerHTML = `<span aria-hidden="true">${html}</span><span class="explorable-said">${esc(said(root, html))}</span>`;
 }
 
 // Write `values` into the cells of the figure's table data-matrix=key.
@@ -174,6 +245,7 @@ export const status = () => '<p class="explorable-status" role="status" aria-liv
 
 // The messages mount() fills in, as data-msg-* attributes (read by words()).
 export function templates(wordsOf, ...keys) {
+  keys.push(...SAID.filter((k) => k in wordsOf && !keys.includes(k)));
   const attrs = keys.map((k) => `data-msg-${k}="${esc(wordsOf[k])}"`).join(" ");
   return `<span class="explorable-messages" hidden ${attrs}></span>`;
 }

@@ -7,7 +7,7 @@
 // of values that made it.
 import {
   announce, dataNode, esc, fill, fmt, frame, matmul, matrix, message, register, show, softmax,
-  status, sub, templates, transpose, words,
+  speak, status, sub, templates, transpose, words,
 } from "./core.js";
 
 // data: the running example's X (n × d_model) and W_Q, W_K, W_V.
@@ -95,10 +95,10 @@ export function mount(root) {
       cell.classList.add("explorable-linked");
     }
     const products = state.q[i].map((x, p) => `${fmt(x, 2)} × ${fmt(state.k[j][p], 2)}`);
-    terms.innerHTML = message(words(root, "terms"), {
+    speak(terms, message(words(root, "terms"), {
       i: i + 1, j: j + 1, terms: products.join(" + "),
       root: fmt(Math.sqrt(state.q[0].length), 2), value: fmt(state.scores[i][j], 3),
-    });
+    }));
   };
 
   // The reader's X refused where it cannot be computed with: the entry is
@@ -106,7 +106,7 @@ export function mount(root) {
   const refuse = (input, template, wait) => {
     input.setAttribute("aria-invalid", "true");
     input.setAttribute("aria-describedby", error.id);
-    error.innerHTML = message(template, { entry: input.getAttribute("aria-label") });
+    speak(error, message(template, { entry: input.getAttribute("aria-label") }));
     error.hidden = false;
     state = null;
     for (const cell of root.querySelectorAll('[data-matrix] td[data-i]')) {

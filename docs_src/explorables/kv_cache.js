@@ -7,7 +7,7 @@
 // A chart draws the size against n (log axes) for the current settings, with
 // a line for the memory of one GPU of a few real devices and a cursor at n.
 import {
-  announce, field, fmt, frame, message, optionList, register, sci, status, templates, words,
+  announce, field, fmt, frame, message, optionList, register, sci, speak, status, templates, words,
 } from "./core.js";
 import { chartBox, draw } from "./chart.js";
 
@@ -122,7 +122,7 @@ export function mount(root) {
 
   const refuse = (html, input) => {
     for (const key of ["h_kv", "per_token", "total", "total_units"]) set(key, "", "—");
-    error.innerHTML = html;
+    speak(error, html);
     error.hidden = false;
     if (input) input.setAttribute("aria-describedby", error.id);
     effect.textContent = "";

@@ -260,6 +260,10 @@ def test_softmax(load) -> None:
         _, full = result(page, "softmax", key)
         assert abs(float(full) - epsilon) <= 1e-12 * epsilon, (key, full, epsilon)
     assert result(page, "softmax", "rest")[0] == "3.9 × 10\u221222"
+    # the live region says the power in words, not flattened to "10−22"
+    expect(said).to_contain_text("3.9 × 10 の −22 乗")
+    heard = said.aria_snapshot()
+    assert "ε = 3.9 × 10 の −22 乗" in heard and "10\u221222" not in heard, heard
     assert not watch.problems(), watch.problems()
 
 

@@ -54,8 +54,12 @@ def test_words_exist_in_every_language(name: str) -> None:
             assert set(re.findall(r"\{\w+\}", text)) == set(
                 re.findall(r"\{\w+\}", words["ja"][key])
             ), (name, language, key)
+    # and the words every figure shares (core.yml), which none redefines
+    shared = yaml.safe_load((explorables.FOLDER / "core.yml").read_text("utf-8"))
+    assert set(shared) == set(EDITIONS) and set(shared["ja"]) == set(shared["zh-Hant"])
+    assert not keys & set(shared["ja"]), name
     simplified = explorables.words_for(name, "zh-Hans")
-    assert set(simplified) == keys
+    assert set(simplified) == keys | set(shared["ja"])
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -540,6 +544,65 @@ def test_the_saturated_softmax_keeps_its_small_numbers() -> None:
     assert re.findall(r'data-leaves="([\d.]+)"', chart.svg) == [str(below[0])]
 
 
+class Spoken(HTMLParser):
+    """The text of an element that a screen reader reads: what is not under
+    ``aria-hidden="true"``, and no TeX annotation of a typeset formula."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0  # > 0 inside a hidden subtree
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if self.depth or dict(attrs).get("aria-hidden") == "true" or tag == "annotation":
+            self.depth += 1
+
+    def handle_endtag(self, tag) -> None:
+        if self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data) -> None:
+        if not self.depth:
+            self.parts.append(data)
+
+
+def spoken(html: str) -> str:
+    parser = Spoken()
+    parser.feed(html)
+    return re.sub(r"\s+", " ", "".join(parser.parts)).strip()
+
+
+def element(html: str, pattern: str) -> str:
+    """The inner HTML of the first <p> whose start tag matches ``pattern``."""
+    return re.search(rf"<p {pattern}[^>]*>(.*?)</p>", html)[1]
+
+
+#: A power and a superscript and subscript said in each edition's words.
+SAID = {
+    "ja": ("3.9 × 10 の −22 乗", "head 下付き i W 上付き O 下付き i", "x 下付き 3", "10 の 308 乗"),
+    "zh-Hant": ("3.9 × 10 的 −22 次方", "head 下標 i W 上標 O 下標 i", "x 下標 3", "10 的 308 次方"),
+    "zh-Hans": ("3.9 × 10 的 −22 次方", "head 下标 i W 上标 O 下标 i", "x 下标 3", "10 的 308 次方"),
+}
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans"])
+def test_the_live_region_says_powers_and_indices_in_words(language) -> None:
+    """What the live region says is text: "3.9 × 10<sup>−22</sup>" would be
+    heard "10−22" and "head<sub>i</sub>W<sup>O</sup><sub>i</sub>" "headiWOi".
+    The shown form is hidden from the screen reader and said in the edition's
+    words beside it (core.js, speak())."""
+    power, product, sub_3, power_308 = SAID[language]
+    html = draw_with("softmax", {"x": [0.0, 0.0, 5.0], "t": 10.0}, language)
+    said = spoken(element(html, 'class="explorable-status"'))
+    assert f"ε = {power}" in said and "10\u221222" not in said, said
+    said = spoken(element(explorables.render("heads", language), 'class="explorable-status"'))
+    assert product in said and "headiWOi" not in said, said
+    # an error that names x_3 and 10^308 says them in words too
+    html = draw_with("softmax", {"x": [0.0, 0.0, 1e308], "t": 10.0}, language)
+    said = spoken(element(html, 'class="explorable-error"'))
+    assert sub_3 in said and power_308 in said and "10308" not in said, said
+
+
 @pytest.mark.parametrize("language", ["ja", "zh-Hant"])
 def test_the_softmax_refuses_an_overflowing_input_where_it_was_typed(language) -> None:
     """x_3 = 1e308, t = 10: t x_3 is not a float64 (the package raises);
@@ -550,9 +613,9 @@ def test_the_softmax_refuses_an_overflowing_input_where_it_was_typed(language) -
         softmax(10 * np.array([0.0, 0.0, 1e308]))
     html = draw_with("softmax", {"x": [0.0, 0.0, 1e308], "t": 10.0}, language)
     assert "NaN" not in html and "Infinity" not in html
-    error = re.search(r'<p class="explorable-error"[^>]*>(.*?)</p>', html)
-    assert error and "hidden" not in error[0]
-    assert "x<sub>3</sub>" in error[1] and "10.0" in error[1]
+    error = re.search(r'(<p class="explorable-error"[^>]*>)(.*?)</p>', html)
+    assert error and "hidden" not in error[1]
+    assert "x<sub>3</sub>" in error[2] and "10.0" in error[2]
     field = re.search(r'<input[^>]*data-x="2"[^>]*>', html)[0]
     assert 'aria-invalid="true"' in field
     assert 'aria-describedby="explorable-softmax-error"' in field
@@ -652,9 +715,9 @@ def test_the_kv_calculator_refuses_n_above_the_safe_integers() -> None:
     field = re.search(r'<input[^>]*data-size="tokens"[^>]*>', html)[0]
     assert 'aria-invalid="true"' in field
     assert 'aria-describedby="explorable-kv_cache-error"' in field
-    error = re.search(r'<p class="explorable-error"[^>]*>(.*?)</p>', html)
-    assert "hidden" not in error[0] and "9,007,199,254,740,991" in error[1]
-    assert "トークンの数 n" in error[1]
+    error = re.search(r'(<p class="explorable-error"[^>]*>)(.*?)</p>', html)
+    assert "hidden" not in error[1] and "9,007,199,254,740,991" in error[2]
+    assert "トークンの数 n" in error[2]
     assert re.search(r'data-result="total" data-value="">\u2014<', html)
 
 
