@@ -843,6 +843,40 @@ def test_kv_cache_chart_refusals_and_units(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+def test_kv_cache_names_the_wrong_field_and_greys_unused_ones(load) -> None:
+    """A size the kind does not use is drawn disabled and says why (g under
+    MHA); a refused value is named in the message (r37: "どの値も…" named
+    none), marked invalid and described by the message."""
+    page, watch, root = load("kv-cache", "kv_cache")
+    words = explorables.words_for("kv_cache", "ja")
+    groups = root.locator('input[data-size="groups"]')
+    layers = root.locator('input[data-size="layers"]')
+    why = root.locator("#explorable-kv_cache-why-groups")
+    assert groups.is_disabled() and layers.is_enabled()
+    expect(why).to_be_visible()
+    expect(why).to_have_text(words["why_gqa"])
+    assert groups.get_attribute("aria-describedby") == "explorable-kv_cache-why-groups"
+    opacity = "e => Number(getComputedStyle(e).opacity)"
+    assert groups.evaluate(opacity) < 0.7 and layers.evaluate(opacity) == 1
+    root.locator("select[data-kind]").select_option("gqa")
+    expect(why).to_be_hidden()
+    assert groups.is_enabled() and groups.evaluate(opacity) == 1
+    error = root.locator("[data-error]")
+    groups.fill("7")  # 96 heads in 7 groups
+    expect(error).to_contain_text("h = 96、g = 7")
+    assert groups.get_attribute("aria-invalid") == "true"
+    assert groups.get_attribute("aria-describedby") == error.get_attribute("id")
+    groups.fill("8")
+    expect(error).to_be_hidden()
+    d_k = root.locator('input[data-size="d_k"]')
+    d_k.fill("0")
+    expect(error).to_contain_text("ヘッドの幅 dk は 1 以上の整数")
+    assert d_k.get_attribute("aria-invalid") == "true"
+    assert d_k.get_attribute("aria-describedby") == error.get_attribute("id")
+    assert "ヘッドの幅 d 下付き k は 1 以上" in error.aria_snapshot()
+    assert not watch.problems(), watch.problems()
+
+
 def test_kv_cache_mla(load) -> None:
     """The DeepSeek-V3 preset: L (d_c + d_h^R) n s bytes, no key or value heads."""
     page, watch, root = load("kv-cache", "kv_cache")

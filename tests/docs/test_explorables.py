@@ -725,20 +725,23 @@ def test_the_kv_calculator_refuses_n_above_the_safe_integers() -> None:
 #: label (x1, y1, x2, y2) if any, and its label's right end, baseline and text.
 KV_RULE = re.compile(
     r'<g data-rule="(?P<at>[^"]+)"><line class="explorable-rule"'
-    r'[^>]*x2="(?P<right>[\d.]+)"'
+    r' x1="(?P<left>[\d.]+)" x2="(?P<right>[\d.]+)"'
     r'[^>]*y1="(?P<y>[\d.]+)"[^>]*></line>'
     r'(?:<line class="explorable-rule-leader" x1="(?P<x1>[\d.]+)" y1="(?P<y1>[\d.]+)" '
     r'x2="(?P<x2>[\d.]+)" y2="(?P<y2>[\d.]+)"></line>)?'
     r'<text class="explorable-rule-label" x="(?P<x>[\d.]+)" y="(?P<ly>[\d.]+)" '
-    r'text-anchor="end">(?P<text>[^<]*)</text></g>'
+    r'text-anchor="(?P<anchor>start|end)">(?P<text>[^<]*)</text></g>'
 )
 
 
-@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+@pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans"])
 def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
-    """Each device's label is drawn at its own line's right end (review F28):
-    just above the line, or, moved apart from a close neighbour's, joined to
-    the line's end by a leader; labels a line of text apart."""
+    """Each device's label is drawn at its own line's left end, clear of the
+    size's curve, which rises to the right (review F28, r37: at the right
+    end the labels crossed the curve and each other): just above the line,
+    or, when lines are closer than a line of text, in a column in the lines'
+    order joined to each line's end by a leader; labels a line of text and
+    its rim (15 units) apart, and no line through a label's text."""
     svg = charts(explorables.render("kv_cache", language))["size"]
     words = explorables.words_for("kv_cache", language)
     drawn = [m.groupdict() for m in KV_RULE.finditer(svg)]
@@ -746,17 +749,29 @@ def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
     names = {gb * 2**30: words[f"device_{key}"] for key, gb in explorables.KV_DEVICES}
     for rule in drawn:
         assert rule["text"] == names[float(rule["at"])]  # each label on its line
-        right, line, x, y = (float(rule[k]) for k in ("right", "y", "x", "ly"))
-        assert right - 12 <= x <= right  # at the line's right end
+        assert rule["anchor"] == "start"
+        left, line, x, y = (float(rule[k]) for k in ("left", "y", "x", "ly"))
+        assert left <= x <= left + 12  # at the line's left end
         if rule["x1"] is None:
             assert abs(y - (line - 3)) < 0.01  # just above its line
         else:  # the leader runs from the line's end to the label
-            assert float(rule["x1"]) == right and abs(float(rule["y1"]) - line) < 0.01
-            assert abs(float(rule["x2"]) - x - 2) < 0.01
+            assert float(rule["x1"]) == left and abs(float(rule["y1"]) - line) < 0.01
+            assert abs(float(rule["x2"]) - (x - 2)) < 0.01
             assert abs(float(rule["y2"]) - (y - 4)) < 0.01
     assert any(rule["x1"] is not None for rule in drawn)  # 80 and 141 GB: close
     heights = sorted(float(rule["ly"]) for rule in drawn)
-    assert all(b - a >= 12 for a, b in itertools.pairwise(heights))
+    assert all(b - a >= 15 for a, b in itertools.pairwise(heights))
+    order = sorted(drawn, key=lambda rule: float(rule["y"]))
+    assert [rule["ly"] for rule in order] == sorted(
+        (rule["ly"] for rule in drawn), key=float
+    )  # the labels in the lines' order
+    for rule in drawn:  # the text from its baseline up 12 units, with its rim
+        top, bottom = float(rule["ly"]) - 13, float(rule["ly"]) + 2
+        assert not any(top < float(r["y"]) < bottom for r in drawn), rule
+    # the curve passes below the labels at their end of the chart
+    top_label = min(heights) - 12
+    low = max(float(y) for y in re.findall(r'<path class="explorable-line[^"]*"[^>]*d="M[\d.]+ ([\d.]+)', svg))
+    assert low > max(heights) + 4 or low < top_label, (low, heights)
 
 
 @pytest.mark.parametrize(("m", "r", "d"), [(3, 0, 4), (0, 3, 16), (32, 29, 8)])
