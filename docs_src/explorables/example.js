@@ -6,7 +6,7 @@
 // make it; choosing an entry z_ij marks the row of weights and the column
 // of values that made it.
 import {
-  announce, dataNode, esc, fill, fmt, frame, matmul, matrix, message, register, show, softmax,
+  announce, dataNode, esc, fill, fmt, frame, linkCells, matmul, matrix, message, register, show, softmax,
   speak, status, sub, templates, transpose, words,
 } from "./core.js";
 
@@ -19,9 +19,10 @@ export function render(w, data) {
   const entry = (i, j, attrs) =>
     `<td${attrs}><input type="number" step="1" value="${data.x[i][j]}" ` +
     `aria-label="${esc(message(w.entry, { i: i + 1, j: j + 1 }))}" data-x disabled inputmode="decimal"></td>`;
-  // S's and Z's entries are buttons, named in words by mount().
+  // S's and Z's entries are buttons, named in words by mount(); each grid is
+  // one Tab stop (its first entry), the arrow keys move within it (linkCells).
   const button = (kind) => (i, j, attrs) =>
-    `<td${attrs}><button type="button" data-${kind} ` +
+    `<td${attrs}><button type="button" data-${kind} tabindex="${i === 0 && j === 0 ? 0 : -1}" ` +
     (kind === "pick" ? 'aria-pressed="false"' : 'aria-describedby="explorable-example-terms"') +
     ' data-value="0" disabled>0</button></td>';
   const keys = labels("k").slice(0, n);
@@ -178,14 +179,12 @@ export function mount(root) {
       highlight();
     });
   }
-  for (const b of scoreButtons) {
-    const on = () => { pointed = at(b); point(); };
-    const off = () => { pointed = null; point(); };
-    b.addEventListener("focus", on);
-    b.addEventListener("pointerenter", on);
-    b.addEventListener("blur", off);
-    b.addEventListener("pointerleave", () => (b === b.ownerDocument.activeElement ? on() : off()));
-  }
+  // Pointing at a score or focusing it lights up its q and k; the arrow
+  // keys, Home and End move through each grid (one Tab stop a grid).
+  const n = table("scores").querySelectorAll("tbody tr").length; // queries (and keys)
+  linkCells(scoreButtons, (b) => { pointed = b ? at(b) : null; point(); }, { rows: () => n, last: () => n - 1 });
+  const width = table("output").querySelectorAll("tbody tr:first-child td").length;
+  linkCells(picks, () => {}, { rows: () => n, last: () => width - 1 });
   update();
 }
 

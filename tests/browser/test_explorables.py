@@ -688,6 +688,27 @@ def test_running_example_is_named_and_linked(load) -> None:
     assert root.locator('[data-matrix="q"] caption math.book-math msub').count() == 1
     root.locator('[data-matrix="scores"] td[data-i="2"][data-j="0"] button').focus()
     lit(2, 0)
+    # Each grid is one Tab stop, moved through with the arrow keys, Home and
+    # End (r37: twelve tab stops and no arrow keys); the focus lights up.
+    page.keyboard.press("ArrowRight")
+    lit(2, 1)
+    page.keyboard.press("ArrowUp")
+    lit(1, 1)
+    page.keyboard.press("End")
+    lit(1, len(state["k"]) - 1)
+    page.keyboard.press("Home")
+    lit(1, 0)
+    for key in ("scores", "output"):
+        stops = root.locator(f'[data-matrix="{key}"] button[tabindex="0"]')
+        assert stops.count() == 1, key
+    focused = "() => document.activeElement.closest('td').dataset.i + document.activeElement.closest('td').dataset.j"
+    root.locator('[data-matrix="output"] td[data-i="0"][data-j="0"] button').focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(focused) == "11"
+    page.keyboard.press("Enter")  # chooses z_22: its row of A and column of V
+    assert root.locator('[data-matrix="output"] button[aria-pressed="true"]').count() == 1
+    root.locator('[data-matrix="output"] td[data-i="1"][data-j="1"] button').click()  # unchosen
     root.locator('[data-matrix="output"] td[data-i="2"][data-j="1"] button').click()
     for scheme in ("default", "slate"):
         page.evaluate(
