@@ -17,11 +17,17 @@ const SUPERSCRIPTS = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: 
 
 // x with `digits` decimals, a true minus sign, and no "−0"; from a million
 // on, as plain text "m × 10ⁿ" (as sci writes it in HTML), never "5e+199".
+// The rounding rule of every number the figures show: a value that is not 0
+// but would round to all zeros at `digits` decimals is written the same way
+// with one decimal, "2.1 × 10⁻⁹", never "0.0000" or "−0.000", so that a
+// weight of 2 × 10⁻⁹ is not read as 0 (0 itself stays "0.0000").
 export function fmt(x, digits) {
-  if (Number.isFinite(x) && Math.abs(x) >= 1e6) {
-    const [mantissa, exponent] = x.toExponential(digits).split("e");
+  const fixed = Number.isFinite(x) ? x.toFixed(digits) : "";
+  const vanishes = digits > 0 && x !== 0 && /^-?[0.]*$/.test(fixed);
+  if (Number.isFinite(x) && (Math.abs(x) >= 1e6 || vanishes)) {
+    const [mantissa, exponent] = x.toExponential(vanishes ? 1 : digits).split("e");
     const power = [...String(Number(exponent))].map((c) => SUPERSCRIPTS[c]).join("");
-    return `${fmt(Number(mantissa), digits)} × 10${power}`;
+    return `${fmt(Number(mantissa), vanishes ? 1 : digits)} × 10${power}`;
   }
   let text = x.toFixed(digits);
   if (/^-[0.]*$/.test(text)) text = text.slice(1);

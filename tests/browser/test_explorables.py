@@ -62,6 +62,8 @@ LAYOUT_SHIFT = """figure => new Promise(resolve => {
 
 
 SCIENTIFIC = re.compile(r"(\S+) × 10(\S+)")
+#: "10⁻⁹" as fmt() writes a value below the shown decimals: read as 10-9.
+SUPERSCRIPT_DIGITS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 
 
 #: The figure's height as the script left it, and as the page was built (the
@@ -90,7 +92,7 @@ def number(text: str) -> float:
     text = text.replace("\u2212", "-").replace(",", "").strip()
     if text in ("-∞", "∞"):
         return -math.inf if text.startswith("-") else math.inf
-    match = SCIENTIFIC.fullmatch(text)
+    match = SCIENTIFIC.fullmatch(text.translate(SUPERSCRIPT_DIGITS))
     if match:
         return float(match[1]) * 10.0 ** int(match[2])
     return float(text.split()[0])
@@ -110,7 +112,9 @@ def check(text: str, full: str, expected: float, where: str) -> None:
         f"{where}: {full} != {expected!r}"
     )
     shown = number(text)
-    scientific = SCIENTIFIC.fullmatch(text.replace("\u2212", "-").strip())
+    scientific = SCIENTIFIC.fullmatch(
+        text.replace("\u2212", "-").translate(SUPERSCRIPT_DIGITS).strip()
+    )
     if scientific:  # m × 10^e: the unit of m's last decimal, times 10^e
         # A number shown as m × 10^e claims its digits however small it is.
         assert abs(float(full) - expected) <= 1e-12 * abs(expected), (

@@ -134,12 +134,15 @@ def test_numbers_are_formatted_for_the_reader() -> None:
         'import { fmt, sci } from "./core.js";'
         "console.log(JSON.stringify([fmt(0.27406862, 3), fmt(-1.5, 2),"
         "fmt(-0.00001, 3), fmt(-0, 1), sci(0.0067153, 1), sci(0.33, 1),"
-        "fmt(5e199, 2), fmt(-12345678, 1), fmt(999999.4, 0)]));"
+        "fmt(5e199, 2), fmt(-12345678, 1), fmt(999999.4, 0), fmt(2.1e-9, 4),"
+        "fmt(0, 4), fmt(-0.00004, 4), fmt(0.00005, 4)]));"
     )
     assert shown == [
         "0.274",
         "\u22121.50",
-        "0.000",  # no "−0.000"
+        # not 0, yet 0.000 at 3 decimals: written m × 10⁻ⁿ, never "−0.000"
+        # or "0.000" (r37: a weight of 2.1 × 10⁻⁹ shown as 0.0000)
+        "\u22121.0 × 10\u207b\u2075",
         "0.0",
         "6.7 × 10<sup>\u22123</sup>",
         "3.3 × 10<sup>\u22121</sup>",
@@ -148,7 +151,15 @@ def test_numbers_are_formatted_for_the_reader() -> None:
         "5.00 × 10\u00b9\u2079\u2079",
         "\u22121.2 × 10\u2077",
         "999999",
+        "2.1 × 10\u207b\u2079",
+        "0.0000",  # 0 itself
+        "\u22124.0 × 10\u207b\u2075",
+        "0.0001",  # rounds to a nonzero last digit: as it is
     ]
+    for x, digits in ((2.1e-9, 4), (-0.00001, 3), (0.0, 4), (0.27406862, 3)):
+        assert oracle.fmt(x, digits) == run_module(
+            f'import {{ fmt }} from "./core.js"; console.log(JSON.stringify(fmt({x}, {digits})));'
+        )
 
 
 class Cells(HTMLParser):
