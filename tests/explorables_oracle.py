@@ -41,9 +41,8 @@ def fmt(x: float, digits: int) -> str:
     """``x`` with ``digits`` decimals, a true minus sign, and no "−0"; from a
     million on, as the text "m × 10ⁿ"; a value that is not 0 but rounds to
     all zeros, as "m × 10⁻ⁿ" with one decimal (core.js's rounding rule)."""
-    vanishes = (
-        math.isfinite(x) and digits > 0 and x != 0 and not f"{x:.{digits}f}".strip("-0.")
-    )
+    fixed = f"{x:.{digits}f}" if math.isfinite(x) else ""
+    vanishes = digits > 0 and x != 0 and fixed != "" and not fixed.strip("-0.")
     if math.isfinite(x) and (abs(x) >= 1e6 or vanishes):
         places = 1 if vanishes else digits
         mantissa, exponent = f"{x:.{places}e}".split("e")

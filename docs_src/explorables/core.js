@@ -289,13 +289,20 @@ export const cellAt = (button) => {
 // pointing at a button or focusing it calls point(button), leaving it calls
 // point(null) (a focused button stays pointed when the pointer leaves). The
 // arrow keys, Home and End move the focus among the cells (one Tab stop a
-// grid: the focused button's tabindex is 0, the others' −1); rows() is the
+// grid: the focused button's tabindex is 0, the others' −1, as the WAI-ARIA
+// grid pattern's roving tabindex); rows() is the
 // number of queries shown, last(i) the last key of query i's row.
 export function linkCells(buttons, point, { rows, last }) {
   for (const b of buttons) {
     const on = () => point(b);
     const off = () => point(null);
-    b.addEventListener("focus", on);
+    b.addEventListener("focus", () => {
+      // the focused cell is the grid's Tab stop, however it got the focus
+      for (const other of b.closest("[data-matrix]").querySelectorAll("button")) {
+        other.tabIndex = other === b ? 0 : -1;
+      }
+      on();
+    });
     b.addEventListener("pointerenter", on);
     b.addEventListener("blur", off);
     b.addEventListener("pointerleave", () => (b === b.ownerDocument.activeElement ? on() : off()));

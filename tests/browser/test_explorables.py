@@ -705,14 +705,17 @@ def test_running_example_is_named_and_linked(load) -> None:
     for key in ("scores", "output"):
         stops = root.locator(f'[data-matrix="{key}"] button[tabindex="0"]')
         assert stops.count() == 1, key
-    focused = "() => document.activeElement.closest('td').dataset.i + document.activeElement.closest('td').dataset.j"
+    focused = (
+        "() => Object.values(document.activeElement.closest('td').dataset).join('')"
+    )
     root.locator('[data-matrix="output"] td[data-i="0"][data-j="0"] button').focus()
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowRight")
     assert page.evaluate(focused) == "11"
     page.keyboard.press("Enter")  # chooses z_22: its row of A and column of V
-    assert root.locator('[data-matrix="output"] button[aria-pressed="true"]').count() == 1
-    root.locator('[data-matrix="output"] td[data-i="1"][data-j="1"] button').click()  # unchosen
+    pressed = root.locator('[data-matrix="output"] button[aria-pressed="true"]')
+    assert pressed.count() == 1
+    pressed.click()  # and chosen no more
     root.locator('[data-matrix="output"] td[data-i="2"][data-j="1"] button').click()
     for scheme in ("default", "slate"):
         page.evaluate(
@@ -770,10 +773,12 @@ def test_kv_cache(load) -> None:
     assert agrees("gqa", 4) > 2**53  # exact beyond a double's integers
     root.locator('input[data-size="groups"]').fill("7")  # 7 does not divide 64
     assert result(page, "kv_cache", "total")[0] == "—"
+    # g is the field the message asks to change (h = 64, g = 7): marked so
     assert (
         root.locator('input[data-size="groups"]').get_attribute("aria-invalid")
-        == "false"
+        == "true"
     )
+    expect(root.locator("[data-error]")).to_contain_text("h = 64、g = 7")
     root.locator('input[data-size="groups"]').fill("16")
     sizes["groups"] = 16
     agrees("gqa", 4)
@@ -872,7 +877,7 @@ def test_kv_cache_names_the_wrong_field_and_greys_unused_ones(load) -> None:
     """A size the kind does not use is drawn disabled and says why (g under
     MHA); a refused value is named in the message (r37: "どの値も…" named
     none), marked invalid and described by the message."""
-    page, watch, root = load("kv-cache", "kv_cache")
+    _, watch, root = load("kv-cache", "kv_cache")
     words = explorables.words_for("kv_cache", "ja")
     groups = root.locator('input[data-size="groups"]')
     layers = root.locator('input[data-size="layers"]')

@@ -158,7 +158,8 @@ def test_numbers_are_formatted_for_the_reader() -> None:
     ]
     for x, digits in ((2.1e-9, 4), (-0.00001, 3), (0.0, 4), (0.27406862, 3)):
         assert oracle.fmt(x, digits) == run_module(
-            f'import {{ fmt }} from "./core.js"; console.log(JSON.stringify(fmt({x}, {digits})));'
+            'import { fmt } from "./core.js";'
+            f"console.log(JSON.stringify(fmt({x}, {digits})));"
         )
 
 
@@ -565,7 +566,11 @@ class Spoken(HTMLParser):
         self.parts: list[str] = []
 
     def handle_starttag(self, tag, attrs) -> None:
-        if self.depth or dict(attrs).get("aria-hidden") == "true" or tag == "annotation":
+        if (
+            self.depth
+            or dict(attrs).get("aria-hidden") == "true"
+            or tag == "annotation"
+        ):
             self.depth += 1
 
     def handle_endtag(self, tag) -> None:
@@ -590,9 +595,24 @@ def element(html: str, pattern: str) -> str:
 
 #: A power and a superscript and subscript said in each edition's words.
 SAID = {
-    "ja": ("3.9 × 10 の −22 乗", "head 下付き i W 上付き O 下付き i", "x 下付き 3", "10 の 308 乗"),
-    "zh-Hant": ("3.9 × 10 的 −22 次方", "head 下標 i W 上標 O 下標 i", "x 下標 3", "10 的 308 次方"),
-    "zh-Hans": ("3.9 × 10 的 −22 次方", "head 下标 i W 上标 O 下标 i", "x 下标 3", "10 的 308 次方"),
+    "ja": (
+        "3.9 × 10 の −22 乗",
+        "head 下付き i W 上付き O 下付き i",
+        "x 下付き 3",
+        "10 の 308 乗",
+    ),
+    "zh-Hant": (
+        "3.9 × 10 的 −22 次方",
+        "head 下標 i W 上標 O 下標 i",
+        "x 下標 3",
+        "10 的 308 次方",
+    ),
+    "zh-Hans": (
+        "3.9 × 10 的 −22 次方",
+        "head 下标 i W 上标 O 下标 i",
+        "x 下标 3",
+        "10 的 308 次方",
+    ),
 }
 
 
@@ -606,7 +626,8 @@ def test_the_live_region_says_powers_and_indices_in_words(language) -> None:
     html = draw_with("softmax", {"x": [0.0, 0.0, 5.0], "t": 10.0}, language)
     said = spoken(element(html, 'class="explorable-status"'))
     assert f"ε = {power}" in said and "10\u221222" not in said, said
-    said = spoken(element(explorables.render("heads", language), 'class="explorable-status"'))
+    heads = explorables.render("heads", language)
+    said = spoken(element(heads, 'class="explorable-status"'))
     assert product in said and "headiWOi" not in said, said
     # an error that names x_3 and 10^308 says them in words too
     html = draw_with("softmax", {"x": [0.0, 0.0, 1e308], "t": 10.0}, language)
@@ -781,7 +802,10 @@ def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
         assert not any(top < float(r["y"]) < bottom for r in drawn), rule
     # the curve passes below the labels at their end of the chart
     top_label = min(heights) - 12
-    low = max(float(y) for y in re.findall(r'<path class="explorable-line[^"]*"[^>]*d="M[\d.]+ ([\d.]+)', svg))
+    starts = re.findall(
+        r'<path class="explorable-line[^"]*"[^>]*d="M[\d.]+ ([\d.]+)', svg
+    )
+    low = max(float(y) for y in starts)
     assert low > max(heights) + 4 or low < top_label, (low, heights)
 
 
