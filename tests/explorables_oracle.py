@@ -39,11 +39,15 @@ SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 def fmt(x: float, digits: int) -> str:
     """``x`` with ``digits`` decimals, a true minus sign, and no "−0"; from a
-    million on, as the text "m × 10ⁿ"."""
-    if math.isfinite(x) and abs(x) >= 1e6:
-        mantissa, exponent = f"{x:.{digits}e}".split("e")
+    million on, as the text "m × 10ⁿ"; a value that is not 0 but rounds to
+    all zeros, as "m × 10⁻ⁿ" with one decimal (core.js's rounding rule)."""
+    fixed = f"{x:.{digits}f}" if math.isfinite(x) else ""
+    vanishes = digits > 0 and x != 0 and fixed != "" and not fixed.strip("-0.")
+    if math.isfinite(x) and (abs(x) >= 1e6 or vanishes):
+        places = 1 if vanishes else digits
+        mantissa, exponent = f"{x:.{places}e}".split("e")
         power = str(int(exponent)).translate(SUPERSCRIPTS)
-        return f"{fmt(float(mantissa), digits)} × 10{power}"
+        return f"{fmt(float(mantissa), places)} × 10{power}"
     text = f"{x:.{digits}f}"
     if text.startswith("-") and not text.strip("-0."):
         text = text[1:]

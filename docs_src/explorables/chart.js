@@ -100,7 +100,8 @@ export function follow(svg, onValue) {
 //     (or not positive on a log axis) break the line; each line gets the
 //     class explorable-line-<k> (its colour and dash) and its label at its
 //     last point, moved apart vertically so that no two labels overlap
-//   rules: [{y, label}]: horizontal lines across the plot, each labelled at its right end
+//   rules: [{y, label}]: horizontal lines across the plot, each labelled at its
+//     left end (its right end if the first line starts among the labels)
 //   cursor: the x of the vertical cursor (none if undefined)
 export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
   const floor = y.floor ?? 0;
@@ -127,27 +128,39 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
   if (x.label) {
     parts.push(`<text x="${AREA.right + 14}" y="${AREA.bottom + 16}" class="explorable-axis-label">${x.label}</text>`);
   }
-  // Each rule is labelled at its right end, its label just above it: labels
-  // closer than a line of text are moved apart (from the top down, then up
-  // if the last would leave the plot), and a short leader joins a moved
+  // Each rule is labelled at one end, its label just above it: at the left
+  // end, where a curve that grows with x (the cache's size against n) is
+  // lowest, unless the curve starts among the labels (then at the right
+  // end). Rules closer than a line of text (GAP: the 12-unit text and its
+  // rim) have their labels in one column, in the rules' order, above the
+  // highest rule (below the lowest if the plot has no room above), so that
+  // no rule runs through a label's text; a short leader joins each moved
   // label to the end of its own rule.
   const shown = rules.filter((r) => drawable(r.y, y) && r.y >= sy.min && r.y <= sy.max)
     .map((r) => ({ ...r, at: Y(r.y) })).sort((a, b) => a.at - b.at);
-  const places = shown.map((r) => r.at - 3);
-  for (let i = 1; i < places.length; i++) places[i] = Math.max(places[i], places[i - 1] + 13);
-  const below = places.length ? places[places.length - 1] - (AREA.bottom - 2) : 0;
-  for (let i = 0; i < places.length; i++) places[i] = Math.max(AREA.top + 11, places[i] - Math.max(0, below));
+  let places = shown.map((r) => r.at - 3);
+  if (places.some((p, i) => i > 0 && p - places[i - 1] < GAP)) {
+    const n = shown.length;
+    places = shown.map((_, i) => shown[0].at - 3 - (n - 1 - i) * GAP);
+    if (places[0] < AREA.top + 11) places = shown.map((_, i) => shown[n - 1].at + 13 + i * GAP);
+  }
+  const first = lines.length ? lines[0].points.find(([u, v]) => drawable(u, x) && drawable(v, y)) : null;
+  const crowded = first && places.length &&
+    Y(first[1]) >= places[0] - 14 && Y(first[1]) <= places[places.length - 1] + 6;
+  const left = !crowded;
   shown.forEach((rule, i) => {
     const moved = Math.abs(places[i] - (rule.at - 3)) > 0.5;
-    const end = moved ? AREA.right - 10 : AREA.right - 2; // the label's right end
+    const edge = left ? AREA.left : AREA.right;
+    const inward = left ? 1 : -1;
+    const end = edge + inward * (moved ? 10 : 2); // the label's end at the rule's end
     const leader = moved
-      ? `<line class="explorable-rule-leader" x1="${AREA.right}" y1="${px(rule.at)}" ` +
-        `x2="${end + 2}" y2="${px(places[i] - 4)}"></line>`
+      ? `<line class="explorable-rule-leader" x1="${edge}" y1="${px(rule.at)}" ` +
+        `x2="${end - 2 * inward}" y2="${px(places[i] - 4)}"></line>`
       : "";
     parts.push(`<g data-rule="${rule.y}"><line class="explorable-rule" x1="${AREA.left}" ` +
       `x2="${AREA.right}" y1="${px(rule.at)}" y2="${px(rule.at)}"></line>${leader}` +
-      `<text class="explorable-rule-label" x="${px(end)}" y="${px(places[i])}" text-anchor="end">` +
-      `${esc(rule.label)}</text></g>`);
+      `<text class="explorable-rule-label" x="${px(end)}" y="${px(places[i])}" ` +
+      `text-anchor="${left ? "start" : "end"}">${esc(rule.label)}</text></g>`);
   });
   const labels = [];
   lines.forEach((line, k) => {

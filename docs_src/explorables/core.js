@@ -17,11 +17,17 @@ const SUPERSCRIPTS = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: 
 
 // x with `digits` decimals, a true minus sign, and no "−0"; from a million
 // on, as plain text "m × 10ⁿ" (as sci writes it in HTML), never "5e+199".
+// The rounding rule of every number the figures show: a value that is not 0
+// but would round to all zeros at `digits` decimals is written the same way
+// with one decimal, "2.1 × 10⁻⁹", never "0.0000" or "−0.000", so that a
+// weight of 2 × 10⁻⁹ is not read as 0 (0 itself stays "0.0000").
 export function fmt(x, digits) {
-  if (Number.isFinite(x) && Math.abs(x) >= 1e6) {
-    const [mantissa, exponent] = x.toExponential(digits).split("e");
+  const fixed = Number.isFinite(x) ? x.toFixed(digits) : "";
+  const vanishes = digits > 0 && x !== 0 && /^-?[0.]*$/.test(fixed);
+  if (Number.isFinite(x) && (Math.abs(x) >= 1e6 || vanishes)) {
+    const [mantissa, exponent] = x.toExponential(vanishes ? 1 : digits).split("e");
     const power = [...String(Number(exponent))].map((c) => SUPERSCRIPTS[c]).join("");
-    return `${fmt(Number(mantissa), digits)} × 10${power}`;
+    return `${fmt(Number(mantissa), vanishes ? 1 : digits)} × 10${power}`;
   }
   let text = x.toFixed(digits);
   if (/^-[0.]*$/.test(text)) text = text.slice(1);
@@ -82,7 +88,78 @@ export function words(root, key) {
 // place of what announceSettled() was about to say.
 export function announce(root, html) {
   clearTimeout(root.explorableAnnounce);
-  root.querySelector(".explorable-status").innerHTML = html;
+  speak(root.querySelector(".explorable-status"), html);
+}
+
+// --- What a screen reader says -------------------------------------------------
+// A live region, and a message an input or a button is described by, reach a
+// listener as flat text: 3.9 × 10<sup>−22</sup> would be heard "10−22", and
+// head<sub>i</sub>W<sup>O</sup><sub>i</sub> "headiWOi". speak() writes such
+// HTML twice: as shown, hidden from the accessibility tree (aria-hidden), and
+// in words, in a visually hidden span ("10 の −22 乗", "10 的 −22 次方"), as
+// a page gives a screen reader text of its own. The words are the edition's
+// (core.yml: said_power, said_sup, said_sub, said_sqrt, in every figure's
+// messages). A typeset formula's MathML is said the same way, and so is a
+// number fmt() writes with superscript digits (5.00 × 10¹⁹⁹).
+
+const SAID = ["said_power", "said_sup", "said_sub", "said_sqrt"];
+const SUPERSCRIPT_DIGITS = Object.fromEntries(Object.entries(SUPERSCRIPTS).map(([c, s]) => [s, c]));
+// A base that a superscript raises to a power: a number, or e.
+const BASE = /(\d+(?:\.\d+)?|(?<![\w\u00c0-\uffff])e)\s*$/u;
+const SUPERSCRIPT_RUN = /(\d+(?:\.\d+)?|(?<!\w)e)\s?([\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)/gu;
+
+// The words a listener hears for `html` in the figure `root`.
+export function said(root, html) {
+  const say = (key, values) => message(words(root, key), values);
+  const power = (base, exponent) => ` ${say("said_power", { base, exponent })} `;
+  const raise = (out, exponent) => {
+    const base = out.match(BASE);
+    return base ? out.slice(0, base.index) + power(base[1], exponent) : `${out} ${say("said_sup", { x: exponent })} `;
+  };
+  const walk = (node) => {
+    if (node.nodeType === 3) {
+      return node.data.replace(SUPERSCRIPT_RUN, (all, base, digits) =>
+        power(base, [...digits].map((c) => (c === "\u207b" ? MINUS : SUPERSCRIPT_DIGITS[c])).join("")));
+    }
+    if (node.nodeType !== 1 || node.getAttribute("aria-hidden") === "true") return "";
+    if (node.classList.contains("explorable-said")) return node.textContent;
+    const tag = node.localName;
+    if (tag === "annotation") return "";
+    const kids = [...node.children];
+    const inner = () => node.getAttribute("data-said") ?? [...node.childNodes].map(walk).join("");
+    if (tag === "msup" || tag === "msub" || tag === "msubsup") {
+      const [base, first, second] = kids.map(walk);
+      const raised = (b, x) => (kids[0].localName === "mn" || b.trim() === "e" ? power(b, x) : `${b} ${say("said_sup", { x })} `);
+      if (tag === "msup") return raised(base, first);
+      const lowered = `${base} ${say("said_sub", { x: first })} `;
+      return tag === "msub" ? lowered : `${lowered} ${say("said_sup", { x: second })} `;
+    }
+    if (tag === "msqrt") return ` ${say("said_sqrt", { x: inner().trim() })} `;
+    if (tag === "mfrac") return ` ${kids.map(walk).join(" / ")} `;
+    let out = "";
+    for (const child of node.childNodes) {
+      if (child.nodeType === 1 && child.localName === "sup" && child.getAttribute("aria-hidden") !== "true") {
+        out = raise(out, walk(child).trim());
+      } else if (child.nodeType === 1 && child.localName === "sub" && child.getAttribute("aria-hidden") !== "true") {
+        out = `${out} ${say("said_sub", { x: walk(child).trim() })} `;
+      } else out += walk(child);
+    }
+    return node.hasAttribute("data-said") ? inner() : out;
+  };
+  const box = root.ownerDocument.createElement("div");
+  box.innerHTML = html;
+  return walk(box).replace(/\s+/g, " ").replace(/ ([、。，；：（）])/g, "$1").replace(/([（]) /g, "$1").trim();
+}
+
+// Write `html` into `el`; where a listener would hear it flattened, as shown
+// (aria-hidden) and in words (said()).
+export function speak(el, html) {
+  const root = el.closest(".explorable");
+  if (!/<(sup|sub|math)\b|[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]/.test(html) || /explorable-said/.test(html)) {
+    el.innerHTML = html;
+    return;
+  }
+  el.innerHTML = `<span aria-hidden="true">${html}</span><span class="explorable-said">${esc(said(root, html))}</span>`;
 }
 
 // Write `values` into the cells of the figure's table data-matrix=key.
@@ -174,6 +251,7 @@ export const status = () => '<p class="explorable-status" role="status" aria-liv
 
 // The messages mount() fills in, as data-msg-* attributes (read by words()).
 export function templates(wordsOf, ...keys) {
+  keys.push(...SAID.filter((k) => k in wordsOf && !keys.includes(k)));
   const attrs = keys.map((k) => `data-msg-${k}="${esc(wordsOf[k])}"`).join(" ");
   return `<span class="explorable-messages" hidden ${attrs}></span>`;
 }
@@ -211,13 +289,20 @@ export const cellAt = (button) => {
 // pointing at a button or focusing it calls point(button), leaving it calls
 // point(null) (a focused button stays pointed when the pointer leaves). The
 // arrow keys, Home and End move the focus among the cells (one Tab stop a
-// grid: the focused button's tabindex is 0, the others' −1); rows() is the
+// grid: the focused button's tabindex is 0, the others' −1, as the WAI-ARIA
+// grid pattern's roving tabindex); rows() is the
 // number of queries shown, last(i) the last key of query i's row.
 export function linkCells(buttons, point, { rows, last }) {
   for (const b of buttons) {
     const on = () => point(b);
     const off = () => point(null);
-    b.addEventListener("focus", on);
+    b.addEventListener("focus", () => {
+      // the focused cell is the grid's Tab stop, however it got the focus
+      for (const other of b.closest("[data-matrix]").querySelectorAll("button")) {
+        other.tabIndex = other === b ? 0 : -1;
+      }
+      on();
+    });
     b.addEventListener("pointerenter", on);
     b.addEventListener("blur", off);
     b.addEventListener("pointerleave", () => (b === b.ownerDocument.activeElement ? on() : off()));

@@ -6,8 +6,8 @@
 // make it; choosing an entry z_ij marks the row of weights and the column
 // of values that made it.
 import {
-  announce, dataNode, esc, fill, fmt, frame, matmul, matrix, message, register, show, softmax,
-  status, sub, templates, transpose, words,
+  announce, dataNode, esc, fill, fmt, frame, linkCells, matmul, matrix, message, register, show, softmax,
+  speak, status, sub, templates, transpose, words,
 } from "./core.js";
 
 // data: the running example's X (n × d_model) and W_Q, W_K, W_V.
@@ -19,9 +19,10 @@ export function render(w, data) {
   const entry = (i, j, attrs) =>
     `<td${attrs}><input type="number" step="1" value="${data.x[i][j]}" ` +
     `aria-label="${esc(message(w.entry, { i: i + 1, j: j + 1 }))}" data-x disabled inputmode="decimal"></td>`;
-  // S's and Z's entries are buttons, named in words by mount().
+  // S's and Z's entries are buttons, named in words by mount(); each grid is
+  // one Tab stop (its first entry), the arrow keys move within it (linkCells).
   const button = (kind) => (i, j, attrs) =>
-    `<td${attrs}><button type="button" data-${kind} ` +
+    `<td${attrs}><button type="button" data-${kind} tabindex="${i === 0 && j === 0 ? 0 : -1}" ` +
     (kind === "pick" ? 'aria-pressed="false"' : 'aria-describedby="explorable-example-terms"') +
     ' data-value="0" disabled>0</button></td>';
   const keys = labels("k").slice(0, n);
@@ -95,10 +96,10 @@ export function mount(root) {
       cell.classList.add("explorable-linked");
     }
     const products = state.q[i].map((x, p) => `${fmt(x, 2)} × ${fmt(state.k[j][p], 2)}`);
-    terms.innerHTML = message(words(root, "terms"), {
+    speak(terms, message(words(root, "terms"), {
       i: i + 1, j: j + 1, terms: products.join(" + "),
       root: fmt(Math.sqrt(state.q[0].length), 2), value: fmt(state.scores[i][j], 3),
-    });
+    }));
   };
 
   // The reader's X refused where it cannot be computed with: the entry is
@@ -106,7 +107,7 @@ export function mount(root) {
   const refuse = (input, template, wait) => {
     input.setAttribute("aria-invalid", "true");
     input.setAttribute("aria-describedby", error.id);
-    error.innerHTML = message(template, { entry: input.getAttribute("aria-label") });
+    speak(error, message(template, { entry: input.getAttribute("aria-label") }));
     error.hidden = false;
     state = null;
     for (const cell of root.querySelectorAll('[data-matrix] td[data-i]')) {
@@ -178,14 +179,12 @@ export function mount(root) {
       highlight();
     });
   }
-  for (const b of scoreButtons) {
-    const on = () => { pointed = at(b); point(); };
-    const off = () => { pointed = null; point(); };
-    b.addEventListener("focus", on);
-    b.addEventListener("pointerenter", on);
-    b.addEventListener("blur", off);
-    b.addEventListener("pointerleave", () => (b === b.ownerDocument.activeElement ? on() : off()));
-  }
+  // Pointing at a score or focusing it lights up its q and k; the arrow
+  // keys, Home and End move through each grid (one Tab stop a grid).
+  const n = table("scores").querySelectorAll("tbody tr").length; // queries (and keys)
+  linkCells(scoreButtons, (b) => { pointed = b ? at(b) : null; point(); }, { rows: () => n, last: () => n - 1 });
+  const width = table("output").querySelectorAll("tbody tr:first-child td").length;
+  linkCells(picks, () => {}, { rows: () => n, last: () => width - 1 });
   update();
 }
 

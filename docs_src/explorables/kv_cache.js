@@ -7,16 +7,21 @@
 // A chart draws the size against n (log axes) for the current settings, with
 // a line for the memory of one GPU of a few real devices and a cursor at n.
 import {
-  announce, field, fmt, frame, message, optionList, register, sci, status, templates, words,
+  announce, field, fmt, frame, message, optionList, register, sci, speak, status, templates, words,
 } from "./core.js";
 import { chartBox, draw } from "./chart.js";
 
 // data: the page's model (sizes), the widths in bytes and the kinds to offer,
 // and the devices whose memory the chart marks ([key, GiB]).
 export function render(w, data) {
+  // A size that only some kinds use says, under it, when it is not used
+  // (mount() shows it and disables the input).
+  const why = (key) => (WHY[key]
+    ? `<small class="explorable-why" id="explorable-kv_cache-why-${key}" data-why hidden>${w[WHY[key]]}</small>`
+    : "");
   const number = (key) => field(w[key],
     `<input type="number" min="${key === "rope" ? 0 : 1}" step="1" value="${data.sizes[key]}" ` +
-    `data-size="${key}" disabled inputmode="numeric">`);
+    `data-size="${key}" disabled inputmode="numeric">${why(key)}`);
   // A real model's sizes, set by one button each (data.presets).
   const preset = ([name, sizes]) =>
     `<button type="button" data-preset="${name}" ` +
@@ -44,8 +49,15 @@ export function render(w, data) {
     controls + '<p class="explorable-effect" data-step-effect data-value=""></p>' + results +
     `<div class="explorable-charts">${chartBox("size", w.chart)}</div>` + devices +
     `<p class="explorable-note">${w.devices}</p>` + status() +
-    templates(w, "status", "status_mla", "invalid", "too_large", "step_effect", "step_none"));
+    templates(w, "status", "status_mla", "invalid", "divides", "too_large", "step_effect", "step_none"));
 }
+
+// The kinds that use a size (the others do not: g for GQA only, d_c and
+// d_h^R for MLA only, h and d_k for all but MLA, which caches no key or value
+// heads), and the words that say why a size is not used.
+const ONLY = { groups: ["gqa"], latent: ["mla"], rope: ["mla"],
+  heads: ["mha", "gqa", "mqa"], d_k: ["mha", "gqa", "mqa"] };
+const WHY = { groups: "why_gqa", latent: "why_mla", rope: "why_mla", heads: "why_not_mla", d_k: "why_not_mla" };
 
 const UNITS = [["EiB", 2 ** 60], ["PiB", 2 ** 50], ["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20],
   ["KiB", 2 ** 10]];
@@ -97,6 +109,7 @@ export function mount(root) {
   });
   const result = (key) => root.querySelector(`[data-result="${key}"]`);
   const label = (input) => input.closest("label").querySelector("span").innerHTML;
+  const least = (key) => (key === "rope" ? 0 : 1); // d_h^R may be 0
 
   const set = (key, n, html) => {
     result(key).dataset.value = String(n);
@@ -122,7 +135,7 @@ export function mount(root) {
 
   const refuse = (html, input) => {
     for (const key of ["h_kv", "per_token", "total", "total_units"]) set(key, "", "—");
-    error.innerHTML = html;
+    speak(error, html);
     error.hidden = false;
     if (input) input.setAttribute("aria-describedby", error.id);
     effect.textContent = "";
@@ -133,25 +146,33 @@ export function mount(root) {
 
   // stepped: the "+1 token" button's click, whose effect is said
   const update = (stepped = false) => {
-    // the sizes the kind uses: g for GQA only, d_c and d_h^R for MLA only,
-    // h and d_k for all but MLA (which caches no key or value heads)
+    // the sizes the kind uses (ONLY)
     const used = (input) => {
-      const only = { groups: ["gqa"], latent: ["mla"], rope: ["mla"],
-        heads: ["mha", "gqa", "mqa"], d_k: ["mha", "gqa", "mqa"] }[input.dataset.size];
+      const only = ONLY[input.dataset.size];
       return !only || only.includes(kind.value);
     };
-    // an input the kind does not use is disabled (the build leaves them all so)
-    if (typeof window !== "undefined") for (const input of inputs) input.disabled = !used(input);
+    // an input the kind does not use is disabled (the build leaves them all
+    // so), drawn as such, and says why beside it
+    for (const input of inputs) {
+      if (typeof window !== "undefined") input.disabled = !used(input);
+      const note = input.closest("label").querySelector("[data-why]");
+      input.removeAttribute("aria-describedby"); // refuse() names it again
+      if (!note) continue;
+      note.hidden = used(input);
+      if (!used(input)) input.setAttribute("aria-describedby", note.id);
+    }
+    window_.removeAttribute("aria-describedby");
     const size = {};
     for (const input of inputs) size[input.dataset.size] = Number(input.value);
-    const least = (key) => (key === "rope" ? 0 : 1); // d_h^R may be 0
     // Above 2^53 − 1 a number input's integer is read rounded: refused.
     const huge = inputs.filter((i) => used(i) && i.value.trim() !== "" &&
       Number.isInteger(size[i.dataset.size]) && !Number.isSafeInteger(size[i.dataset.size]));
     const wrong = inputs.filter((i) => used(i) &&
       !(Number.isSafeInteger(size[i.dataset.size]) && size[i.dataset.size] >= least(i.dataset.size)));
     const divides = kind.value !== "gqa" || size.heads % size.groups === 0;
-    for (const input of inputs) input.setAttribute("aria-invalid", String(wrong.includes(input)));
+    for (const input of inputs) {
+      input.setAttribute("aria-invalid", String(wrong.includes(input) || (!divides && input === groups)));
+    }
     const w = Number(window_.value);
     const windowOk = Number.isSafeInteger(w) && w >= 0; // 0: no window
     window_.setAttribute("aria-invalid", String(!windowOk));
@@ -159,8 +180,13 @@ export function mount(root) {
     if (huge.length) {
       return refuse(message(words(root, "too_large"), { name: label(huge[0]) }), huge[0]);
     }
-    if (wrong.length || !divides || !windowOk) {
-      return refuse(words(root, "invalid"), wrong[0] || (windowOk ? null : window_));
+    // the first wrong field is named, with what it must be
+    const bad = wrong[0] || (windowOk ? null : window_);
+    if (bad) {
+      return refuse(message(words(root, "invalid"), { name: label(bad), least: bad === window_ ? 0 : least(bad.dataset.size) }), bad);
+    }
+    if (!divides) {
+      return refuse(message(words(root, "divides"), { h: size.heads, g: size.groups }), groups);
     }
     error.hidden = true;
     error.innerHTML = "";

@@ -5,7 +5,7 @@
 // block the reader has reached; where m rises, l is rescaled by e^(m − m').
 import {
   announce, dataNode, field, fill, fmt, frame, matrix, message, optionList, register, resize,
-  softmax, status, sub, templates, words,
+  softmax, speak, status, sub, templates, words,
 } from "./core.js";
 import { chartBox, draw } from "./chart.js";
 
@@ -53,7 +53,7 @@ export function mount(root) {
     }
     const j = s.findIndex((sj) => !Number.isFinite(sj));
     error.hidden = j < 0;
-    error.innerHTML = j < 0 ? "" : message(words(root, "empty"), { s: sub("s", j + 1) });
+    speak(error, j < 0 ? "" : message(words(root, "empty"), { s: sub("s", j + 1) }));
     if (j < 0) return s;
     inputs[j].setAttribute("aria-invalid", "true");
     inputs[j].setAttribute("aria-describedby", error.id);

@@ -10,7 +10,7 @@
 // cursor at the current t that the reader drags.
 import {
   announce, announceSettled, field, fill, fmt, frame, matrix, message, numberCell, register, sci,
-  show, showSci, softmax, status, sub, templates, words,
+  show, showSci, softmax, speak, status, sub, templates, words,
 } from "./core.js";
 import { chartBox, draw, follow } from "./chart.js";
 
@@ -97,7 +97,7 @@ export function mount(root) {
       xs[problem[0]].setAttribute("aria-describedby", error.id);
     }
     error.hidden = !problem;
-    error.innerHTML = problem ? problem[1] : "";
+    speak(error, problem ? problem[1] : "");
     return { x, problem };
   };
 

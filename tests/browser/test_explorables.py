@@ -62,6 +62,8 @@ LAYOUT_SHIFT = """figure => new Promise(resolve => {
 
 
 SCIENTIFIC = re.compile(r"(\S+) × 10(\S+)")
+#: "10⁻⁹" as fmt() writes a value below the shown decimals: read as 10-9.
+SUPERSCRIPT_DIGITS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 
 
 #: The figure's height as the script left it, and as the page was built (the
@@ -90,7 +92,7 @@ def number(text: str) -> float:
     text = text.replace("\u2212", "-").replace(",", "").strip()
     if text in ("-∞", "∞"):
         return -math.inf if text.startswith("-") else math.inf
-    match = SCIENTIFIC.fullmatch(text)
+    match = SCIENTIFIC.fullmatch(text.translate(SUPERSCRIPT_DIGITS))
     if match:
         return float(match[1]) * 10.0 ** int(match[2])
     return float(text.split()[0])
@@ -110,7 +112,9 @@ def check(text: str, full: str, expected: float, where: str) -> None:
         f"{where}: {full} != {expected!r}"
     )
     shown = number(text)
-    scientific = SCIENTIFIC.fullmatch(text.replace("\u2212", "-").strip())
+    scientific = SCIENTIFIC.fullmatch(
+        text.replace("\u2212", "-").translate(SUPERSCRIPT_DIGITS).strip()
+    )
     if scientific:  # m × 10^e: the unit of m's last decimal, times 10^e
         # A number shown as m × 10^e claims its digits however small it is.
         assert abs(float(full) - expected) <= 1e-12 * abs(expected), (
@@ -260,6 +264,10 @@ def test_softmax(load) -> None:
         _, full = result(page, "softmax", key)
         assert abs(float(full) - epsilon) <= 1e-12 * epsilon, (key, full, epsilon)
     assert result(page, "softmax", "rest")[0] == "3.9 × 10\u221222"
+    # the live region says the power in words, not flattened to "10−22"
+    expect(said).to_contain_text("3.9 × 10 の −22 乗")
+    heard = said.aria_snapshot()
+    assert "ε = 3.9 × 10 の −22 乗" in heard and "10\u221222" not in heard, heard
     assert not watch.problems(), watch.problems()
 
 
@@ -684,6 +692,30 @@ def test_running_example_is_named_and_linked(load) -> None:
     assert root.locator('[data-matrix="q"] caption math.book-math msub').count() == 1
     root.locator('[data-matrix="scores"] td[data-i="2"][data-j="0"] button').focus()
     lit(2, 0)
+    # Each grid is one Tab stop, moved through with the arrow keys, Home and
+    # End (r37: twelve tab stops and no arrow keys); the focus lights up.
+    page.keyboard.press("ArrowRight")
+    lit(2, 1)
+    page.keyboard.press("ArrowUp")
+    lit(1, 1)
+    page.keyboard.press("End")
+    lit(1, len(state["k"]) - 1)
+    page.keyboard.press("Home")
+    lit(1, 0)
+    for key in ("scores", "output"):
+        stops = root.locator(f'[data-matrix="{key}"] button[tabindex="0"]')
+        assert stops.count() == 1, key
+    focused = (
+        "() => Object.values(document.activeElement.closest('td').dataset).join('')"
+    )
+    root.locator('[data-matrix="output"] td[data-i="0"][data-j="0"] button').focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(focused) == "11"
+    page.keyboard.press("Enter")  # chooses z_22: its row of A and column of V
+    pressed = root.locator('[data-matrix="output"] button[aria-pressed="true"]')
+    assert pressed.count() == 1
+    pressed.click()  # and chosen no more
     root.locator('[data-matrix="output"] td[data-i="2"][data-j="1"] button').click()
     for scheme in ("default", "slate"):
         page.evaluate(
@@ -741,10 +773,12 @@ def test_kv_cache(load) -> None:
     assert agrees("gqa", 4) > 2**53  # exact beyond a double's integers
     root.locator('input[data-size="groups"]').fill("7")  # 7 does not divide 64
     assert result(page, "kv_cache", "total")[0] == "—"
+    # g is the field the message asks to change (h = 64, g = 7): marked so
     assert (
         root.locator('input[data-size="groups"]').get_attribute("aria-invalid")
-        == "false"
+        == "true"
     )
+    expect(root.locator("[data-error]")).to_contain_text("h = 64、g = 7")
     root.locator('input[data-size="groups"]').fill("16")
     sizes["groups"] = 16
     agrees("gqa", 4)
@@ -836,6 +870,40 @@ def test_kv_cache_chart_refusals_and_units(load) -> None:
     )
     root.locator("button[data-step]").click()  # 2^53 would be read rounded: refused
     assert tokens.input_value() == str(2**53 - 1)
+    assert not watch.problems(), watch.problems()
+
+
+def test_kv_cache_names_the_wrong_field_and_greys_unused_ones(load) -> None:
+    """A size the kind does not use is drawn disabled and says why (g under
+    MHA); a refused value is named in the message (r37: "どの値も…" named
+    none), marked invalid and described by the message."""
+    _, watch, root = load("kv-cache", "kv_cache")
+    words = explorables.words_for("kv_cache", "ja")
+    groups = root.locator('input[data-size="groups"]')
+    layers = root.locator('input[data-size="layers"]')
+    why = root.locator("#explorable-kv_cache-why-groups")
+    assert groups.is_disabled() and layers.is_enabled()
+    expect(why).to_be_visible()
+    expect(why).to_have_text(words["why_gqa"])
+    assert groups.get_attribute("aria-describedby") == "explorable-kv_cache-why-groups"
+    opacity = "e => Number(getComputedStyle(e).opacity)"
+    assert groups.evaluate(opacity) < 0.7 and layers.evaluate(opacity) == 1
+    root.locator("select[data-kind]").select_option("gqa")
+    expect(why).to_be_hidden()
+    assert groups.is_enabled() and groups.evaluate(opacity) == 1
+    error = root.locator("[data-error]")
+    groups.fill("7")  # 96 heads in 7 groups
+    expect(error).to_contain_text("h = 96、g = 7")
+    assert groups.get_attribute("aria-invalid") == "true"
+    assert groups.get_attribute("aria-describedby") == error.get_attribute("id")
+    groups.fill("8")
+    expect(error).to_be_hidden()
+    d_k = root.locator('input[data-size="d_k"]')
+    d_k.fill("0")
+    expect(error).to_contain_text("ヘッドの幅 dk は 1 以上の整数")
+    assert d_k.get_attribute("aria-invalid") == "true"
+    assert d_k.get_attribute("aria-describedby") == error.get_attribute("id")
+    assert "ヘッドの幅 d 下付き k は 1 以上" in error.aria_snapshot()
     assert not watch.problems(), watch.problems()
 
 

@@ -54,8 +54,12 @@ def test_words_exist_in_every_language(name: str) -> None:
             assert set(re.findall(r"\{\w+\}", text)) == set(
                 re.findall(r"\{\w+\}", words["ja"][key])
             ), (name, language, key)
+    # and the words every figure shares (core.yml), which none redefines
+    shared = yaml.safe_load((explorables.FOLDER / "core.yml").read_text("utf-8"))
+    assert set(shared) == set(EDITIONS) and set(shared["ja"]) == set(shared["zh-Hant"])
+    assert not keys & set(shared["ja"]), name
     simplified = explorables.words_for(name, "zh-Hans")
-    assert set(simplified) == keys
+    assert set(simplified) == keys | set(shared["ja"])
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -130,12 +134,15 @@ def test_numbers_are_formatted_for_the_reader() -> None:
         'import { fmt, sci } from "./core.js";'
         "console.log(JSON.stringify([fmt(0.27406862, 3), fmt(-1.5, 2),"
         "fmt(-0.00001, 3), fmt(-0, 1), sci(0.0067153, 1), sci(0.33, 1),"
-        "fmt(5e199, 2), fmt(-12345678, 1), fmt(999999.4, 0)]));"
+        "fmt(5e199, 2), fmt(-12345678, 1), fmt(999999.4, 0), fmt(2.1e-9, 4),"
+        "fmt(0, 4), fmt(-0.00004, 4), fmt(0.00005, 4)]));"
     )
     assert shown == [
         "0.274",
         "\u22121.50",
-        "0.000",  # no "−0.000"
+        # not 0, yet 0.000 at 3 decimals: written m × 10⁻ⁿ, never "−0.000"
+        # or "0.000" (r37: a weight of 2.1 × 10⁻⁹ shown as 0.0000)
+        "\u22121.0 × 10\u207b\u2075",
         "0.0",
         "6.7 × 10<sup>\u22123</sup>",
         "3.3 × 10<sup>\u22121</sup>",
@@ -144,7 +151,16 @@ def test_numbers_are_formatted_for_the_reader() -> None:
         "5.00 × 10\u00b9\u2079\u2079",
         "\u22121.2 × 10\u2077",
         "999999",
+        "2.1 × 10\u207b\u2079",
+        "0.0000",  # 0 itself
+        "\u22124.0 × 10\u207b\u2075",
+        "0.0001",  # rounds to a nonzero last digit: as it is
     ]
+    for x, digits in ((2.1e-9, 4), (-0.00001, 3), (0.0, 4), (0.27406862, 3)):
+        assert oracle.fmt(x, digits) == run_module(
+            'import { fmt } from "./core.js";'
+            f"console.log(JSON.stringify(fmt({x}, {digits})));"
+        )
 
 
 class Cells(HTMLParser):
@@ -540,6 +556,85 @@ def test_the_saturated_softmax_keeps_its_small_numbers() -> None:
     assert re.findall(r'data-leaves="([\d.]+)"', chart.svg) == [str(below[0])]
 
 
+class Spoken(HTMLParser):
+    """The text of an element that a screen reader reads: what is not under
+    ``aria-hidden="true"``, and no TeX annotation of a typeset formula."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0  # > 0 inside a hidden subtree
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if (
+            self.depth
+            or dict(attrs).get("aria-hidden") == "true"
+            or tag == "annotation"
+        ):
+            self.depth += 1
+
+    def handle_endtag(self, tag) -> None:
+        if self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data) -> None:
+        if not self.depth:
+            self.parts.append(data)
+
+
+def spoken(html: str) -> str:
+    parser = Spoken()
+    parser.feed(html)
+    return re.sub(r"\s+", " ", "".join(parser.parts)).strip()
+
+
+def element(html: str, pattern: str) -> str:
+    """The inner HTML of the first <p> whose start tag matches ``pattern``."""
+    return re.search(rf"<p {pattern}[^>]*>(.*?)</p>", html)[1]
+
+
+#: A power and a superscript and subscript said in each edition's words.
+SAID = {
+    "ja": (
+        "3.9 × 10 の −22 乗",
+        "head 下付き i W 上付き O 下付き i",
+        "x 下付き 3",
+        "10 の 308 乗",
+    ),
+    "zh-Hant": (
+        "3.9 × 10 的 −22 次方",
+        "head 下標 i W 上標 O 下標 i",
+        "x 下標 3",
+        "10 的 308 次方",
+    ),
+    "zh-Hans": (
+        "3.9 × 10 的 −22 次方",
+        "head 下标 i W 上标 O 下标 i",
+        "x 下标 3",
+        "10 的 308 次方",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans"])
+def test_the_live_region_says_powers_and_indices_in_words(language) -> None:
+    """What the live region says is text: "3.9 × 10<sup>−22</sup>" would be
+    heard "10−22" and "head<sub>i</sub>W<sup>O</sup><sub>i</sub>" "headiWOi".
+    The shown form is hidden from the screen reader and said in the edition's
+    words beside it (core.js, speak())."""
+    power, product, sub_3, power_308 = SAID[language]
+    html = draw_with("softmax", {"x": [0.0, 0.0, 5.0], "t": 10.0}, language)
+    said = spoken(element(html, 'class="explorable-status"'))
+    assert f"ε = {power}" in said and "10\u221222" not in said, said
+    heads = explorables.render("heads", language)
+    said = spoken(element(heads, 'class="explorable-status"'))
+    assert product in said and "headiWOi" not in said, said
+    # an error that names x_3 and 10^308 says them in words too
+    html = draw_with("softmax", {"x": [0.0, 0.0, 1e308], "t": 10.0}, language)
+    said = spoken(element(html, 'class="explorable-error"'))
+    assert sub_3 in said and power_308 in said and "10308" not in said, said
+
+
 @pytest.mark.parametrize("language", ["ja", "zh-Hant"])
 def test_the_softmax_refuses_an_overflowing_input_where_it_was_typed(language) -> None:
     """x_3 = 1e308, t = 10: t x_3 is not a float64 (the package raises);
@@ -550,9 +645,9 @@ def test_the_softmax_refuses_an_overflowing_input_where_it_was_typed(language) -
         softmax(10 * np.array([0.0, 0.0, 1e308]))
     html = draw_with("softmax", {"x": [0.0, 0.0, 1e308], "t": 10.0}, language)
     assert "NaN" not in html and "Infinity" not in html
-    error = re.search(r'<p class="explorable-error"[^>]*>(.*?)</p>', html)
-    assert error and "hidden" not in error[0]
-    assert "x<sub>3</sub>" in error[1] and "10.0" in error[1]
+    error = re.search(r'(<p class="explorable-error"[^>]*>)(.*?)</p>', html)
+    assert error and "hidden" not in error[1]
+    assert "x<sub>3</sub>" in error[2] and "10.0" in error[2]
     field = re.search(r'<input[^>]*data-x="2"[^>]*>', html)[0]
     assert 'aria-invalid="true"' in field
     assert 'aria-describedby="explorable-softmax-error"' in field
@@ -652,9 +747,9 @@ def test_the_kv_calculator_refuses_n_above_the_safe_integers() -> None:
     field = re.search(r'<input[^>]*data-size="tokens"[^>]*>', html)[0]
     assert 'aria-invalid="true"' in field
     assert 'aria-describedby="explorable-kv_cache-error"' in field
-    error = re.search(r'<p class="explorable-error"[^>]*>(.*?)</p>', html)
-    assert "hidden" not in error[0] and "9,007,199,254,740,991" in error[1]
-    assert "トークンの数 n" in error[1]
+    error = re.search(r'(<p class="explorable-error"[^>]*>)(.*?)</p>', html)
+    assert "hidden" not in error[1] and "9,007,199,254,740,991" in error[2]
+    assert "トークンの数 n" in error[2]
     assert re.search(r'data-result="total" data-value="">\u2014<', html)
 
 
@@ -662,20 +757,23 @@ def test_the_kv_calculator_refuses_n_above_the_safe_integers() -> None:
 #: label (x1, y1, x2, y2) if any, and its label's right end, baseline and text.
 KV_RULE = re.compile(
     r'<g data-rule="(?P<at>[^"]+)"><line class="explorable-rule"'
-    r'[^>]*x2="(?P<right>[\d.]+)"'
+    r' x1="(?P<left>[\d.]+)" x2="(?P<right>[\d.]+)"'
     r'[^>]*y1="(?P<y>[\d.]+)"[^>]*></line>'
     r'(?:<line class="explorable-rule-leader" x1="(?P<x1>[\d.]+)" y1="(?P<y1>[\d.]+)" '
     r'x2="(?P<x2>[\d.]+)" y2="(?P<y2>[\d.]+)"></line>)?'
     r'<text class="explorable-rule-label" x="(?P<x>[\d.]+)" y="(?P<ly>[\d.]+)" '
-    r'text-anchor="end">(?P<text>[^<]*)</text></g>'
+    r'text-anchor="(?P<anchor>start|end)">(?P<text>[^<]*)</text></g>'
 )
 
 
-@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+@pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans"])
 def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
-    """Each device's label is drawn at its own line's right end (review F28):
-    just above the line, or, moved apart from a close neighbour's, joined to
-    the line's end by a leader; labels a line of text apart."""
+    """Each device's label is drawn at its own line's left end, clear of the
+    size's curve, which rises to the right (review F28, r37: at the right
+    end the labels crossed the curve and each other): just above the line,
+    or, when lines are closer than a line of text, in a column in the lines'
+    order joined to each line's end by a leader; labels a line of text and
+    its rim (15 units) apart, and no line through a label's text."""
     svg = charts(explorables.render("kv_cache", language))["size"]
     words = explorables.words_for("kv_cache", language)
     drawn = [m.groupdict() for m in KV_RULE.finditer(svg)]
@@ -683,17 +781,32 @@ def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
     names = {gb * 2**30: words[f"device_{key}"] for key, gb in explorables.KV_DEVICES}
     for rule in drawn:
         assert rule["text"] == names[float(rule["at"])]  # each label on its line
-        right, line, x, y = (float(rule[k]) for k in ("right", "y", "x", "ly"))
-        assert right - 12 <= x <= right  # at the line's right end
+        assert rule["anchor"] == "start"
+        left, line, x, y = (float(rule[k]) for k in ("left", "y", "x", "ly"))
+        assert left <= x <= left + 12  # at the line's left end
         if rule["x1"] is None:
             assert abs(y - (line - 3)) < 0.01  # just above its line
         else:  # the leader runs from the line's end to the label
-            assert float(rule["x1"]) == right and abs(float(rule["y1"]) - line) < 0.01
-            assert abs(float(rule["x2"]) - x - 2) < 0.01
+            assert float(rule["x1"]) == left and abs(float(rule["y1"]) - line) < 0.01
+            assert abs(float(rule["x2"]) - (x - 2)) < 0.01
             assert abs(float(rule["y2"]) - (y - 4)) < 0.01
     assert any(rule["x1"] is not None for rule in drawn)  # 80 and 141 GB: close
     heights = sorted(float(rule["ly"]) for rule in drawn)
-    assert all(b - a >= 12 for a, b in itertools.pairwise(heights))
+    assert all(b - a >= 15 for a, b in itertools.pairwise(heights))
+    order = sorted(drawn, key=lambda rule: float(rule["y"]))
+    assert [rule["ly"] for rule in order] == sorted(
+        (rule["ly"] for rule in drawn), key=float
+    )  # the labels in the lines' order
+    for rule in drawn:  # the text from its baseline up 12 units, with its rim
+        top, bottom = float(rule["ly"]) - 13, float(rule["ly"]) + 2
+        assert not any(top < float(r["y"]) < bottom for r in drawn), rule
+    # the curve passes below the labels at their end of the chart
+    top_label = min(heights) - 12
+    starts = re.findall(
+        r'<path class="explorable-line[^"]*"[^>]*d="M[\d.]+ ([\d.]+)', svg
+    )
+    low = max(float(y) for y in starts)
+    assert low > max(heights) + 4 or low < top_label, (low, heights)
 
 
 @pytest.mark.parametrize(("m", "r", "d"), [(3, 0, 4), (0, 3, 16), (32, 29, 8)])

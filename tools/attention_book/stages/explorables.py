@@ -95,10 +95,17 @@ def _words(name: str, language: str) -> dict[str, str]:
     return words
 
 
+#: The words every explorable shares (``core.yml``): how a screen reader is
+#: told a power, a superscript, a subscript and a square root (core.js, said()).
+SHARED_WORDS = "core"
+
+
 def words_for(name: str, language: str) -> dict[str, str]:
     """The explorable's words in ``language`` (zh-Hans: converted from
-    zh-Hant), their ``$maths$`` typeset."""
-    return {key: typeset(value) for key, value in _words(name, language).items()}
+    zh-Hant), their ``$maths$`` typeset, and the shared words of ``core.yml``."""
+    shared = _words(SHARED_WORDS, language)
+    own = _words(name, language)
+    return {key: typeset(value) for key, value in (shared | own).items()}
 
 
 #: The folder's shared modules, imported by the explorables: no figure of their own.

@@ -747,11 +747,14 @@ STATIC = [
     # `hidden` as render() writes it, or `hidden=""` as the DOM writes it back.
     (
         re.compile(
-            r'<(table|tr|th|td|div|span|p)\b[^>]*\shidden(?:="")?(?=[\s>])[^>]*>.*?</\1>',
+            r'<(table|tr|th|td|div|span|p|small)\b[^>]*\shidden(?:="")?(?=[\s>])[^>]*>.*?</\1>',
             re.DOTALL,
         ),
         "",
     ),
+    # The words a screen reader says beside a formula (core.js, speak()):
+    # a notebook shows the formula.
+    (re.compile(r'<span class="explorable-said">[^<]*</span>'), ""),
     (re.compile(r"</?noscript>"), ""),
     (re.compile(r'<input\b[^>]*type="checkbox"[^>]*\bchecked\b[^>]*>'), "\u2611"),
     (re.compile(r'<input\b[^>]*type="checkbox"[^>]*>'), "\u2610"),
