@@ -167,10 +167,10 @@ def test_a_wrong_label_or_citation_fails_the_build(pages, message) -> None:
 def test_a_section_title_in_a_sentence_is_cited_with_its_number() -> None:
     """A link whose text is its heading's title reads as the heading does,
     with the section's number, between the edition's quotation marks where a
-    sentence runs on around it; a list item alone is numbered, not quoted.
-    A title that is a glossary term is a citation only alone in parentheses
-    or before の節/一節; used as a word in a sentence, it stays a word. Other
-    links, table cells and code stay as they are."""
+    sentence runs on around it; a list item alone and a table cell are
+    numbered, not quoted. A title that is a glossary term is a citation only
+    alone in parentheses or before の節/一節; used as a word in a sentence, it
+    stays a word. Other links and code stay as they are."""
     page = (
         "## ヘッドを消す { #ablation }\n\n"
         "[ヘッドを消す](#ablation)の表と[直前トークン](tokens.md#prev)を見ます。\n"
@@ -180,7 +180,7 @@ def test_a_section_title_in_a_sentence_is_cited_with_its_number() -> None:
         "[因果マスク](masks.md#causal)を使うと、（[因果マスク](masks.md#causal)）"
         "と[因果マスク](masks.md#causal)の節。\n"
         "- [ヘッドを消す](#ablation)\n"
-        "| [ヘッドを消す](#ablation) | 表 |\n"
+        "| [ヘッドを消す](#ablation) | [練習](#ex)、[表](#ablation)、[章](maps.md) |\n"
         "```\n[ヘッドを消す](#ablation)の表\n```"
     )
     sections = {
@@ -188,6 +188,7 @@ def test_a_section_title_in_a_sentence_is_cited_with_its_number() -> None:
         ("tokens.md", "prev"): ("直前トークン", "1.2", False),
         (None, "ex"): ("練習", None, False),
         ("masks.md", "causal"): ("因果マスク", "7.3", True),
+        ("maps.md", None): ("章", "18", False),
     }
     quoted = numbering.quote_section_titles(
         page, lambda target, name: sections.get((target, name)), "ja"
@@ -202,7 +203,8 @@ def test_a_section_title_in_a_sentence_is_cited_with_its_number() -> None:
         "（「[7.3 因果マスク](masks.md#causal)」）"
         "と「[7.3 因果マスク](masks.md#causal)」の節。",
         "- [18.3 ヘッドを消す](#ablation)",
-        "| [ヘッドを消す](#ablation) | 表 |",
+        "| [18.3 ヘッドを消す](#ablation) | [練習](#ex)、[表](#ablation)、"
+        "[18 章](maps.md) |",
         "```",
         "[ヘッドを消す](#ablation)の表",
         "```",
