@@ -4,6 +4,7 @@ The built book is checked in tests/site/test_numbering.py."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -260,3 +261,27 @@ def test_a_chapter_is_cited_by_its_number(language, text, cited) -> None:
     }
     built = build(pages, language, appendices=("c.md",))
     assert built["a.md"].split("\n")[-1] == cited
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+def test_the_package_page_labels_each_section_with_its_heading(language) -> None:
+    """The package page's "explained in" column links to sections by their
+    headings' titles, which the build then numbers (1.1 文字をトークンにする):
+    a label that no longer reads as its heading would be left unnumbered."""
+    docs = ROOT / "docs" / language
+    link = re.compile(
+        r"\[(?P<text>[^\[\]]+)\]\((?P<page>[\w-]+\.md)(?:#(?P<id>[\w-]+))?\)"
+    )
+    stale = []
+    for line in (docs / "package.md").read_text(encoding="utf-8").split("\n"):
+        if not line.startswith("|"):
+            continue
+        for match in link.finditer(line):
+            markdown = (docs / match["page"]).read_text(encoding="utf-8")
+            if match["id"] is None:
+                title = numbering.page_title(markdown)
+            else:
+                title = numbering.section_titles(markdown).get(match["id"])
+            if title != match["text"]:
+                stale.append(f"{match[0]} (heading: {title})")
+    assert not stale, "\n".join(stale)
