@@ -4,6 +4,7 @@ The built book is checked in tests/site/test_numbering.py."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -167,10 +168,10 @@ def test_a_wrong_label_or_citation_fails_the_build(pages, message) -> None:
 def test_a_section_title_in_a_sentence_is_cited_with_its_number() -> None:
     """A link whose text is its heading's title reads as the heading does,
     with the section's number, between the edition's quotation marks where a
-    sentence runs on around it; a list item alone is numbered, not quoted.
-    A title that is a glossary term is a citation only alone in parentheses
-    or before の節/一節; used as a word in a sentence, it stays a word. Other
-    links, table cells and code stay as they are."""
+    sentence runs on around it; a list item alone and a table cell are
+    numbered, not quoted. A title that is a glossary term is a citation only
+    alone in parentheses or before の節/一節; used as a word in a sentence, it
+    stays a word. Other links and code stay as they are."""
     page = (
         "## ヘッドを消す { #ablation }\n\n"
         "[ヘッドを消す](#ablation)の表と[直前トークン](tokens.md#prev)を見ます。\n"
@@ -180,7 +181,7 @@ def test_a_section_title_in_a_sentence_is_cited_with_its_number() -> None:
         "[因果マスク](masks.md#causal)を使うと、（[因果マスク](masks.md#causal)）"
         "と[因果マスク](masks.md#causal)の節。\n"
         "- [ヘッドを消す](#ablation)\n"
-        "| [ヘッドを消す](#ablation) | 表 |\n"
+        "| [ヘッドを消す](#ablation) | [練習](#ex)、[表](#ablation)、[章](maps.md) |\n"
         "```\n[ヘッドを消す](#ablation)の表\n```"
     )
     sections = {
@@ -188,6 +189,7 @@ def test_a_section_title_in_a_sentence_is_cited_with_its_number() -> None:
         ("tokens.md", "prev"): ("直前トークン", "1.2", False),
         (None, "ex"): ("練習", None, False),
         ("masks.md", "causal"): ("因果マスク", "7.3", True),
+        ("maps.md", None): ("章", "18", False),
     }
     quoted = numbering.quote_section_titles(
         page, lambda target, name: sections.get((target, name)), "ja"
@@ -202,7 +204,8 @@ def test_a_section_title_in_a_sentence_is_cited_with_its_number() -> None:
         "（「[7.3 因果マスク](masks.md#causal)」）"
         "と「[7.3 因果マスク](masks.md#causal)」の節。",
         "- [18.3 ヘッドを消す](#ablation)",
-        "| [ヘッドを消す](#ablation) | 表 |",
+        "| [18.3 ヘッドを消す](#ablation) | [練習](#ex)、[表](#ablation)、"
+        "[18 章](maps.md) |",
         "```",
         "[ヘッドを消す](#ablation)の表",
         "```",
@@ -258,3 +261,27 @@ def test_a_chapter_is_cited_by_its_number(language, text, cited) -> None:
     }
     built = build(pages, language, appendices=("c.md",))
     assert built["a.md"].split("\n")[-1] == cited
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+def test_the_package_page_labels_each_section_with_its_heading(language) -> None:
+    """The package page's "explained in" column links to sections by their
+    headings' titles, which the build then numbers (1.1 文字をトークンにする):
+    a label that no longer reads as its heading would be left unnumbered."""
+    docs = ROOT / "docs" / language
+    link = re.compile(
+        r"\[(?P<text>[^\[\]]+)\]\((?P<page>[\w-]+\.md)(?:#(?P<id>[\w-]+))?\)"
+    )
+    stale = []
+    for line in (docs / "package.md").read_text(encoding="utf-8").split("\n"):
+        if not line.startswith("|"):
+            continue
+        for match in link.finditer(line):
+            markdown = (docs / match["page"]).read_text(encoding="utf-8")
+            if match["id"] is None:
+                title = numbering.page_title(markdown)
+            else:
+                title = numbering.section_titles(markdown).get(match["id"])
+            if title != match["text"]:
+                stale.append(f"{match[0]} (heading: {title})")
+    assert not stale, "\n".join(stale)

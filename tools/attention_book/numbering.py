@@ -266,15 +266,32 @@ def quote_section_titles(markdown: str, sections, language: str) -> str:
     or None. A title that is a glossary term (``term``) is a word where a
     sentence uses it (因果マスクを使うと) and stays as it is; it is a citation
     only alone in parentheses or before の節/一節. A link that is a list
-    item's whole text is numbered, not quoted; a table cell and code stay as
-    they are."""
+    item's whole text is numbered, not quoted, and so is a table cell's link
+    to a section or a chapter (the package page's "explained in" column);
+    code stays as it is."""
     marks = TITLE_QUOTES.get(language)
     if marks is None:
         return markdown
     opening, closing = marks
     lines = markdown.split("\n")
     for index, line, code in outside_code(markdown):
-        if code or line.lstrip().startswith("|"):
+        if code:
+            continue
+        if line.lstrip().startswith("|"):
+
+            def cell(match: re.Match) -> str:
+                found = sections(match["page"], match["id"])
+                if found is None or found[0] != match["text"].strip() or not found[1]:
+                    return match[0]
+                return f"[{found[1]} {found[0]}]({match['page'] or ''}#{match['id']})"
+
+            def whole(match: re.Match) -> str:
+                found = sections(match["page"], None)
+                if found is None or found[0] != match["text"].strip() or not found[1]:
+                    return match[0]
+                return f"[{found[1]} {found[0]}]({match['page']})"
+
+            lines[index] = PAGE_LINK.sub(whole, SECTION_LINK.sub(cell, line))
             continue
 
         def quote(match: re.Match, line: str = line) -> str:
