@@ -8,8 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
-
+from attention_book import load_yaml
 from attention_book.stages import notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,7 +30,7 @@ def test_workflows_pass_actionlint() -> None:
 
 
 def workflow(name: str) -> dict:
-    return yaml.safe_load((ROOT / ".github" / "workflows" / name).read_text())
+    return load_yaml((ROOT / ".github" / "workflows" / name).read_text())
 
 
 def triggers(name: str) -> dict:

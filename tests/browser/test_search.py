@@ -42,8 +42,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-import yaml
 
+from attention_book import load_yaml
 from attention_book.glossary import location, search_words
 from attention_book.stages import glossary as glossary_hook
 
@@ -94,7 +94,7 @@ WORDS = {
 
 #: The query set: what a reader types (questions, formulas, symbols, English
 #: terms, variant spellings) and the pages that explain it (see the file).
-QUERIES = yaml.safe_load(
+QUERIES = load_yaml(
     (Path(__file__).parent / "search_queries.yml").read_text(encoding="utf-8")
 )
 #: How many of the first results (pages) a query's page must be among.

@@ -19,9 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
-from attention_book import zh_hans
+from attention_book import load_yaml, zh_hans
 from attention_book.stages import explorables
 from attention_docs import causal_mask, running_example
 from tests import explorables_oracle as oracle
@@ -42,7 +41,7 @@ def test_every_script_has_data_and_words() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_words_exist_in_every_language(name: str) -> None:
-    words = yaml.safe_load((explorables.FOLDER / f"{name}.yml").read_text("utf-8"))
+    words = load_yaml((explorables.FOLDER / f"{name}.yml").read_text("utf-8"))
     assert set(words) == set(EDITIONS), name
     keys = set(words["ja"])
     assert keys == set(words["zh-Hant"]), name
@@ -55,7 +54,7 @@ def test_words_exist_in_every_language(name: str) -> None:
                 re.findall(r"\{\w+\}", words["ja"][key])
             ), (name, language, key)
     # and the words every figure shares (core.yml), which none redefines
-    shared = yaml.safe_load((explorables.FOLDER / "core.yml").read_text("utf-8"))
+    shared = load_yaml((explorables.FOLDER / "core.yml").read_text("utf-8"))
     assert set(shared) == set(EDITIONS) and set(shared["ja"]) == set(shared["zh-Hant"])
     assert not keys & set(shared["ja"]), name
     simplified = explorables.words_for(name, "zh-Hans")
@@ -65,7 +64,7 @@ def test_words_exist_in_every_language(name: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_traditional_rows_and_columns_are_covered(name: str) -> None:
     """A 列 or 行 of the Traditional words must be one the table converts."""
-    words = yaml.safe_load((explorables.FOLDER / f"{name}.yml").read_text("utf-8"))
+    words = load_yaml((explorables.FOLDER / f"{name}.yml").read_text("utf-8"))
     pattern = zh_hans.overrides()[1]
     left = [
         t for t in words["zh-Hant"].values() if re.search("[列行]", pattern.sub(" ", t))

@@ -6,11 +6,12 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
+
+from attention_book import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-ALL_ENTRIES = yaml.safe_load((ROOT / "docs_src" / "glossary.yml").read_text("utf-8"))
+ALL_ENTRIES = load_yaml((ROOT / "docs_src" / "glossary.yml").read_text("utf-8"))
 #: The terms; the entries without `page` are usage rules for the prose linters.
 ENTRIES = [entry for entry in ALL_ENTRIES if "page" in entry]
 LANGUAGES = ("ja", "zh-Hant")

@@ -14,10 +14,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import yaml
 from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 
+from attention_book import load_yaml
 from attention_book.editions import DERIVED, LANGUAGES
 from attention_book.stages import zh_hans
 
@@ -28,7 +28,7 @@ PARTS = 6  # foundations, mechanism, learning and position, language model, scal
 
 
 def config(name: str) -> dict:
-    return yaml.safe_load((ROOT / name).read_text("utf-8"))
+    return load_yaml((ROOT / name).read_text("utf-8"))
 
 
 def nav(name: str) -> list:

@@ -18,10 +18,10 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-import yaml
 from matplotlib.figure import Figure
 from mkdocs.exceptions import PluginError
 
+from attention_book import load_yaml
 from attention_book.diagrams import MIN_PX, plain, smallest_text_px
 from attention_book.stages import plots
 from attention_docs import (
@@ -39,7 +39,7 @@ DOCS = ROOT / "docs"
 LANGUAGES = ("ja", "zh-Hant")
 KINDS = {"plots": PLOTS, "diagrams": ROOT / "docs_src" / "diagrams"}
 ALL_LABELS = {
-    kind: yaml.safe_load((folder / "labels.yml").read_text(encoding="utf-8"))
+    kind: load_yaml((folder / "labels.yml").read_text(encoding="utf-8"))
     for kind, folder in KINDS.items()
 }
 LABELS = ALL_LABELS["plots"]

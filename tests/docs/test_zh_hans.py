@@ -26,9 +26,8 @@ from pathlib import Path
 
 import opencc
 import pytest
-import yaml
 
-from attention_book import snippets, zh_hans
+from attention_book import load_yaml, snippets, zh_hans
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "zh-Hant"
@@ -61,10 +60,10 @@ def _strings(value) -> list[str]:
 def text_sources() -> dict[str, str]:
     """The plain strings of the zh-Hant book: glossary terms and figure labels."""
     sources = {}
-    for entry in yaml.safe_load(GLOSSARY.read_text("utf-8")):
+    for entry in load_yaml(GLOSSARY.read_text("utf-8")):
         sources[f"glossary.yml:{entry['en']}"] = entry["zh-Hant"]
     for labels in LABELS:
-        for name, entry in yaml.safe_load(labels.read_text("utf-8")).items():
+        for name, entry in load_yaml(labels.read_text("utf-8")).items():
             for i, text in enumerate(_strings(entry["zh-Hant"])):
                 sources[f"{labels.parent.name}/labels.yml:{name}:{i}"] = text
     return sources

@@ -18,8 +18,8 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
-import yaml
 
+from attention_book import load_yaml
 from attention_book.diagrams import MIN_PX, plain, smallest_text_px
 from attention_book.stages.notebooks import NOT_CHAPTERS, caption_markdown
 from attention_book.stages.plots import caption_html, caption_pieces, caption_text
@@ -37,7 +37,7 @@ from .helpers import (
 
 KINDS = ("plots", "diagrams")
 LABELS = {
-    kind: yaml.safe_load(
+    kind: load_yaml(
         (ROOT / "docs_src" / kind / "labels.yml").read_text(encoding="utf-8")
     )
     for kind in KINDS

@@ -16,8 +16,16 @@ import pytest
 from attention_docs import blockwise_attention, blockwise_attention_backward
 from attention_docs.masks import causal_mask
 
-torch = pytest.importorskip("torch")
-F = torch.nn.functional
+#: torch and its functional module, imported when a test of this module runs
+#: (not when the run collects it: importing torch takes each process seconds).
+torch = F = None
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _torch() -> None:
+    global torch, F
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
 
 
 def torch_gradients(q, k, v, g, *, is_causal=False, mask=None):

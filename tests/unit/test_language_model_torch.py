@@ -19,8 +19,17 @@ from attention_docs.language_model import (
 )
 from attention_docs.training import Adam
 
-torch = pytest.importorskip("torch")
-F = torch.nn.functional
+#: torch and its functional module, imported when a test of this module runs
+#: (not when the run collects it: importing torch takes each process seconds).
+torch = F = None
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _torch() -> None:
+    global torch, F
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+
 
 CONFIG = ModelConfig(
     vocab_size=11, d_model=8, n_heads=2, n_layers=2, d_ff=12, context=7

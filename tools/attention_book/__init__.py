@@ -24,3 +24,12 @@ from pathlib import Path
 
 #: The repository the book is built from (the folder of ``mkdocs.yml``).
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_yaml(text: str):
+    """``text`` read as ``yaml.safe_load`` reads it, by libyaml's C parser when
+    PyYAML was built with it (several times faster than the pure-Python one:
+    every build and test process reads the book's YAML tables)."""
+    import yaml
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import re
 
-import yaml
 from mkdocs.exceptions import PluginError
 
-from . import ROOT
+from . import ROOT, load_yaml
 from .editions import DERIVED
 from .zh_hans import to_simplified, to_simplified_text
 
@@ -36,7 +35,7 @@ LANGUAGES = ("ja", "zh-Hant")
 
 def load_entries() -> list[dict]:
     """Every entry of glossary.yml: the terms and the usage rules."""
-    entries = yaml.safe_load(GLOSSARY.read_text(encoding="utf-8"))
+    entries = load_yaml(GLOSSARY.read_text(encoding="utf-8"))
     for entry in entries:
         missing = {"en", *LANGUAGES} - set(entry)
         if "page" not in entry and not entry.get("avoid"):

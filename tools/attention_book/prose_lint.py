@@ -43,7 +43,7 @@ from pathlib import Path
 
 import yaml
 
-from . import ROOT, numbering
+from . import ROOT, load_yaml, numbering
 from .glossary import LANGUAGES, prh_rules, term_rules
 
 DOCS = ROOT / "docs"
@@ -252,7 +252,7 @@ def _write_views(
 
 def _textlint_config(language: str, folder: Path) -> Path:
     """The committed textlint configuration with the generated prh dictionary."""
-    config = yaml.safe_load((CONFIG / f"textlint.{language}.yml").read_text("utf-8"))
+    config = load_yaml((CONFIG / f"textlint.{language}.yml").read_text("utf-8"))
     dictionary = folder / f"prh.{language}.yml"
     dictionary.write_text(
         yaml.safe_dump(prh_rules(language), allow_unicode=True), encoding="utf-8"
@@ -314,7 +314,7 @@ def _textlint_findings(
 
 
 def _start_zhlint(folder: Path, views: list[str]) -> subprocess.Popen:
-    config = yaml.safe_load((CONFIG / "zhlint.yml").read_text("utf-8"))
+    config = load_yaml((CONFIG / "zhlint.yml").read_text("utf-8"))
     request = folder / "zhlint.json"
     request.write_text(json.dumps({"config": config, "files": views}), "utf-8")
     return subprocess.Popen(

@@ -114,11 +114,12 @@ class _Protected:
 # --- the override table -------------------------------------------------------
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """A YAML loader that refuses a phrase listed twice (PyYAML keeps the last)."""
+class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """A YAML loader that refuses a phrase listed twice (PyYAML keeps the last);
+    libyaml's C parser where PyYAML has it, as ``attention_book.load_yaml``."""
 
 
-def _unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict:
+def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict:
     mapping: dict = {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node)

@@ -43,12 +43,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.utils import get_relative_url
 
-from attention_book import ROOT
+from attention_book import ROOT, load_yaml
 from attention_book.editions import DERIVED
 from attention_book.zh_hans import to_simplified_text
 
@@ -66,7 +65,7 @@ def load_words(name: str) -> dict:
     path = FOLDER / f"{name}.yml"
     if not path.is_file():
         raise PluginError(f"explorable {name!r} has no words: {path.relative_to(ROOT)}")
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return load_yaml(path.read_text(encoding="utf-8"))
 
 
 #: Maths in the words, ``$...$``: typeset as the pages' inline maths are.

@@ -66,13 +66,12 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import nbformat
-import yaml
 from mkdocs.exceptions import PluginError
 from nbformat import NotebookNode, from_dict
 from nbformat.v4 import nbformat as NBFORMAT
 from nbformat.v4 import nbformat_minor as NBFORMAT_MINOR
 
-from attention_book import ROOT, snippets
+from attention_book import ROOT, load_yaml, snippets
 from attention_book.editions import DERIVED
 from attention_book.zh_hans import edition_words, to_simplified_text
 
@@ -478,7 +477,7 @@ class Converter:
     def explorable(self, name: str) -> str:
         """Where the reader finds an interactive figure: its page, online."""
         source = DERIVED.get(self.language, self.language)
-        words = yaml.safe_load((EXPLORABLES / f"{name}.yml").read_text("utf-8"))
+        words = load_yaml((EXPLORABLES / f"{name}.yml").read_text("utf-8"))
         title = words[source]["title"]
         if source != self.language:
             title = to_simplified_text(title)

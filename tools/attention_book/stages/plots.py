@@ -59,11 +59,10 @@ import traceback
 import warnings
 from pathlib import Path
 
-import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-from attention_book import ROOT, numbering
+from attention_book import ROOT, load_yaml, numbering
 from attention_book.editions import DERIVED
 from attention_book.zh_hans import edition_words, to_simplified_text
 
@@ -152,7 +151,7 @@ def load_labels(kind: str = "plots") -> dict:
 def _labels(kind: str, mtime_ns: int, scripts: frozenset[str]) -> dict:
     folder = KINDS[kind]
     path = folder / "labels.yml"
-    labels = yaml.safe_load(path.read_text(encoding="utf-8"))
+    labels = load_yaml(path.read_text(encoding="utf-8"))
     if not isinstance(labels, dict) or set(labels) != scripts:
         found = sorted(labels) if isinstance(labels, dict) else labels
         raise PluginError(

@@ -75,11 +75,10 @@ import keyword
 import re
 from pathlib import Path
 
-import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-from attention_book import ROOT
+from attention_book import ROOT, load_yaml
 from attention_book.editions import DERIVED
 from attention_book.glossary import location, search_words
 from attention_book.zh_hans import to_simplified_text
@@ -173,7 +172,7 @@ WORKER_EDITS = (
 
 
 def load_search_words() -> dict:
-    return yaml.safe_load(SEARCH_WORDS.read_text(encoding="utf-8"))
+    return load_yaml(SEARCH_WORDS.read_text(encoding="utf-8"))
 
 
 def edition_words(words: list[str], language: str) -> list[str]:
