@@ -41,15 +41,18 @@ export function sci(x, digits = 1) {
 }
 
 // Show a number in `el`: its rounded text, and its full value in data-value.
+// A number written m × 10ⁿ is also written in words for a listener (speak()).
 export function show(el, x, digits) {
   el.dataset.value = String(x);
-  el.textContent = x === -Infinity ? `${MINUS}∞` : fmt(x, digits);
+  const text = x === -Infinity ? `${MINUS}∞` : fmt(x, digits);
+  if (/[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]/.test(text)) speak(el, text);
+  else el.textContent = text;
 }
 
-// The same in the form m × 10^e.
+// The same in the form m × 10^e, said in words too (speak()).
 export function showSci(el, x) {
   el.dataset.value = String(x);
-  el.innerHTML = sci(x);
+  speak(el, sci(x));
 }
 
 // The softmax of one row; -Infinity entries (masked) get weight 0, and a row
@@ -190,6 +193,7 @@ export function register(name, mount) {
     )) {
       for (const control of root.querySelectorAll("input, select, button")) control.disabled = false;
       mount(root);
+      sayLabels(root);
       root.dataset.ready = "";
     }
   };
@@ -269,6 +273,18 @@ export function optionList(values, chosen, names = null) {
 // A labelled control: <label><span>words</span>control</label>.
 export const field = (label, control) =>
   `<label class="explorable-field"><span>${label}</span>${control}</label>`;
+
+// The words of every control's label in `root` that holds a sub- or
+// superscript (x<sub>1</sub>, d<sub>model</sub>): a control is named by its
+// label's text, which a listener would hear flattened ("x1", "dmodel"), so
+// the label says it in words as the live region does (speak()). Run on the
+// mounted figure, by the build (stages/explorables_render.mjs) and by
+// register(); a label already said is left as it is.
+export function sayLabels(root) {
+  for (const span of root.querySelectorAll(".explorable-field > span:first-child")) {
+    if (/<(sup|sub|math)\b/.test(span.innerHTML)) speak(span, span.innerHTML);
+  }
+}
 
 // Say `html` in the live region once the reader stops moving a control:
 // `delay` ms after the last call (a slider dragged across its range would

@@ -35,7 +35,9 @@ READ_TABLE = """([name, key]) => {
     const table = root.querySelector(`[data-matrix="${key}"]`);
     return [...table.querySelectorAll("td[data-i]")].map(td => {
         const el = td.querySelector("[data-value]") || td;
-        return [Number(td.dataset.i), Number(td.dataset.j), el.textContent.trim(),
+        // as shown: a number in the form m × 10ⁿ is also in words (speak())
+        const shown = el.querySelector(':scope > [aria-hidden="true"]') || el;
+        return [Number(td.dataset.i), Number(td.dataset.j), shown.textContent.trim(),
                 el.dataset.value, td.hidden || td.parentElement.hidden];
     });
 }"""
@@ -145,7 +147,18 @@ def result(page, name: str, key: str) -> tuple[str, str]:
     element = page.locator(
         f'.explorable[data-explorable="{name}"] [data-result="{key}"]'
     )
-    return element.inner_text().strip(), element.get_attribute("data-value")
+    shown = element.locator(':scope > [aria-hidden="true"]')  # speak()'s shown half
+    text = (shown if shown.count() else element).inner_text().strip()
+    return text, element.get_attribute("data-value")
+
+
+#: An element's text as the reader sees it: without the words speak() adds
+#: for a listener (visually hidden, but in textContent and innerText).
+SHOWN_TEXT = """e => {
+    const copy = e.cloneNode(true);
+    for (const said of copy.querySelectorAll(".explorable-said")) said.remove();
+    return copy.textContent;
+}"""
 
 
 def status(page, name: str) -> str:
@@ -221,6 +234,10 @@ def softmax_charts_agree(page, x, t: float) -> None:
 def test_softmax(load) -> None:
     page, watch, root = load("softmax", "softmax")
     said = root.locator(".explorable-status")
+    # each input is named by its label in words: "x 下付き 1", not "x1"
+    for j in (1, 2, 3):
+        field = root.get_by_role("spinbutton", name=f"x 下付き {j}", exact=True)
+        assert field.get_attribute("data-x") == str(j - 1)
 
     def agrees(x, t) -> None:
         state = oracle.softmax_state(x, t)
@@ -900,7 +917,9 @@ def test_kv_cache_names_the_wrong_field_and_greys_unused_ones(load) -> None:
     expect(error).to_be_hidden()
     d_k = root.locator('input[data-size="d_k"]')
     d_k.fill("0")
-    expect(error).to_contain_text("ヘッドの幅 dk は 1 以上の整数")
+    expect(error).to_contain_text("は 1 以上の整数")
+    # as shown: the label's own HTML, its words for a listener left out
+    assert "ヘッドの幅 dk は 1 以上の整数" in error.evaluate(SHOWN_TEXT)
     assert d_k.get_attribute("aria-invalid") == "true"
     assert d_k.get_attribute("aria-describedby") == error.get_attribute("id")
     assert "ヘッドの幅 d 下付き k は 1 以上" in error.aria_snapshot()

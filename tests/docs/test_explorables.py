@@ -634,6 +634,43 @@ def test_the_live_region_says_powers_and_indices_in_words(language) -> None:
     assert sub_3 in said and power_308 in said and "10308" not in said, said
 
 
+#: A number as fmt() writes it below its decimals or from a million on.
+SUPERSCRIPTED = re.compile("[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]")
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans"])
+def test_labels_and_numbers_say_indices_and_powers_in_words(language) -> None:
+    """A control is named by its label, which a listener would hear flattened
+    ("x<sub>3</sub>" as "x3", "d<sub>model</sub>" as "dmodel"), and a number
+    shown "1.9 × 10⁻²²" as "10−22": each is shown hidden from the screen
+    reader and said in the edition's words beside it (core.js: sayLabels(),
+    show() through speak())."""
+    power, _, sub_3, _ = SAID[language]
+    html = draw_with("softmax", {"x": [0.0, 0.0, 5.0], "t": 10.0}, language)
+    labels = [
+        spoken(label)
+        for label in re.findall(r'<label class="explorable-field">(.*?)<input', html)
+    ]
+    assert sub_3 in labels, labels
+    # the weights 1.9e-22 of x_1 and x_2 at t = 10, and every other number
+    # written with a power: shown, and said in words
+    powered = [
+        (shown, said)
+        for shown, said in re.findall(
+            r'data-value="[^"]*"[^>]*><span aria-hidden="true">((?:[^<]|</?sup>)*)'
+            r'</span><span class="explorable-said">([^<]*)</span>',
+            html,
+        )
+    ]
+    assert ("1.9 × 10⁻²²", power.replace("3.9", "1.9")) in powered, powered
+    assert ("3.9 × 10<sup>−22</sup>", power) in powered, powered  # ε, max|J|
+    unsaid = re.findall(r'data-value="[^"]*"[^>]*>([^<]+(?:<sup>)?)', html)
+    assert not [n for n in unsaid if SUPERSCRIPTED.search(n) or "<sup>" in n], unsaid
+    heads = explorables.render("heads", language)
+    model = re.search(r'<label class="explorable-field">(.*?)<select', heads)[1]
+    assert "model" in spoken(model) and "dmodel" not in spoken(model), spoken(model)
+
+
 @pytest.mark.parametrize("language", ["ja", "zh-Hant"])
 def test_the_softmax_refuses_an_overflowing_input_where_it_was_typed(language) -> None:
     """x_3 = 1e308, t = 10: t x_3 is not a float64 (the package raises);

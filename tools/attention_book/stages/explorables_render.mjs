@@ -7,7 +7,8 @@
 // <folder>/<name>.js, calls its render(words, data), puts that HTML in a
 // document of happy-dom (a DOM without a screen, pinned by package-lock.json)
 // and calls the module's mount() on it, as the browser does after the page
-// loads; the figure's HTML after mount() is the answer. Its controls stay
+// loads, and core.js's sayLabels() as register() does; the figure's HTML
+// after that is the answer. Its controls stay
 // disabled: only the browser's register() enables them.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import { pathToFileURL } from "node:url";
 import { Window } from "happy-dom";
 
 const request = JSON.parse(readFileSync(0, "utf8"));
+const core = await import(pathToFileURL(join(request.folder, "core.js")).href);
 const window = new Window();
 const answers = [];
 for (const { name, words, data } of request.figures) {
@@ -29,6 +31,7 @@ for (const { name, words, data } of request.figures) {
     const root = body.querySelector(`.explorable[data-explorable="${name}"]`);
     if (!root) throw new Error(`render() of ${name}.js draws no .explorable[data-explorable="${name}"]`);
     module.mount(root);
+    core.sayLabels(root);
     answers.push({ html: root.outerHTML });
   } catch (error) {
     answers.push({ error: `${name}.js: ${error && error.stack ? error.stack : error}` });
