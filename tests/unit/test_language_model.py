@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import attention_book.language_models
 from attention_book.language_models import (
     LONG_BATCH,
     LONG_FACTOR,
@@ -586,6 +587,58 @@ def test_at_a_high_step_size_qk_norm_keeps_the_scores_from_growing(tmp_path) -> 
     assert (plain[-1] - plain[0]).max() > (normed[-1] - normed[0]).max() > 0
     for run in summary["runs"].values():
         assert run["val_loss"][-1] < run["val_loss"][0]
+
+
+#: The training of logit-range.md (#in-training) as the book shows it:
+#: ``train_growth(edition, qk_norm)``, the recipe of the shipped logs.
+GROWTH_EXAMPLE = (
+    Path(__file__).resolve().parents[2] / "docs_src/logit_range/logit_growth.pycon"
+)
+
+
+def test_the_growth_runs_the_book_shows_are_the_scripts(tmp_path, monkeypatch) -> None:
+    """One recipe for the page and the script. The page's ``train_growth``
+    types it out (sizes, steps, step size, batch, seed, measuring interval);
+    ``logit_growth_edition`` (``scripts/train_logit_growth.py``), which made
+    the shipped logs, reads it from its constants. Both call
+    ``train_language_model``: every call, at both sides' defaults, gets the
+    same config, the same ids and the same keywords, so a constant changed on
+    one side fails here; each call then trains 2 steps, and the two logs
+    agree to the last bit."""
+    calls: dict[str, list] = {"page": [], "script": []}
+
+    def recorded(side):
+        def train(train_ids, config, **kwargs):
+            params, log = train_language_model(
+                train_ids, config, **dict(kwargs, steps=2)
+            )
+            calls[side].append((np.asarray(train_ids), config, kwargs, log))
+            return params, log
+
+        return train
+
+    namespace: dict = {}
+    source = GROWTH_EXAMPLE.read_text(encoding="utf-8")
+    for example in doctest.DocTestParser().get_examples(source):
+        exec(compile(example.source, str(GROWTH_EXAMPLE), "exec"), namespace)
+    namespace["train_language_model"] = recorded("page")
+    for qk_norm in (False, True):
+        namespace["train_growth"]("ja", qk_norm)
+    monkeypatch.setattr(
+        attention_book.language_models, "train_language_model", recorded("script")
+    )
+    summary = logit_growth_edition("ja", tmp_path)
+    assert len(calls["page"]) == len(calls["script"]) == 2
+    for shown, made in zip(calls["page"], calls["script"], strict=True):
+        ids, config, kwargs, log = shown
+        assert np.array_equal(ids, made[0]) and config == made[1]
+        assert kwargs.keys() == made[2].keys()
+        for key, value in kwargs.items():
+            assert np.array_equal(value, made[2][key]), key
+        for field in ("steps", "train_loss", "val_loss", "max_score"):
+            assert np.array_equal(getattr(log, field), getattr(made[3], field))
+    assert [c[1].qk_norm for c in calls["page"]] == [False, True]
+    assert (summary["steps"], summary["lr"], summary["batch_size"]) == (400, 0.03, 16)
 
 
 @pytest.mark.parametrize(

@@ -479,6 +479,10 @@ def logit_growth_edition(
     The log holds, every ``every`` steps of each run, the validation loss and
     each layer's largest scaled score :math:`|S_{ij}|` on the validation text
     (``TrainingLog.max_score``).
+
+    The page shows the same recipe typed out (``train_growth`` in
+    ``docs_src/logit_range/logit_growth.pycon``); a unit test checks that
+    both call ``train_language_model`` with the same arguments.
     """
     text = load_corpus(edition) if text is None else text
     train_text, val_text = split_corpus(text)
