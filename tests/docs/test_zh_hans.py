@@ -125,6 +125,18 @@ def reads_own_output(phrase: str, own: str) -> bool:
 # short; every phrase of the table occurs in at least one of them.
 SENTENCES = [
     (
+        "softmax 的第 1 個頭平均把 0.93 的權重放在自己的鍵上。",
+        "softmax 的第 4 个头平均把 0.87 的权重放在自己的键上。",
+    ),
+    (
+        "不論查詢是什麼，自己的鍵得到的權重都不會超過 `bound[t]`，而它的平均只有 0.04；",
+        "不论查询是什么，自己的键得到的权重都不会超过 `bound[t]`，而它的平均只有 0.03 到 0.04；",
+    ),
+    (
+        "長度很短：`|o_lin|` 是 1.24 到 2.17，softmax 的 `|o|` 是 3.64 到 6.69。",
+        "长度很短：`|o_lin|` 是 0.55 到 0.83，softmax 的 `|o|` 是 2.33 到 4.48。",
+    ),
+    (
         "DeepSeek-V3 公開的設定檔 `config.json` 裡，這些大小的名稱如下：",
         "DeepSeek-V3 公开的配置文件 `config.json` 里，这些大小的名称如下：",
     ),
