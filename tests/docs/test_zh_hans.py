@@ -125,6 +125,12 @@ def reads_own_output(phrase: str, own: str) -> bool:
 # short; every phrase of the table occurs in at least one of them.
 SENTENCES = [
     (
+        "\\(M_i\\) 的每一列都是 \\(W_{K,i}\\) 各行的線性組合。分組查詢注意力裡，"
+        "所有頭的 \\(M_i\\) 的列張成的空間，維度不超過 \\(h_{kv} d_h\\)；",
+        "\\(M_i\\) 的每一行都是 \\(W_{K,i}\\) 各列的线性组合。分组查询注意力里，"
+        "所有头的 \\(M_i\\) 的行张成的空间，维度不超过 \\(h_{kv} d_h\\)；",
+    ),
+    (
         "softmax 的第 1 個頭平均把 0.93 的權重放在自己的鍵上。",
         "softmax 的第 4 个头平均把 0.87 的权重放在自己的键上。",
     ),
