@@ -240,6 +240,8 @@ def test_a_section_title_in_a_sentence_is_cited_with_its_number() -> None:
         ("zh-Hant", "見 [B 章](b.md)一章的例子。", "見[第 2 章「B 章」](b.md)的例子。"),
         ("zh-Hans", "见[B 章](b.md)一页的例子。", "见[第 2 章“B 章”](b.md)的例子。"),
         ("ja", "- **[B 章](b.md)**：説明。", "- **[2 B 章](b.md)**：説明。"),
+        ("ja", "- [B 章](b.md)：説明。", "- [2 B 章](b.md)：説明。"),
+        ("zh-Hant", "> - [B 章](b.md)：說明。", "> - [2 B 章](b.md)：說明。"),
         ("ja", "2. **[B 章](b.md)**：説明。", "2. **[B 章](b.md)**：説明。"),
         (
             "ja",

@@ -197,7 +197,9 @@ CHAPTER_AFTER = re.compile(
 MARKER, OPENS = "\x00", "\x01"
 #: What comes before a link that is a bulleted list item's text: the item's
 #: marker, and bold or not (an ordered list numbers its items itself).
-LIST_ITEM = re.compile(r"^[ \t>]*[-*+][ \t]+(?:\*\*)?$")
+#: The text before the link is stripped of its trailing spaces, so a plain
+#: item ("- [B](b.md)") leaves the marker alone.
+LIST_ITEM = re.compile(r"^[ \t>]*[-*+](?:[ \t]+\*\*)?$")
 #: The quotation marks a title is cited in, as each edition's textbooks do.
 TITLE_QUOTES = {"ja": ("「", "」"), "zh-Hant": ("「", "」"), "zh-Hans": ("“", "”")}
 #: The marks of a quotation inside a quoted title, by the outer opening mark.
