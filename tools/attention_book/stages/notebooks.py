@@ -83,7 +83,9 @@ BOOK_CSS = ROOT / "overrides" / "assets" / "stylesheets" / "book.css"
 #: A chapter's version of the package's source, shown to be read like
 #: ``src/…``: the package's functions without the options of later chapters
 #: (tests/docs/test_listings.py checks that they compute the same).
-LISTINGS = frozenset({"docs_src/language_model/assemble.py"})
+LISTINGS = frozenset(
+    {"docs_src/language_model/assemble.py", "docs_src/language_model/training_loop.py"}
+)
 #: Pages of the nav that are not chapters (tests/docs/test_exercises.py).
 NOT_CHAPTERS = {"index.md", "notation.md", "glossary.md", "references.md", "about.md"}
 
