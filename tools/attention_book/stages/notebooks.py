@@ -26,6 +26,8 @@ made from the page while the book is built, so it never drifts from it:
   code cell is the same in every edition, so it carries no words.
 - **The package's source** that a page shows to be read (``src/…``) stays a
   code block of a Markdown cell: running it would only redefine the package.
+  So does a chapter's version of it (``LISTINGS``: the package's functions
+  without the options of later chapters, tested to compute the same).
 - **Interactive figures** (``<div class="explorable" …>``) need the book's
   page and its script: the notebook shows the figure as the page draws it
   before any script runs (its default state: tables and numbers, each control
@@ -77,6 +79,12 @@ from attention_book.zh_hans import edition_words, to_simplified_text
 
 BOOK_CSS = ROOT / "overrides" / "assets" / "stylesheets" / "book.css"
 
+#: A chapter's version of the package's source, shown to be read like
+#: ``src/…``: the package's functions without the options of later chapters
+#: (tests/docs/test_listings.py checks that they compute the same).
+LISTINGS = frozenset(
+    {"docs_src/language_model/assemble.py", "docs_src/language_model/training_loop.py"}
+)
 #: Pages of the nav that are not chapters (tests/docs/test_exercises.py).
 NOT_CHAPTERS = {"index.md", "notation.md", "glossary.md", "references.md", "about.md"}
 
@@ -497,7 +505,7 @@ class Converter:
                 return [plot_cell(text, where)]
             if text.lstrip().startswith(">>>"):
                 return pycon_cells(text, where)
-            if paths and all(p.startswith("src/") for p in paths):
+            if paths and all(p.startswith("src/") or p in LISTINGS for p in paths):
                 return None  # the package's own source, shown to be read
             raise PluginError(f"{where}: a python block the notebook cannot place")
         return None
