@@ -288,7 +288,6 @@ def init_params(config: ModelConfig, rng: np.random.Generator) -> Params:
 # -- the forward pass, from the package's functions --------------------------------
 
 
-# --8<-- [start:block]
 def _block(p, x, positions, mask, h, cache=None, theta=None, scale=None):
     """X' = X + MHA(LN_1(X)); X' + FFN(LN_2(X'))."""
     x_hat = layer_norm(x, p["norm_1.gamma"], p["norm_1.beta"])  # (b, n, d_model)
@@ -312,10 +311,8 @@ def _block(p, x, positions, mask, h, cache=None, theta=None, scale=None):
     return x + ffn, weights  # X' + FFN(LN_2(X'))
 
 
-# --8<-- [end:block]
 
 
-# --8<-- [start:forward]
 def decoder_forward(
     params, config, ids, positions, mask, caches=None, theta=None, scale=None
 ):
@@ -333,7 +330,6 @@ def decoder_forward(
     return logits, all_weights
 
 
-# --8<-- [end:forward]
 
 
 def _check_windows(ids: ArrayLike, config: ModelConfig) -> np.ndarray:
@@ -772,7 +768,6 @@ def _cross_entropy(logits, targets):
 # --8<-- [end:loss]
 
 
-# --8<-- [start:backward]
 def _backward(params, config, ids, cache, d_logits):
     saved, x_hat_f, lnf, cos, sin, scale = cache  # x_hat_f = LN(X^(L))
     h = config.n_heads
@@ -832,7 +827,6 @@ def _backward(params, config, ids, cache, d_logits):
     return {key: grads[key] for key in parameter_shapes(config)}
 
 
-# --8<-- [end:backward]
 
 
 def loss_and_gradients(
@@ -1174,7 +1168,6 @@ def _mean_loss(
     return total / count, top
 
 
-# --8<-- [start:train]
 def _train_loop(params, config, adam, rng, train, steps, batch_size, rope):
     """theta_t = adam.step(theta_(t-1), grads), t = 1, ..., steps."""
     n, lr = config.context, adam.lr
@@ -1191,7 +1184,6 @@ def _train_loop(params, config, adam, rng, train, steps, batch_size, rope):
         yield step, loss
 
 
-# --8<-- [end:train]
 
 
 def _check_finite_step(step: int, loss: float, grads: Params, lr: float) -> None:
