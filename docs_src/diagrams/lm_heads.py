@@ -84,7 +84,15 @@ def figure(labels: dict) -> Figure:
                     ax.plot([x_c, x_c], [y + side, y + side + 2.5], color=line, lw=0.6)
                     # ... and at the left of its square: move it under its column
                     shift = corner if c in PUNCTUATION else 0.0
-                    text(ax, x_c + shift, y + side + 3, c, size=CHAR, va="top", math=False)
+                    text(
+                        ax,
+                        x_c + shift,
+                        y + side + 3,
+                        c,
+                        size=CHAR,
+                        va="top",
+                        math=False,
+                    )
     bottom = top + n_layers * block
     text(ax, width / 2, bottom, labels["keys"], va="top")
     scale(ax, width / 2, bottom + 30, labels["weight"])

@@ -48,10 +48,10 @@ def figure(labels: dict) -> Figure:
             )
         ax.axvline(L, color=colours[0], linewidth=0.8, alpha=0.6)
         ax.axhline(seen, color=colours[0], linewidth=0.8, alpha=0.6)
-        ax.set_title(f"{labels['pair']} {i}")
+        ax.set_title(f"{labels['pair']} {i}", pad=28)  # above the y label
         ax.text(0.03, 0.95, same, transform=ax.transAxes, va="top")
         ax.set_xlabel(labels["xlabel"])
-        ax.set_ylabel(labels["ylabel"])
+        ax.set_ylabel(labels["ylabel"], rotation=0, y=1.07, ha="left", va="bottom")
         ax.set_xlim(0, S * L)
         ax.set_ylim(0, None)
         ax.set_xticks([0, L, 2 * L, 3 * L, 4 * L], ["0", "L", "2L", "3L", "4L"])
