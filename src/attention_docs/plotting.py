@@ -142,8 +142,9 @@ WEIGHTS_RAMP: dict[str, tuple[str, str, str]] = {
 
 # Cell colours of a boolean mask: False (may not attend), True (may attend).
 # The diagrams' colours (attention_book.diagrams.FILLS, light): a light grey
-# and viridis' teal, apart in lightness too for colour-blind readers.
-_MASK_COLOURS = ("#b4b4b4", "#21918c")  # grey, viridis' teal
+# and a dark slate, apart in lightness too for colour-blind readers, and no
+# matrix's colour (Z is teal).
+_MASK_COLOURS = ("#b4b4b4", "#475569")  # grey, slate
 # What matplotlib warns when its measuring font lacks a glyph (see to_svg).
 _MISSING_GLYPH = r"Glyph \d+ \(.*\) missing from font\(s\)"
 _FONT_FAMILY = re.compile(r'(?P<before>style="[^"]*?)font-family:[^;"]*')
