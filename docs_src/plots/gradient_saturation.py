@@ -61,7 +61,6 @@ def figure(labels: dict) -> Figure:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_minor_formatter(NullFormatter())
-        # the title above the y label, which is written upright over the axis
         ax.set_title(labels[f"{panel}_title"], loc="left", linespacing=2.0, pad=28)
         ax.set_xlabel(labels["xlabel"])
         ax.grid(True, which="major", alpha=0.3)

@@ -48,7 +48,7 @@ def figure(labels: dict) -> Figure:
                 color=colours[name],
                 label=labels[name],
             )
-        ax.set_title(labels[f"{panel}_title"], pad=28)  # above the y label
+        ax.set_title(labels[f"{panel}_title"], pad=28)
         ax.set_ylabel(
             labels[f"{panel}_ylabel"], rotation=0, y=1.07, ha="left", va="bottom"
         )

@@ -48,7 +48,7 @@ def figure(labels: dict) -> Figure:
             )
         ax.axvline(L, color=colours[0], linewidth=0.8, alpha=0.6)
         ax.axhline(seen, color=colours[0], linewidth=0.8, alpha=0.6)
-        ax.set_title(f"{labels['pair']} {i}", pad=28)  # above the y label
+        ax.set_title(f"{labels['pair']} {i}", pad=28)
         ax.text(0.03, 0.95, same, transform=ax.transAxes, va="top")
         ax.set_xlabel(labels["xlabel"])
         ax.set_ylabel(labels["ylabel"], rotation=0, y=1.07, ha="left", va="bottom")

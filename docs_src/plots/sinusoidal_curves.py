@@ -36,7 +36,7 @@ def figure(labels: dict) -> Figure:
             linewidth=width,
             label=f"{labels['component']} {c}",
         )
-    curves.set_title(labels["curves_title"], pad=28)  # above the y label
+    curves.set_title(labels["curves_title"], pad=28)
     curves.set_xlabel(labels["position"])
     curves.set_ylabel(labels["value"], rotation=0, y=1.07, ha="left", va="bottom")
     curves.set_xlim(0, 63)

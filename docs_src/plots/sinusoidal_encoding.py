@@ -5,8 +5,7 @@ from matplotlib.figure import Figure
 from attention_docs import sinusoidal_positional_encoding
 from attention_docs.plotting import THEMES, to_svg
 
-#: -1, 0, 1: purple, the page's colour, orange (the ends of matplotlib's "PuOr",
-#: a diverging scale that colour-blind readers tell apart), light and dark
+# PE = -1, 0, 1
 SIGNED = {
     "light": ("#542788", "#ffffff", "#b35806"),
     "dark": ("#b2abd2", "#1e2029", "#fdb863"),
@@ -21,7 +20,7 @@ def figure(labels: dict) -> Figure:
     fig = Figure(figsize=(4.8, 4.0), layout="constrained")
     fig.get_layout_engine().set(w_pad=6 / 72)
     ax = fig.subplots()
-    # -1 <= PE <= 1, 0 in the middle of the scale
+    # -1 <= PE <= 1
     image = ax.imshow(pe, cmap=cmap, vmin=-1.0, vmax=1.0, interpolation="nearest")
     ax.set_xlabel(labels["xlabel"])
     ax.set_ylabel(labels["ylabel"], rotation=0, y=1.02, ha="left", va="bottom")
