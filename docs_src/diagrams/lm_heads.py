@@ -1,7 +1,10 @@
 """The edition's language model on one sentence: every head's weights A.
 
-Columns are the 3 layers, rows the 4 heads; each small map has the
-sentence's characters as queries (rows, left) and keys (columns, below).
+The 3 layers are stacked from top to bottom, each layer's 4 heads in two rows
+of two; each small map has the sentence's characters as queries (rows, one
+tick label per row, left) and keys (columns, one per column, below the
+layer's maps). The cells are wider than a character, so that the tick labels
+stay apart and read as the sentence's tokens, not as one string.
 """
 
 import numpy as np
@@ -11,10 +14,15 @@ from matplotlib.patches import Rectangle
 from attention_book.diagrams import canvas, palette, text, weights_cmap
 from attention_docs import load_pretrained
 
-#: pitch of one character (a cell), and the size of the characters
-CELL = 11.3
-CHAR = 11.6
-GAP = 6.0
+#: pitch of one cell, and the size of the characters that label it
+CELL = 13.0
+CHAR = 10.6
+#: panels per row of a layer, the space between them, and the ticks' column
+PER_ROW = 2
+GAP = 16.0
+TICKS = 15.0
+#: the height of a title line (a layer's, a head's) and of the keys' ticks
+LINE = 15.0
 
 
 def heat(ax, x: float, y: float, a: np.ndarray, cell: float) -> None:
@@ -43,34 +51,51 @@ def figure(labels: dict) -> Figure:
     weights = model.attention(sentence)  # L x (h, n, n)
     n_layers, n_heads, n = len(weights), weights[0].shape[0], len(sentence)
     side = n * CELL
-    left, top = 18.0, 40.0
-    width = left + n_layers * side + (n_layers - 1) * GAP + 2
-    height = top + n_heads * (side + GAP + 14) + CELL + 56
+    rows = -(-n_heads // PER_ROW)
+    left, top = 4.0 + TICKS + 3, 24.0
+    width = left + PER_ROW * side + (PER_ROW - 1) * GAP + 4
+    block = LINE + rows * (LINE + side) + (rows - 1) * 6 + LINE + 12
+    height = top + n_layers * block + 44
     fig, ax = canvas(width, height)
-    text(ax, 4, 6, sentence, ha="left", va="top")
+    line = palette()["line"]
+    # Japanese and Simplified fonts draw 、。， low at the left of their
+    # square; the Traditional (Taiwan) font centres them
+    corner = 0.3 * CHAR if labels["edition"] != "zh-Hant" else 0.0
+    text(ax, 4, 4, sentence, ha="left", va="top", math=False)
     for layer in range(n_layers):
-        x = left + layer * (side + GAP)
-        text(ax, x + side / 2, top - 8, f"{labels['layer']} {layer + 1}", va="bottom")
+        y_layer = top + layer * block
+        text(ax, 4, y_layer + LINE / 2, f"{labels['layer']} {layer + 1}", ha="left")
         for head in range(n_heads):
-            y = top + head * (side + GAP + 14) + 14
+            row, col = divmod(head, PER_ROW)
+            x = left + col * (side + GAP)
+            y = y_layer + LINE + row * (LINE + side + 6) + LINE
+            text(ax, x, y - LINE / 2, f"{labels['head']} {head + 1}", ha="left")
             heat(ax, x, y, weights[layer][head], CELL)
-            if layer == 0:
-                text(ax, 2, y - 8, f"{labels['head']} {head + 1}", ha="left")
+            if col == 0:  # the queries, once per row of maps
                 for i, c in enumerate(sentence):
+                    y_c = y + (i + 0.5) * CELL
+                    ax.plot([x - 2.5, x], [y_c, y_c], color=line, lw=0.6)
                     # a comma or full stop low in its square: raise it
-                    lift = 0.3 * CELL if c in PUNCTUATION else 0.0
-                    y_c = y + (i + 0.5) * CELL - lift
-                    text(ax, x - 3, y_c, c, size=CHAR, ha="right", math=False)
-    bottom = top + n_heads * (side + GAP + 14)
-    for layer in range(n_layers):
-        x = left + layer * (side + GAP)
-        for j, c in enumerate(sentence):
-            # ... and at the left of its square: move it under its column
-            shift = 0.3 * CELL if c in PUNCTUATION else 0.0
-            x_c = x + (j + 0.5) * CELL + shift
-            text(ax, x_c, bottom + 2, c, size=CHAR, va="top", math=False)
-    text(ax, width / 2, bottom + CELL + 14, labels["keys"], va="top")
-    scale(ax, width / 2, bottom + CELL + 42, labels["weight"])
+                    lift = corner if c in PUNCTUATION else 0.0
+                    text(ax, x - 4, y_c - lift, c, size=CHAR, ha="right", math=False)
+            if row == rows - 1:  # the keys, under the layer's last maps
+                for j, c in enumerate(sentence):
+                    x_c = x + (j + 0.5) * CELL
+                    ax.plot([x_c, x_c], [y + side, y + side + 2.5], color=line, lw=0.6)
+                    # ... and at the left of its square: move it under its column
+                    shift = corner if c in PUNCTUATION else 0.0
+                    text(
+                        ax,
+                        x_c + shift,
+                        y + side + 3,
+                        c,
+                        size=CHAR,
+                        va="top",
+                        math=False,
+                    )
+    bottom = top + n_layers * block
+    text(ax, width / 2, bottom, labels["keys"], va="top")
+    scale(ax, width / 2, bottom + 30, labels["weight"])
     return fig
 
 

@@ -61,12 +61,12 @@ def figure(labels: dict) -> Figure:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_minor_formatter(NullFormatter())
-        ax.set_title(labels[f"{panel}_title"], loc="left", linespacing=2.0)
+        ax.set_title(labels[f"{panel}_title"], loc="left", linespacing=2.0, pad=28)
         ax.set_xlabel(labels["xlabel"])
         ax.grid(True, which="major", alpha=0.3)
     axes[0].set_yticks([20, 50, 100, 200])
     for ax in axes:
-        ax.set_ylabel(labels["ylabel"])
+        ax.set_ylabel(labels["ylabel"], rotation=0, y=1.07, ha="left", va="bottom")
     for ax, panel, x, y in (
         (axes[0], "total", 0.97, 0.62),
         (axes[1], "query", 0.4, 0.3),

@@ -48,8 +48,10 @@ def figure(labels: dict) -> Figure:
                 color=colours[name],
                 label=labels[name],
             )
-        ax.set_title(labels[f"{panel}_title"])
-        ax.set_ylabel(labels[f"{panel}_ylabel"])
+        ax.set_title(labels[f"{panel}_title"], pad=28)
+        ax.set_ylabel(
+            labels[f"{panel}_ylabel"], rotation=0, y=1.07, ha="left", va="bottom"
+        )
         ax.set_ylim(0, 33000)
         ax.set_yticks([0, 10000, 20000, 30000], ["0", "10,000", "20,000", "30,000"])
         ax.grid(True, alpha=0.3)

@@ -36,9 +36,9 @@ def figure(labels: dict) -> Figure:
             linewidth=width,
             label=f"{labels['component']} {c}",
         )
-    curves.set_title(labels["curves_title"])
+    curves.set_title(labels["curves_title"], pad=28)
     curves.set_xlabel(labels["position"])
-    curves.set_ylabel(labels["value"])
+    curves.set_ylabel(labels["value"], rotation=0, y=1.07, ha="left", va="bottom")
     curves.set_xlim(0, 63)
     curves.set_ylim(-1.1, 1.1)  # -1 <= PE <= 1
     curves.set_yticks([-1, 0, 1])
@@ -63,9 +63,9 @@ def figure(labels: dict) -> Figure:
             markersize=6,
             label=labels["earlier"] if step < 0 else f"m = {m}",
         )
-    dots.set_title(labels["dot_title"])
+    dots.set_title(labels["dot_title"], pad=28)
     dots.set_xlabel(labels["distance"])
-    dots.set_ylabel(labels["dot"])
+    dots.set_ylabel(labels["dot"], rotation=0, y=1.07, ha="left", va="bottom")
     dots.set_xlim(0, 63)
     dots.set_ylim(0, D_MODEL / 2 + 2)  # PE_m . PE_m = d_model / 2
     dots.legend(loc="lower left", frameon=False)

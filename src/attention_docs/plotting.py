@@ -55,6 +55,7 @@ try:
     from matplotlib.figure import Figure
     from matplotlib.image import AxesImage
     from matplotlib.ticker import MaxNLocator
+    from matplotlib.transforms import ScaledTranslation
 except ModuleNotFoundError as error:  # pragma: no cover - depends on the install
     raise ModuleNotFoundError(
         "attention_docs.plotting needs matplotlib: pip install 'attention_docs[plot]'",
@@ -141,8 +142,9 @@ WEIGHTS_RAMP: dict[str, tuple[str, str, str]] = {
 
 # Cell colours of a boolean mask: False (may not attend), True (may attend).
 # The diagrams' colours (attention_book.diagrams.FILLS, light): a light grey
-# and viridis' teal, apart in lightness too for colour-blind readers.
-_MASK_COLOURS = ("#b4b4b4", "#21918c")  # grey, viridis' teal
+# and a dark slate, apart in lightness too for colour-blind readers, and no
+# matrix's colour (Z is teal).
+_MASK_COLOURS = ("#b4b4b4", "#475569")  # grey, slate
 # What matplotlib warns when its measuring font lacks a glyph (see to_svg).
 _MISSING_GLYPH = r"Glyph \d+ \(.*\) missing from font\(s\)"
 _FONT_FAMILY = re.compile(r'(?P<before>style="[^"]*?)font-family:[^;"]*')
@@ -201,14 +203,33 @@ def _figure_and_axes(ax: Axes | None, figsize: tuple[float, float]):
 
 
 def _set_labels(
-    ax: Axes, title: str | None, xlabel: str | None, ylabel: str | None
+    ax: Axes,
+    title: str | None,
+    xlabel: str | None,
+    ylabel: str | None,
+    *,
+    room: bool | None = None,
 ) -> None:
-    if title is not None:
-        ax.set_title(title)
+    """Title and axis labels; the y label written horizontally above the top
+    of the y axis, so that Japanese and Chinese read upright, and the title
+    raised above it. ``room``: raise the title as if there were a y label
+    (the panels of one row keep their titles level); default: if there is."""
+    label = None
+    if ylabel is not None:
+        label = ax.set_ylabel(ylabel, rotation=0, y=1.0, ha="left", va="bottom")
+        # half a line up: clear of a tick label at the top of the axis
+        up = ScaledTranslation(
+            0.0, 0.5 * label.get_size() / 72, ax.figure.dpi_scale_trans
+        )
+        label.set_transform(label.get_transform() + up)
     if xlabel is not None:
         ax.set_xlabel(xlabel)
-    if ylabel is not None:
-        ax.set_ylabel(ylabel)
+    if title is not None:
+        pad = mpl.rcParams["axes.titlepad"]
+        if label is not None or room:
+            size = mpl.rcParams["font.size"] if label is None else label.get_size()
+            pad += 1.9 * size
+        ax.set_title(title, pad=pad)
 
 
 def _integer_ticks(ax: Axes, n_q: int, n_k: int) -> None:
@@ -566,6 +587,7 @@ def plot_heads(
             None if titles is None else titles[i],
             xlabel if bottom_of_column else None,
             ylabel if i % ncols == 0 else None,
+            room=ylabel is not None,
         )
     fig.colorbar(image, ax=list(axes), shrink=0.8)
     return fig, np.asarray(axes, dtype=object)

@@ -63,7 +63,8 @@ SUB = 0.75
 #: sequence of cross-attention), W the weight matrices, Q K V S A Z, "exp" the
 #: exponentials of softmax (not yet weights), "mask"/"keep" a mask's False and
 #: True, "head1" ... "head4" the heads (the heads explorable, explorables.css,
-#: draws four). A new kind of thing gets a new fill, never a matrix's. Pairs that
+#: draws four). A new kind of thing gets a new fill, never a matrix's (a mask's
+#: True and a window are slate, not Z's teal). Pairs that
 #: share figures and that colour-blind readers would confuse differ in
 #: lightness too (K and V, False and True: tests/docs/test_figure_contrast.py).
 FILLS = {
@@ -79,7 +80,7 @@ FILLS = {
         "y": "#bcc3cf",
         "exp": "#e4efb0",
         "mask": "#b4b4b4",
-        "keep": "#21918c",
+        "keep": "#475569",
         "box": "#eeeeee",
         "highlight": "#ffe08a",
         "accent": "#c2410c",
@@ -103,7 +104,7 @@ FILLS = {
         "y": "#262d3a",
         "exp": "#4b5222",
         "mask": "#4a4a4a",
-        "keep": "#1c7a76",
+        "keep": "#64748b",
         "box": "#33363f",
         "highlight": "#76601e",
         "accent": "#fdba74",
