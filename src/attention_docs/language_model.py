@@ -311,8 +311,6 @@ def _block(p, x, positions, mask, h, cache=None, theta=None, scale=None):
     return x + ffn, weights  # X' + FFN(LN_2(X'))
 
 
-
-
 def decoder_forward(
     params, config, ids, positions, mask, caches=None, theta=None, scale=None
 ):
@@ -328,8 +326,6 @@ def decoder_forward(
     x = layer_norm(x, params["norm.gamma"], params["norm.beta"])
     logits = x @ params["embedding"].T  # (b, n, d_model) @ (d_model, |V|)
     return logits, all_weights
-
-
 
 
 def _check_windows(ids: ArrayLike, config: ModelConfig) -> np.ndarray:
@@ -827,8 +823,6 @@ def _backward(params, config, ids, cache, d_logits):
     return {key: grads[key] for key in parameter_shapes(config)}
 
 
-
-
 def loss_and_gradients(
     params: dict[str, ArrayLike], config: ModelConfig, ids: ArrayLike
 ) -> tuple[float, Params]:
@@ -1182,8 +1176,6 @@ def _train_loop(params, config, adam, rng, train, steps, batch_size, rope):
         adam.lr = lr * min(1.0, 2 * (steps - step + 1) / steps)  # alpha_t
         adam.step(params, grads)  # theta -= alpha_t m_hat / (sqrt(v_hat) + eps)
         yield step, loss
-
-
 
 
 def _check_finite_step(step: int, loss: float, grads: Params, lr: float) -> None:
