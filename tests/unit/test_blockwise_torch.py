@@ -16,16 +16,10 @@ import pytest
 from attention_docs import blockwise_attention, blockwise_attention_backward
 from attention_docs.masks import causal_mask
 
-#: torch and its functional module, imported when a test of this module runs
-#: (not when the run collects it: importing torch takes each process seconds).
+#: torch and torch.nn.functional, set by the fixture torch_module
+#: (tests/unit/conftest.py) when a test of this module runs.
 torch = F = None
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _torch() -> None:
-    global torch, F
-    torch = pytest.importorskip("torch")
-    F = torch.nn.functional
+pytestmark = pytest.mark.usefixtures("torch_module")
 
 
 def torch_gradients(q, k, v, g, *, is_causal=False, mask=None):

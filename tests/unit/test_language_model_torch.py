@@ -19,16 +19,10 @@ from attention_docs.language_model import (
 )
 from attention_docs.training import Adam
 
-#: torch and its functional module, imported when a test of this module runs
-#: (not when the run collects it: importing torch takes each process seconds).
+#: torch and torch.nn.functional, set by the fixture torch_module
+#: (tests/unit/conftest.py) when a test of this module runs.
 torch = F = None
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _torch() -> None:
-    global torch, F
-    torch = pytest.importorskip("torch")
-    F = torch.nn.functional
+pytestmark = pytest.mark.usefixtures("torch_module")
 
 
 CONFIG = ModelConfig(
