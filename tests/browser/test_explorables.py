@@ -161,6 +161,17 @@ SHOWN_TEXT = """e => {
 }"""
 
 
+def pointer_on_the_header(page) -> None:
+    """Rest the pointer on the page's fixed header before a keyboard test.
+
+    Left over a figure, the pointer points at whatever cell the focus's
+    scroll brings under it, and the browser's mouseover (sent a moment after
+    the scroll) then links that cell instead of the focused one: a failure
+    that depends on the machine's speed (ci, window_sinks).
+    """
+    page.mouse.move(0, 0)
+
+
 def status(page, name: str) -> str:
     return page.locator(
         f'.explorable[data-explorable="{name}"] .explorable-status'
@@ -707,6 +718,7 @@ def test_running_example_is_named_and_linked(load) -> None:
         assert radical["width"] > 0 and radical["height"] > 0
     assert "undefined" not in root.locator(".explorable-terms").inner_text()
     assert root.locator('[data-matrix="q"] caption math.book-math msub').count() == 1
+    pointer_on_the_header(page)
     root.locator('[data-matrix="scores"] td[data-i="2"][data-j="0"] button').focus()
     lit(2, 0)
     # Each grid is one Tab stop, moved through with the arrow keys, Home and
@@ -1398,11 +1410,8 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
         assert oracle.fmt(state["weights"][g][0][2], 3) in said.inner_text()
     root.locator("select[data-h]").hover()
     assert not any(c["linked"] for c in root.evaluate(HEAD_MAPS))
-    # The keyboard: one Tab stop a map, the arrows move inside it. The
-    # pointer waits on the fixed header first: left over the figure, it
-    # points at whatever cell the focus's scroll brings under it, and the
-    # browser's mouseover then links that cell instead of the focused one.
-    page.mouse.move(0, 0)
+    # The keyboard: one Tab stop a map, the arrows move inside it.
+    pointer_on_the_header(page)
     stops = root.locator('button[data-weight][tabindex="0"]:visible')
     assert stops.count() == 4
     first = root.locator('[data-matrix="weights2"] td[data-i="0"][data-j="0"] button')
@@ -1547,6 +1556,7 @@ def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
     root.locator("select[data-layer]").hover()
     assert root.evaluate(linked) == [] and said.inner_text() == words["linked_hint"]
     # One Tab stop among the weights; the arrow keys move at or below the diagonal.
+    pointer_on_the_header(page)
     stop = root.locator('[data-matrix="weights"] button[tabindex="0"]')
     assert stop.count() == 1
     stop.focus()
@@ -1690,6 +1700,7 @@ def test_window_sinks_linked_and_announced_once(load) -> None:
     root.locator("select[data-size]").first.hover()  # away: the newest query again
     window_agrees(page, root, 10, 4, 2)
     # The keyboard: one Tab stop in the grid, the arrow keys move in it.
+    pointer_on_the_header(page)
     stop = root.locator('[data-matrix="mask"] button[tabindex="0"]')
     assert stop.count() == 1
     stop.focus()
