@@ -238,7 +238,7 @@ SENTENCES = [
         "即 e 的 14.627 次方：集束搜尋找到的續寫，"
         "整段機率約是貪婪解碼那一段的 225 萬倍。",
         "都是 −10.011。最后一行是两者对数概率的差 3.432，以及换算成概率的倍数，"
-        "即 e 的 3.432 次方：集束搜索找到的续写，"
+        "即 e 的 3.432 次方：束搜索找到的续写，"
         "整段概率约是贪心解码那一段的 31 倍。",
     ),
     # mainland terms of the third review (issue 26): maths and machine learning
@@ -1841,7 +1841,11 @@ SENTENCES = [
     ),
     (
         "集束搜尋（beam search）退一步",
-        "集束搜索（束搜索，beam search）退一步",
+        "束搜索（集束搜索，beam search）退一步",
+    ),
+    (
+        "給[集束搜尋](#beam-search)一節的 `beam_search` 加上停止字元",
+        "给[束搜索](#beam-search)一节的 `beam_search` 加上停止字符",
     ),
     (
         "給模型一段開頭（稱為提示，prompt），",
