@@ -277,6 +277,7 @@ def rope_frequencies(
     original_length: float | None = None,
     alpha: float = 1.0,
     beta: float = 32.0,
+    ramp: str = "turns",
 ) -> FloatArray:
     r"""The angle per position :math:`\theta_i` of every pair of RoPE, rescaled or not.
 
@@ -305,6 +306,13 @@ def rope_frequencies(
         within :math:`L` is interpolated, one that turns more than ``beta``
         times is left as trained; finite, ``0 <= alpha < beta``. Used by
         ``"yarn"`` only.
+    ramp : {"turns", "index"}, optional
+        How ``"yarn"`` mixes the pairs between the bounds. ``"turns"``
+        (default): linearly in the turns :math:`r_i`, the paper's equation.
+        ``"index"``: linearly in the pair index :math:`i`, as Hugging Face
+        transformers (``rope_type="yarn"``) and vLLM do; use it to compute
+        the angles of a model configured that way. ``"index"`` needs
+        ``alpha > 0``. Any value but ``"turns"`` needs ``scaling="yarn"``.
 
     Returns
     -------
@@ -322,7 +330,9 @@ def rope_frequencies(
         ``factor`` is missing, given with ``scaling=None``, or not a finite
         number at least 1; if ``original_length`` is missing for ``"yarn"``
         or not a positive finite number; if ``alpha``, ``beta`` are not
-        finite with ``0 <= alpha < beta``.
+        finite with ``0 <= alpha < beta`` (``0 < alpha`` for
+        ``ramp="index"``); if ``ramp`` is not ``"turns"`` or ``"index"``,
+        or is ``"index"`` without ``scaling="yarn"``.
 
     Notes
     -----
@@ -347,12 +357,27 @@ def rope_frequencies(
     returns :math:`\theta'_i = (1 - \gamma_i)\, \theta_i / s + \gamma_i
     \theta_i`. YaRN (Section 3.4) also divides the scores by a temperature
     :math:`t`, :math:`\sqrt{1/t} = 0.1 \ln s + 1`, which is not an angle
-    and is left to the caller (multiply the scores by :math:`1/t`). The
-    reference code of the paper, and Hugging Face transformers after it,
-    ramp linearly in the pair index :math:`i` between the pairs where
-    :math:`r_i = \beta` and :math:`r_i = \alpha` (rounded to whole pairs)
-    instead of linearly in :math:`r_i`; the two agree on the pairs outside
-    both ramps.
+    and is left to the caller (multiply the scores by :math:`1/t`).
+
+    ``ramp="index"`` follows the reference code of the paper and Hugging
+    Face transformers' ``_compute_yarn_parameters``
+    (``src/transformers/modeling_rope_utils.py``), whose configuration
+    fields map as ``factor`` :math:`= s`,
+    ``original_max_position_embeddings`` :math:`= L`, ``beta_fast``
+    :math:`= \beta`, ``beta_slow`` :math:`= \alpha` and ``rope_theta``
+    :math:`= b`. The pair where :math:`r_i = r` is
+    :math:`c(r) = d \ln(L / 2\pi r) / (2 \ln b)`; with
+    :math:`\ell = \max(\lfloor c(\beta) \rfloor, 0)` and
+    :math:`h = \min(\lceil c(\alpha) \rceil, d - 1)` (:math:`h` raised
+    by 0.001 if :math:`h = \ell`),
+    :math:`\gamma_i = 1 - \operatorname{clip}((i - \ell)/(h - \ell), 0, 1)`
+    and :math:`\theta'_i` is mixed as above. The two ramps agree on the
+    pairs outside :math:`[\ell, h]`; between, the ratio
+    :math:`\theta'_i / \theta_i` differs, since :math:`r_i` falls
+    exponentially in :math:`i`. transformers computes in float32, so its
+    angles agree with these float64 ones to about :math:`10^{-7}`
+    relatively; its option ``truncate=False`` (no rounding of
+    :math:`c`) is not offered here.
     See the book's page "Positions for long contexts" (long-context.md).
 
     Examples
@@ -373,6 +398,18 @@ def rope_frequencies(
     ... )
     >>> np.round(theta, 12).tolist()  # (2/3) 0.01/4 + (1/3) 0.01
     [1.0, 0.005]
+
+    By the pair index, as transformers: with :math:`d = 8` and
+    :math:`L = 400\pi` the turns are 200, 20, 2, 0.2, so
+    :math:`c(32) = 0.80` and :math:`c(1) = 2.30` give :math:`\ell = 0`,
+    :math:`h = 3` and :math:`\gamma_i = 1 - i/3`:
+
+    >>> theta = rope_frequencies(
+    ...     8, scaling="yarn", factor=4, original_length=400 * np.pi,
+    ...     ramp="index",
+    ... )
+    >>> np.round(theta / rope_frequencies(8), 12).tolist()  # theta'_i / theta_i
+    [1.0, 0.75, 0.5, 0.25]
     """
     d = check_positive_int("d", d)
     _check_even("d", d, "")
@@ -401,6 +438,12 @@ def rope_frequencies(
             "a finite number at least 1",
             lambda s: math.isfinite(s) and s >= 1.0,
         )
+    if not (isinstance(ramp, str) and ramp in ("turns", "index")):
+        raise ValueError(f'`ramp` must be "turns" or "index", got {shown(ramp)}')
+    if ramp == "index" and scaling != "yarn":
+        raise ValueError(
+            f'`ramp`="index" needs scaling="yarn", got `scaling`={shown(scaling)}'
+        )
     if scaling == "ntk" and d < 4:
         raise ValueError(
             f'`d`={d} must be at least 4 for scaling="ntk": '
@@ -423,6 +466,11 @@ def rope_frequencies(
             raise ValueError(
                 f"`alpha`={shown(alpha)} must be less than `beta`={shown(beta)}"
             )
+        if ramp == "index" and alpha == 0.0:
+            raise ValueError(
+                '`alpha`=0.0 must be positive for ramp="index": '
+                "the pair that turns 0 times lies at infinity"
+            )
     i = np.arange(d // 2)  # pair index
     with np.errstate(under="ignore"):
         if scaling == "ntk":
@@ -431,10 +479,21 @@ def rope_frequencies(
     if scaling == "linear":
         return theta / factor  # m theta_i / s = (m / s) theta_i
     if scaling == "yarn":
-        turns = original_length * theta / (2.0 * math.pi)  # r_i = L / lambda_i
-        gamma = np.clip((turns - alpha) / (beta - alpha), 0.0, 1.0)
+        if ramp == "index":
+            low = max(math.floor(_pair_turning(beta, d, base, original_length)), 0)
+            high = min(math.ceil(_pair_turning(alpha, d, base, original_length)), d - 1)
+            width = high - low if high != low else 0.001
+            gamma = 1.0 - np.clip((i - low) / width, 0.0, 1.0)
+        else:
+            turns = original_length * theta / (2.0 * math.pi)  # r_i = L / lambda_i
+            gamma = np.clip((turns - alpha) / (beta - alpha), 0.0, 1.0)
         return (1.0 - gamma) * theta / factor + gamma * theta
     return theta
+
+
+def _pair_turning(turns: float, d: int, base: float, length: float) -> float:
+    """The pair index c, not rounded, at which r_c = L b^(-2c/d) / 2 pi = turns."""
+    return d * math.log(length / (2.0 * math.pi * turns)) / (2.0 * math.log(base))
 
 
 def alibi_slopes(n_heads: int) -> FloatArray:

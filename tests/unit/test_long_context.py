@@ -97,6 +97,98 @@ def test_yarn_against_the_formula(d, s, length, alpha, width) -> None:
         assert theta / s * (1 - 1e-12) <= got[i] <= theta * (1 + 1e-12)
 
 
+def _hf_yarn(dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow):
+    """transformers' _compute_yarn_parameters (truncate=True), line by line in math."""
+
+    def find_correction_dim(num_rotations):
+        return (
+            dim
+            * math.log(original_max_position_embeddings / (num_rotations * 2 * math.pi))
+        ) / (2 * math.log(base))
+
+    low = max(math.floor(find_correction_dim(beta_fast)), 0)
+    high = min(math.ceil(find_correction_dim(beta_slow)), dim - 1)
+    if low == high:
+        high += 0.001
+    out = []
+    for j in range(dim // 2):
+        pos_freq = base ** (2 * j / dim)
+        ramp = min(max((j - low) / (high - low), 0.0), 1.0)
+        extrapolation_factor = 1 - ramp
+        out.append(
+            1.0 / (factor * pos_freq) * (1 - extrapolation_factor)
+            + 1.0 / pos_freq * extrapolation_factor
+        )
+    return out
+
+
+def test_yarn_index_ramp_by_hand() -> None:
+    # d = 8, L = 400 pi: turns 200, 20, 2, 0.2; c(32) = 4 ln(6.25) / ln(10^4)
+    # = 0.80 -> 0, c(1) = 4 ln(200) / ln(10^4) = 2.30 -> 3: gamma_i = 1 - i/3.
+    theta = rope_frequencies(
+        8, scaling="yarn", factor=4, original_length=400 * math.pi, ramp="index"
+    )
+    plain = [1.0, 0.1, 0.01, 0.001]
+    gamma = [1, 2 / 3, 1 / 3, 0]
+    want = [(1 - g) * t / 4 + g * t for g, t in zip(gamma, plain, strict=True)]
+    np.testing.assert_allclose(theta, want, rtol=1e-13)
+
+
+def test_yarn_index_ramp_deepseek_v3() -> None:
+    # DeepSeek-V3: qk_rope_head_dim 64, rope_theta 10000, factor 40,
+    # original_max_position_embeddings 4096, beta_fast 32, beta_slow 1.
+    # c(32) = 32 ln(4096 / 64 pi) / ln(10^4) = 10.47 -> 10,
+    # c(1) = 32 ln(4096 / 2 pi) / ln(10^4) = 22.5 -> 23: the ramp spans 13 pairs.
+    theta = rope_frequencies(
+        64, scaling="yarn", factor=40, original_length=4096, ramp="index"
+    )
+    ratio = theta / rope_frequencies(64)
+    np.testing.assert_allclose(ratio[:11], 1.0, rtol=1e-14)
+    np.testing.assert_allclose(ratio[23:], 1 / 40, rtol=1e-13)
+    np.testing.assert_allclose(ratio[16], 6 / 13 / 40 + 7 / 13, rtol=1e-13)
+    np.testing.assert_allclose(
+        theta, _hf_yarn(64, 10000.0, 40, 4096, 32, 1), rtol=1e-13
+    )
+
+
+def test_yarn_index_ramp_agrees_outside_the_ramp() -> None:
+    # d = 128, L = 4096, s = 4: the ramp runs from pair 20 to pair 46.
+    kwargs = {"scaling": "yarn", "factor": 4, "original_length": 4096}
+    by_turns = rope_frequencies(128, **kwargs)
+    by_index = rope_frequencies(128, ramp="index", **kwargs)
+    np.testing.assert_allclose(by_index[:21], by_turns[:21], rtol=1e-14)
+    np.testing.assert_allclose(by_index[46:], by_turns[46:], rtol=1e-14)
+    # between, pair 30: 1 - 10/26 of theta kept against gamma_30 = 0.248
+    plain = rope_frequencies(128)
+    assert by_index[30] / plain[30] == pytest.approx(10 / 26 / 4 + 16 / 26)
+    assert by_turns[30] / plain[30] == pytest.approx(0.4361, abs=1e-4)
+
+
+@PROPERTY
+@given(
+    st.integers(1, 64).map(lambda h: 2 * h),
+    st.sampled_from([10000.0, 500000.0, 1000000.0]),
+    st.floats(1.0, 64.0),
+    st.floats(16.0, 200000.0),
+    st.floats(0.25, 4.0),
+    st.floats(0.5, 64.0),
+)
+def test_yarn_index_ramp_against_transformers(d, base, s, length, alpha, width) -> None:
+    beta = alpha + width
+    got = rope_frequencies(
+        d,
+        base=base,
+        scaling="yarn",
+        factor=s,
+        original_length=length,
+        alpha=alpha,
+        beta=beta,
+        ramp="index",
+    )
+    want = _hf_yarn(d, base, s, length, beta, alpha)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 @PROPERTY
 @given(st.integers(2, 64).map(lambda h: 2 * h), st.floats(1.0, 64.0))
 def test_ntk_against_the_formula(d, s) -> None:
@@ -154,6 +246,22 @@ def test_apply_rope_theta_default_is_base() -> None:
         (
             {"d": 4, "scaling": "yarn", "factor": 2, "original_length": 8, "alpha": -1},
             "`alpha` must be a finite number at least 0",
+        ),
+        ({"d": 4, "ramp": "pair"}, '`ramp` must be "turns" or "index", got'),
+        (
+            {"d": 4, "scaling": "linear", "factor": 2, "ramp": "index"},
+            '`ramp`="index" needs scaling="yarn"',
+        ),
+        (
+            {
+                "d": 4,
+                "scaling": "yarn",
+                "factor": 2,
+                "original_length": 8,
+                "alpha": 0,
+                "ramp": "index",
+            },
+            '`alpha`=0.0 must be positive for ramp="index"',
         ),
     ],
 )
