@@ -89,6 +89,7 @@ __all__ = [
     "ModelConfig",
     "TrainingLog",
     "bigram_loss",
+    "evaluate",
     "forward",
     "held_out_windows",
     "init_params",
@@ -1160,6 +1161,73 @@ def _mean_loss(
         count += window.shape[1] - 1
         top = [max(a, b) for a, b in zip(top, scores, strict=True)]
     return total / count, top
+
+
+def evaluate(
+    params: dict[str, ArrayLike],
+    config: ModelConfig,
+    ids: ArrayLike,
+    *,
+    theta: ArrayLike | None = None,
+    scale: float | None = None,
+) -> tuple[float, list[float]]:
+    r"""The loss on ``ids`` and each layer's largest score, as training logs them.
+
+    ``ids`` is cut into windows of ``context + 1`` ids, window ``w`` starting
+    at ``w * context`` (the last may be shorter): the windows on which
+    :func:`train_language_model` measures ``val_loss`` and ``max_score``
+    (:class:`TrainingLog`). A trained model's parameters and its validation
+    ids give the numbers of its log's last measurement.
+
+    Parameters
+    ----------
+    params : dict of str to array_like
+        Every parameter of :func:`parameter_shapes`.
+    config : ModelConfig
+        The model's sizes.
+    ids : array_like of int, shape (N,)
+        Token ids in ``[0, vocab_size)``, ``N >= 2``.
+    theta, scale : optional
+        As :func:`forward`.
+
+    Returns
+    -------
+    loss : float
+        The mean cross-entropy (nats per token) of every id after the first.
+    max_score : list of float
+        For each of the ``L`` layers, the largest scaled score
+        :math:`|S_{ij}|` over every window, head, row and key the causal
+        mask lets it see.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`forward` for ``params``, ``theta`` and ``scale``; if
+        ``ids`` is not one-dimensional, shorter than 2 or holds an id out of
+        range.
+
+    Examples
+    --------
+    >>> ids = np.tile([2, 3, 4, 5], 50)
+    >>> config = ModelConfig(vocab_size=6, d_model=8, n_heads=2, n_layers=1,
+    ...                      d_ff=16, context=8)
+    >>> params, log = train_language_model(ids, config, steps=20, batch_size=4,
+    ...                                    lr=1e-2, val_ids=ids[:40], eval_every=20)
+    >>> loss, max_score = evaluate(params, config, ids[:40])
+    >>> bool(np.isclose(loss, log.val_loss[-1], rtol=1e-4))
+    True
+    >>> bool(np.allclose(max_score, log.max_score[-1], rtol=1e-4))
+    True
+    """
+    config = _check_config(config)
+    checked = _check_params(params, config)
+    array = _check_ids("ids", ids, config, max_len=np.iinfo(np.intp).max)
+    if np.ndim(ids) != 1 or array.shape[1] < 2:
+        raise ValueError("`ids` must be one-dimensional, at least 2 ids")
+    theta = None if theta is None else _check_theta(theta, config)
+    scale = None if scale is None else positive_finite("scale", scale)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
+        return _mean_loss(checked, config, array[0], theta, scale)
 
 
 def _train_loop(params, config, adam, rng, train, steps, batch_size, rope):

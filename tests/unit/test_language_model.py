@@ -39,6 +39,7 @@ from attention_docs.language_model import (
     LanguageModel,
     ModelConfig,
     bigram_loss,
+    evaluate,
     forward,
     held_out_windows,
     init_params,
@@ -565,6 +566,10 @@ def test_the_training_log_holds_each_layer_s_largest_score() -> None:
             literal_logits(params, config, window[:-1], max_scores=found)
             tops = np.maximum(tops, found)
         assert np.allclose(log.max_score[-1], tops, rtol=1e-4)
+        # evaluate: the same two numbers from the parameters alone (float64)
+        loss, max_score = evaluate(params, config, val)
+        assert np.isclose(loss, log.val_loss[-1], rtol=1e-4)
+        assert np.allclose(max_score, tops, rtol=1e-4)
     _, unlogged = train_language_model(ids, TINY, steps=2, batch_size=2)
     assert unlogged.max_score.shape == (0, TINY.n_layers)
 
