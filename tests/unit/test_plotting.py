@@ -29,6 +29,7 @@ from attention_docs.plotting import (
     plot_heads,
     plot_heatmap,
     plot_weights_bar,
+    set_upright_ylabel,
     theme,
     to_svg,
     weights_cmap,
@@ -286,6 +287,64 @@ def test_heads_in_a_grid_label_the_outer_panels_and_drop_empty_cells() -> None:
 def test_heads_rejects_bad_input(weights, kwargs, message) -> None:
     with pytest.raises(ValueError, match=message):
         plot_heads(weights, **kwargs)
+
+
+# --- set_upright_ylabel -----------------------------------------------------
+
+
+def _label_box(fig: Figure, ax, label) -> tuple[float, float, float]:
+    """(left, bottom) of the y label of ``ax`` and the top of ``ax``, in points."""
+    fig.canvas.draw()
+    box = label.get_window_extent()
+    top = ax.get_window_extent().y1
+    points = 72 / fig.dpi
+    return box.x0 * points, box.y0 * points, top * points
+
+
+def test_upright_ylabel_sits_above_the_axis_half_a_line_up() -> None:
+    fig = Figure(figsize=(4, 3), dpi=100)
+    ax = fig.subplots()
+    label = set_upright_ylabel(ax, "weight")
+    assert ax.yaxis.label is label and label.get_text() == "weight"
+    assert label.get_rotation() == 0.0  # upright, not turned by 90 degrees
+    assert (label.get_ha(), label.get_va()) == ("left", "bottom")
+    left, bottom, top = _label_box(fig, ax, label)
+    # its foot half a line of its own size above the top of the axis
+    assert bottom == pytest.approx(top + 0.5 * label.get_size(), abs=0.5)
+    assert left < ax.get_window_extent().x0 * 72 / fig.dpi  # left of the axis
+
+
+def test_upright_ylabel_at_a_height_without_lift() -> None:
+    fig = Figure(figsize=(4, 3), dpi=100)
+    ax = fig.subplots()
+    label = set_upright_ylabel(ax, "PE", y=1.07, lift=0)
+    _, bottom, top = _label_box(fig, ax, label)
+    height = ax.get_window_extent().height * 72 / fig.dpi
+    assert bottom == pytest.approx(top + 0.07 * height, abs=0.5)
+
+
+def test_the_plots_set_their_y_labels_upright() -> None:
+    fig, ax = plot_weights_bar([0.5, 0.5], ylabel="a_j")
+    label = ax.yaxis.label
+    _, bottom, top = _label_box(fig, ax, label)
+    assert label.get_rotation() == 0.0
+    assert bottom == pytest.approx(top + 0.5 * label.get_size(), abs=0.5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"ax": "not an axes"}, TypeError, "must be a matplotlib Axes"),
+        ({"y": float("nan")}, ValueError, "`y` must be finite"),
+        ({"lift": -0.5}, ValueError, "`lift` must be finite and not negative"),
+        ({"lift": float("inf")}, ValueError, "`lift` must be finite"),
+    ],
+)
+def test_upright_ylabel_rejects_bad_input(kwargs, error, message) -> None:
+    ax = Figure().subplots()
+    arguments = {"ax": ax, "ylabel": "i", **kwargs}
+    with pytest.raises(error, match=message):
+        set_upright_ylabel(arguments.pop("ax"), arguments.pop("ylabel"), **arguments)
 
 
 def test_every_weights_map_is_in_the_weights_colours_from_zero_to_one() -> None:
