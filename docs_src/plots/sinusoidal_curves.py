@@ -17,7 +17,7 @@ def figure(labels: dict) -> Figure:
         mpl.rcParams["text.color"],
         mpl.rcParams["axes.prop_cycle"].by_key()["color"][0],
         mpl.rcParams["axes.edgecolor"],
-        "#21918c",
+        mpl.rcParams["axes.prop_cycle"].by_key()["color"][1],
     )
     styles = ("-", "--", "-.", ":")
     widths = (2, 2, 2.6, 3.2)

@@ -125,10 +125,22 @@ FONT_FAMILIES: dict[str | None, tuple[str, ...]] = {
 #: (white, text rgba(0, 0, 0, 0.87)) and on its dark "slate" page (background
 #: hsl(225, 15%, 14%)); bars and curves in the deep rose of the book's
 #: figures (the far end of their weights' colour scale, the attention
-#: weights' colour), lighter on the dark page.
+#: weights' colour), lighter on the dark page; a second curve in the book's
+#: orange accent (the diagrams' and the explorables' accent), after the rose
+#: in the colour cycle.
 THEMES: dict[str, dict[str, str]] = {
-    "light": {"text": "#212121", "line": "#616161", "bar": "#9f1239"},
-    "dark": {"text": "#e2e4ea", "line": "#a3a8b8", "bar": "#fda4af"},
+    "light": {
+        "text": "#212121",
+        "line": "#616161",
+        "bar": "#9f1239",
+        "accent": "#c2410c",
+    },
+    "dark": {
+        "text": "#e2e4ea",
+        "line": "#a3a8b8",
+        "bar": "#fda4af",
+        "accent": "#fdba74",
+    },
 }
 
 #: The colour scale of attention weights, 0 to 1, per theme: the page at 0,
@@ -704,7 +716,7 @@ def theme(name: Literal["light", "dark"]) -> Iterator[None]:
         "ytick.color": colours["line"],
         "xtick.labelcolor": colours["text"],
         "ytick.labelcolor": colours["text"],
-        "axes.prop_cycle": cycler(color=[colours["bar"]]),
+        "axes.prop_cycle": cycler(color=[colours["bar"], colours["accent"]]),
         "font.size": 11.0,
     }
     with mpl.rc_context(rc):

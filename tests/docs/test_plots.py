@@ -1019,3 +1019,22 @@ def test_markup_sets_bold_symbols_as_katex_does() -> None:
     )
     assert "serif; font-weight: normal" in emphasised, emphasised
     assert '<tspan font-weight="bold">z</tspan>' in emphasised, emphasised
+
+
+@pytest.mark.parametrize("name", ["sinusoidal_curves", "rope_scaling"])
+@pytest.mark.parametrize("name_of_theme", ["light", "dark"])
+def test_the_line_plots_draw_in_the_books_palette(name, name_of_theme) -> None:
+    """The sinusoidal curves and the RoPE scaling plot drew their fourth curve
+    in viridis' teal, a colour
+    of no theme and the same in both; every curve is now one of the theme's
+    (issue 40: one colour language)."""
+    from matplotlib.colors import to_hex
+
+    from attention_docs.plotting import THEMES
+
+    palette = set(THEMES[name_of_theme].values())
+    with theme(name_of_theme):
+        fig = figure(name, "ja")
+    colours = {to_hex(line.get_color()) for ax in fig.axes for line in ax.get_lines()}
+    assert colours <= palette, colours - palette
+    assert THEMES[name_of_theme]["accent"] in colours

@@ -390,6 +390,15 @@ def test_theme_sets_colours_and_a_transparent_background_then_restores() -> None
     assert dict(matplotlib.rcParams) == before
 
 
+def test_theme_cycles_the_rose_then_the_books_accent() -> None:
+    for name in ("light", "dark"):
+        with theme(name):
+            cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+        assert cycle == [THEMES[name]["bar"], THEMES[name]["accent"]]
+    assert THEMES["light"]["accent"] == "#c2410c"  # diagrams.FILLS' accent
+    assert THEMES["dark"]["accent"] == "#fdba74"
+
+
 def test_theme_rejects_an_unknown_name() -> None:
     with pytest.raises(ValueError, match="`name` must be 'light' or 'dark'"):
         with theme("sepia"):
