@@ -1038,3 +1038,22 @@ def test_the_line_plots_draw_in_the_books_palette(name, name_of_theme) -> None:
     colours = {to_hex(line.get_color()) for ax in fig.axes for line in ax.get_lines()}
     assert colours <= palette, colours - palette
     assert THEMES[name_of_theme]["accent"] in colours
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        ("plots", "self_attention_heatmap"),
+        ("plots", "weights_bar"),
+        ("plots", "latent_cache_bytes"),
+        ("diagrams", "token_lengths"),
+    ],
+)
+def test_no_title_repeats_the_caption(kind, name) -> None:
+    """Figs 8.4, B.2, 22.1 and 1.2 carried a title that said again what their
+    caption says; the caption alone names them (issue 40)."""
+    for language in LANGUAGES:
+        assert "title" not in ALL_LABELS[kind][name][language]
+        caption = plain(ALL_LABELS[kind][name][language]["caption"])
+        texts = svg_texts(draw(kind, name, language, "light"))
+        assert not [t for t in texts if len(t) > 8 and t in caption], texts
