@@ -1057,3 +1057,16 @@ def test_no_title_repeats_the_caption(kind, name) -> None:
         caption = plain(ALL_LABELS[kind][name][language]["caption"])
         texts = svg_texts(draw(kind, name, language, "light"))
         assert not [t for t in texts if len(t) > 8 and t in caption], texts
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"), [("plots", "alibi_weights"), ("diagrams", "lm_heads")]
+)
+def test_masked_cells_are_hatched_and_the_caption_says_so(kind, name) -> None:
+    """Figs 23.2 and 18.1: a masked cell and a weight near 0 looked alike in
+    the dark scheme; the masked cells are hatched in both, as the masks
+    explorable hatches them, and the caption says what the stripes mean."""
+    for language in LANGUAGES:
+        assert "斜線" in ALL_LABELS[kind][name][language]["caption"]
+        for name_of_theme in ("light", "dark"):
+            assert "<pattern" in draw(kind, name, language, name_of_theme)

@@ -23,8 +23,10 @@ from attention_docs import (
 )
 from attention_docs.plotting import (
     FONT_FAMILIES,
+    MASKED_HATCH,
     THEMES,
     WEIGHTS_RAMP,
+    hatch_masked,
     plot_causal_mask,
     plot_heads,
     plot_heatmap,
@@ -287,6 +289,58 @@ def test_heads_in_a_grid_label_the_outer_panels_and_drop_empty_cells() -> None:
 def test_heads_rejects_bad_input(weights, kwargs, message) -> None:
     with pytest.raises(ValueError, match=message):
         plot_heads(weights, **kwargs)
+
+
+# --- hatch_masked -----------------------------------------------------------
+
+
+def test_masked_cells_are_hatched_in_the_themes_grey() -> None:
+    mask = causal_mask(3)
+    for name in ("light", "dark"):
+        with theme(name):
+            ax = Figure().subplots()
+            patches = hatch_masked(ax, mask, origin=(10.0, 20.0), cell=2.0)
+        corners = [(p.get_x(), p.get_y()) for p in patches]
+        assert corners == [(12.0, 20.0), (14.0, 20.0), (14.0, 22.0)]  # j > i only
+        assert {p.get_hatch() for p in patches} == {"//"}
+        assert {to_hex(p.get_edgecolor()) for p in patches} == {MASKED_HATCH[name]}
+        assert not any(p.get_fill() for p in patches)
+        assert {p.get_linewidth() for p in patches} == {0.0}  # stripes, no border
+
+
+def test_heads_hatch_the_masked_cells_and_only_with_a_mask() -> None:
+    mask = causal_mask(4)
+    weights = np.stack([attention_weights(np.eye(4), np.eye(4), mask=mask)] * 2)
+    fig, ax = plot_heads(weights, mask=mask)
+    assert [len(a.patches) for a in ax] == [6, 6]  # the 6 cells above the diagonal
+    assert {p.get_hatch() for a in ax for p in a.patches} == {"//"}
+    assert "<pattern" in to_svg(fig)
+    _, ax = plot_heads(weights)
+    assert [len(a.patches) for a in ax] == [0, 0]
+
+
+@pytest.mark.parametrize(
+    ("mask", "message"),
+    [
+        (np.ones((3, 4), dtype=bool), "n_q"),
+        (np.ones(4, dtype=bool), "must have shape"),
+        (~causal_mask(4) | np.eye(4, dtype=bool), "0 wherever `mask` is False"),
+    ],
+)
+def test_heads_reject_a_mask_that_does_not_fit(mask, message) -> None:
+    weights = attention_weights(np.eye(4), np.eye(4), mask=causal_mask(4))[None]
+    with pytest.raises(ValueError, match=message):
+        plot_heads(weights, mask=mask)
+
+
+def test_hatch_rejects_bad_input() -> None:
+    ax = Figure().subplots()
+    with pytest.raises(TypeError, match="boolean"):
+        hatch_masked(ax, np.ones((2, 2)))
+    with pytest.raises(ValueError, match="`cell` must be positive"):
+        hatch_masked(ax, causal_mask(2), cell=0.0)
+    with pytest.raises(TypeError, match="must be a matplotlib Axes"):
+        hatch_masked("axes", causal_mask(2))
 
 
 # --- set_upright_ylabel -----------------------------------------------------
