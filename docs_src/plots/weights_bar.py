@@ -24,7 +24,7 @@ def figure(labels: dict) -> Figure:
         xlabel=labels["xlabel"],
         ylabel=labels["ylabel"],
     )
-    fig.get_layout_engine().set(h_pad=8 / 72)  # room above the upright y label
+    fig.get_layout_engine().set(h_pad=8 / 72)
     return fig
 
 
