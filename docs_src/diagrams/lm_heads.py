@@ -12,7 +12,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from attention_book.diagrams import canvas, palette, text, weights_cmap
-from attention_docs import load_pretrained
+from attention_docs import causal_mask, load_pretrained
+from attention_docs.plotting import hatch_masked
 
 #: pitch of one cell, and the size of the characters that label it
 CELL = 13.0
@@ -26,7 +27,8 @@ LINE = 15.0
 
 
 def heat(ax, x: float, y: float, a: np.ndarray, cell: float) -> None:
-    """Matrix ``a`` (n, n) as cells of the weights' colours, top-left at (x, y)."""
+    """Matrix ``a`` (n, n) as cells of the weights' colours, top-left at (x, y);
+    the cells the causal mask takes away hatched, as the masks figures are."""
     cmap, line = weights_cmap(), palette()["line"]
     n = a.shape[0]
     for i in range(n):
@@ -40,6 +42,7 @@ def heat(ax, x: float, y: float, a: np.ndarray, cell: float) -> None:
                     edgecolor="none",
                 )
             )
+    hatch_masked(ax, causal_mask(n), origin=(x, y), cell=cell)
     ax.add_patch(
         Rectangle((x, y), n * cell, n * cell, fill=False, edgecolor=line, lw=0.8)
     )

@@ -12,7 +12,7 @@ from attention_docs import CharTokenizer
 from attention_docs.language_model import load_corpus, split_corpus
 
 SIZES = (2000, 4000)
-LEFT, LENGTH, BAR, STEP = 174.0, 136.0, 20.0, 32.0
+LEFT, LENGTH, BAR, STEP, TOP = 174.0, 136.0, 20.0, 32.0, 6.0
 
 
 def subword(lines: list[str], model_type: str, vocab_size: int):
@@ -58,10 +58,9 @@ def figure(labels: dict) -> Figure:
         for name, size, n, fill in found
     ]
     colours = palette()
-    fig, ax = canvas(370, 30 + len(rows) * STEP)
-    text(ax, 4, 10, labels["title"], ha="left")
+    fig, ax = canvas(370, TOP + (len(rows) - 1) * STEP + BAR + 10)
     for i, (name, n, fill) in enumerate(rows):
-        y = 32 + i * STEP
+        y = TOP + i * STEP
         ratio = n / n_chars
         text(ax, LEFT - 6, y + BAR / 2, name, ha="right")
         ax.add_patch(
@@ -84,6 +83,6 @@ if __name__ == "__main__":
     english = {
         "edition": "ja",
         "chars": "characters",
-        "title": "tokens per character, held-out text",
+        "size": "vocabulary",
     }
     print(to_svg(figure(english)))

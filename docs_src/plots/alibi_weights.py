@@ -9,13 +9,15 @@ HEADS = [0, 2, 4, 7]  # h = 1, 3, 5, 8
 
 def figure(labels: dict) -> Figure:
     bias = alibi_bias(N, n_heads=H)[HEADS]  # (4, n, n)
-    weights = masked_softmax(bias, causal_mask(N))  # S = 0: A = softmax(B)
+    mask = causal_mask(N)
+    weights = masked_softmax(bias, mask)  # S = 0: A = softmax(B)
     fig, _ = plot_heads(
         weights,
         titles=labels["heads"],
         xlabel=labels["xlabel"],
         ylabel=labels["ylabel"],
         ncols=2,
+        mask=mask,
     )
     return fig
 

@@ -4,7 +4,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from attention_docs import scaled_dot_product_attention_backward as backward
-from attention_docs.plotting import to_svg
+from attention_docs.plotting import set_upright_ylabel, to_svg
 
 D_K = (4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
@@ -66,7 +66,7 @@ def figure(labels: dict) -> Figure:
         ax.grid(True, which="major", alpha=0.3)
     axes[0].set_yticks([20, 50, 100, 200])
     for ax in axes:
-        ax.set_ylabel(labels["ylabel"], rotation=0, y=1.07, ha="left", va="bottom")
+        set_upright_ylabel(ax, labels["ylabel"], y=1.07, lift=0)
     for ax, panel, x, y in (
         (axes[0], "total", 0.97, 0.62),
         (axes[1], "query", 0.4, 0.3),

@@ -37,13 +37,11 @@ def figure(labels: dict) -> Figure:
     ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_minor_formatter(NullFormatter())
     fig.supxlabel(labels["xlabel"], fontsize=mpl.rcParams["axes.labelsize"])
-    fig.suptitle(labels["title"], fontsize=mpl.rcParams["axes.titlesize"])
     return fig
 
 
 if __name__ == "__main__":
     symbols = {
-        "title": "L = 61, n_h = d_h = 128",
         "xlabel": "KiB",
         "mha": "MHA",
         "gqa": "GQA, g = 8",

@@ -3,7 +3,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from attention_docs import linear_attention_step
-from attention_docs.plotting import to_svg
+from attention_docs.plotting import set_upright_ylabel, to_svg
 
 D_K = D_V = 64
 T = np.arange(1, 257)  # t = 1 ... 256
@@ -49,9 +49,7 @@ def figure(labels: dict) -> Figure:
                 label=labels[name],
             )
         ax.set_title(labels[f"{panel}_title"], pad=28)
-        ax.set_ylabel(
-            labels[f"{panel}_ylabel"], rotation=0, y=1.07, ha="left", va="bottom"
-        )
+        set_upright_ylabel(ax, labels[f"{panel}_ylabel"], y=1.07, lift=0)
         ax.set_ylim(0, 33000)
         ax.set_yticks([0, 10000, 20000, 30000], ["0", "10,000", "20,000", "30,000"])
         ax.grid(True, alpha=0.3)

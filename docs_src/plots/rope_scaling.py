@@ -3,7 +3,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from attention_docs import rope_frequencies
-from attention_docs.plotting import to_svg
+from attention_docs.plotting import set_upright_ylabel, to_svg
 
 D, L, S = 128, 4096, 4  # d_k, L, s = L'/L
 PAIRS = (20, 46)
@@ -16,7 +16,7 @@ def figure(labels: dict) -> Figure:
         mpl.rcParams["text.color"],
         mpl.rcParams["axes.prop_cycle"].by_key()["color"][0],
         mpl.rcParams["axes.edgecolor"],
-        "#21918c",
+        mpl.rcParams["axes.prop_cycle"].by_key()["color"][1],
     )
     styles = ("-", "--", "-.", ":")
     theta = {
@@ -51,7 +51,7 @@ def figure(labels: dict) -> Figure:
         ax.set_title(f"{labels['pair']} {i}", pad=28)
         ax.text(0.03, 0.95, same, transform=ax.transAxes, va="top")
         ax.set_xlabel(labels["xlabel"])
-        ax.set_ylabel(labels["ylabel"], rotation=0, y=1.07, ha="left", va="bottom")
+        set_upright_ylabel(ax, labels["ylabel"], y=1.07, lift=0)
         ax.set_xlim(0, S * L)
         ax.set_ylim(0, None)
         ax.set_xticks([0, L, 2 * L, 3 * L, 4 * L], ["0", "L", "2L", "3L", "4L"])

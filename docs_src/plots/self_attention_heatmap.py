@@ -13,7 +13,6 @@ def figure(labels: dict) -> Figure:
     weights = attention_weights(Q, K)  # softmax(Q K^T / sqrt(4)): (5, 5)
     fig, ax = plot_heatmap(
         weights,
-        title=labels["title"],
         xlabel=labels["xlabel"],
         ylabel=labels["ylabel"],
         annotate=True,
@@ -26,7 +25,6 @@ def figure(labels: dict) -> Figure:
 
 if __name__ == "__main__":
     symbols = {
-        "title": "A",
         "xlabel": "j",
         "ylabel": "i",
         "tokens": ["w_{0}", "w_{1}", "w_{2}", "w_{0}", "w_{3}"],

@@ -3,7 +3,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from attention_docs import sinusoidal_positional_encoding
-from attention_docs.plotting import to_svg
+from attention_docs.plotting import set_upright_ylabel, to_svg
 
 D_MODEL = 64
 COMPONENTS = (4, 5, 16, 32)  # PE[pos, 2i] = sin, PE[pos, 2i + 1] = cos
@@ -17,7 +17,7 @@ def figure(labels: dict) -> Figure:
         mpl.rcParams["text.color"],
         mpl.rcParams["axes.prop_cycle"].by_key()["color"][0],
         mpl.rcParams["axes.edgecolor"],
-        "#21918c",
+        mpl.rcParams["axes.prop_cycle"].by_key()["color"][1],
     )
     styles = ("-", "--", "-.", ":")
     widths = (2, 2, 2.6, 3.2)
@@ -38,7 +38,7 @@ def figure(labels: dict) -> Figure:
         )
     curves.set_title(labels["curves_title"], pad=28)
     curves.set_xlabel(labels["position"])
-    curves.set_ylabel(labels["value"], rotation=0, y=1.07, ha="left", va="bottom")
+    set_upright_ylabel(curves, labels["value"], y=1.07, lift=0)
     curves.set_xlim(0, 63)
     curves.set_ylim(-1.1, 1.1)  # -1 <= PE <= 1
     curves.set_yticks([-1, 0, 1])
@@ -65,7 +65,7 @@ def figure(labels: dict) -> Figure:
         )
     dots.set_title(labels["dot_title"], pad=28)
     dots.set_xlabel(labels["distance"])
-    dots.set_ylabel(labels["dot"], rotation=0, y=1.07, ha="left", va="bottom")
+    set_upright_ylabel(dots, labels["dot"], y=1.07, lift=0)
     dots.set_xlim(0, 63)
     dots.set_ylim(0, D_MODEL / 2 + 2)  # PE_m . PE_m = d_model / 2
     dots.legend(loc="lower left", frameon=False)

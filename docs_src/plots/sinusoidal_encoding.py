@@ -3,7 +3,7 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 
 from attention_docs import sinusoidal_positional_encoding
-from attention_docs.plotting import THEMES, to_svg
+from attention_docs.plotting import THEMES, set_upright_ylabel, to_svg
 
 # PE = -1, 0, 1
 SIGNED = {
@@ -23,7 +23,7 @@ def figure(labels: dict) -> Figure:
     # -1 <= PE <= 1
     image = ax.imshow(pe, cmap=cmap, vmin=-1.0, vmax=1.0, interpolation="nearest")
     ax.set_xlabel(labels["xlabel"])
-    ax.set_ylabel(labels["ylabel"], rotation=0, y=1.02, ha="left", va="bottom")
+    set_upright_ylabel(ax, labels["ylabel"], y=1.02, lift=0)
     colorbar = fig.colorbar(image, ax=ax, ticks=[-1, -0.5, 0, 0.5, 1])
     colorbar.ax.set_title(labels["value"], loc="left", pad=8)
     return fig

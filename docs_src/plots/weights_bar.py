@@ -21,17 +21,16 @@ def figure(labels: dict) -> Figure:
     fig, _ = plot_weights_bar(
         weights,
         labels=labels["keys"],
-        title=labels["title"],
         xlabel=labels["xlabel"],
         ylabel=labels["ylabel"],
     )
+    fig.get_layout_engine().set(h_pad=8 / 72)
     return fig
 
 
 if __name__ == "__main__":
     symbols = {
         "keys": ["k_1", "k_2", "k_3"],
-        "title": "softmax(q K^T)",
         "xlabel": "j",
         "ylabel": "a_j",
     }

@@ -54,6 +54,7 @@ try:
     from matplotlib.colors import LinearSegmentedColormap, ListedColormap, to_rgb
     from matplotlib.figure import Figure
     from matplotlib.image import AxesImage
+    from matplotlib.patches import Rectangle
     from matplotlib.ticker import MaxNLocator
     from matplotlib.transforms import ScaledTranslation
 except ModuleNotFoundError as error:  # pragma: no cover - depends on the install
@@ -64,11 +65,14 @@ except ModuleNotFoundError as error:  # pragma: no cover - depends on the instal
 
 __all__ = [
     "FONT_FAMILIES",
+    "MASKED_HATCH",
     "THEMES",
+    "hatch_masked",
     "plot_causal_mask",
     "plot_heads",
     "plot_heatmap",
     "plot_weights_bar",
+    "set_upright_ylabel",
     "theme",
     "to_svg",
     "weights_cmap",
@@ -124,10 +128,22 @@ FONT_FAMILIES: dict[str | None, tuple[str, ...]] = {
 #: (white, text rgba(0, 0, 0, 0.87)) and on its dark "slate" page (background
 #: hsl(225, 15%, 14%)); bars and curves in the deep rose of the book's
 #: figures (the far end of their weights' colour scale, the attention
-#: weights' colour), lighter on the dark page.
+#: weights' colour), lighter on the dark page; a second curve in the book's
+#: orange accent (the diagrams' and the explorables' accent), after the rose
+#: in the colour cycle.
 THEMES: dict[str, dict[str, str]] = {
-    "light": {"text": "#212121", "line": "#616161", "bar": "#9f1239"},
-    "dark": {"text": "#e2e4ea", "line": "#a3a8b8", "bar": "#fda4af"},
+    "light": {
+        "text": "#212121",
+        "line": "#616161",
+        "bar": "#9f1239",
+        "accent": "#c2410c",
+    },
+    "dark": {
+        "text": "#e2e4ea",
+        "line": "#a3a8b8",
+        "bar": "#fda4af",
+        "accent": "#fdba74",
+    },
 }
 
 #: The colour scale of attention weights, 0 to 1, per theme: the page at 0,
@@ -145,6 +161,12 @@ WEIGHTS_RAMP: dict[str, tuple[str, str, str]] = {
 # and a dark slate, apart in lightness too for colour-blind readers, and no
 # matrix's colour (Z is teal).
 _MASK_COLOURS = ("#b4b4b4", "#475569")  # grey, slate
+#: The stripes' colour of a masked cell (where a boolean mask is False) per
+#: theme, the grey of False that the masks explorable hatches its masked cells
+#: in (explorables.css, --explorable-false): a cue beyond colour that tells a
+#: masked cell from a weight near 0, which the weights' colours draw in the
+#: page's own colour too.
+MASKED_HATCH: dict[str, str] = {"light": "#b4b4b4", "dark": "#6a6a6a"}
 # What matplotlib warns when its measuring font lacks a glyph (see to_svg).
 _MISSING_GLYPH = r"Glyph \d+ \(.*\) missing from font\(s\)"
 _FONT_FAMILY = re.compile(r'(?P<before>style="[^"]*?)font-family:[^;"]*')
@@ -202,6 +224,70 @@ def _figure_and_axes(ax: Axes | None, figsize: tuple[float, float]):
     return fig, ax
 
 
+def set_upright_ylabel(
+    ax: Axes, ylabel: str, *, y: float = 1.0, lift: float = 0.5
+) -> Any:
+    r"""Write the y axis label horizontally, above the top of the axis.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The Axes whose y axis is labelled.
+    ylabel : str
+        The label, in the reader's language.
+    y : float, optional
+        Height of the label's baseline corner in axes coordinates: 0 at the
+        bottom of the axis, 1 (default) at its top.
+    lift : float, optional
+        How far to raise the label above ``y``, in lines of its own font
+        size; default half a line, which keeps it clear of a tick label at
+        the top of the axis. Must be finite and not negative.
+
+    Returns
+    -------
+    matplotlib.text.Text
+        The label: unrotated, its lower left corner at the left edge of the
+        y axis' label area, ``y`` up the axis and ``lift`` lines higher.
+
+    Raises
+    ------
+    TypeError
+        If ``ax`` is not a matplotlib Axes.
+    ValueError
+        If ``y`` is not finite, or ``lift`` is negative or not finite.
+
+    Notes
+    -----
+    Japanese and Chinese read upright: a label turned by 90 degrees, as
+    matplotlib draws a y label by default, makes the reader tilt their head.
+    Every figure of the book with a y label sets it this way, the plots of
+    this module and the scripts that draw with Axes of their own alike.
+
+    Examples
+    --------
+    >>> fig = Figure()
+    >>> ax = fig.subplots()
+    >>> label = set_upright_ylabel(ax, "weight")
+    >>> label.get_text(), label.get_rotation(), label.get_ha(), label.get_va()
+    ('weight', 0.0, 'left', 'bottom')
+    >>> print(ax.yaxis.label is label)
+    True
+    """
+    if not isinstance(ax, Axes):
+        raise TypeError(f"`ax` must be a matplotlib Axes, got {type(ax).__name__}")
+    if not math.isfinite(y):
+        raise ValueError(f"`y` must be finite, got {y}")
+    if not math.isfinite(lift) or lift < 0:
+        raise ValueError(f"`lift` must be finite and not negative, got {lift}")
+    label = ax.set_ylabel(ylabel, rotation=0, y=y, ha="left", va="bottom")
+    if lift:
+        up = ScaledTranslation(
+            0.0, lift * label.get_size() / 72, ax.figure.dpi_scale_trans
+        )
+        label.set_transform(label.get_transform() + up)
+    return label
+
+
 def _set_labels(
     ax: Axes,
     title: str | None,
@@ -214,14 +300,7 @@ def _set_labels(
     of the y axis, so that Japanese and Chinese read upright, and the title
     raised above it. ``room``: raise the title as if there were a y label
     (the panels of one row keep their titles level); default: if there is."""
-    label = None
-    if ylabel is not None:
-        label = ax.set_ylabel(ylabel, rotation=0, y=1.0, ha="left", va="bottom")
-        # half a line up: clear of a tick label at the top of the axis
-        up = ScaledTranslation(
-            0.0, 0.5 * label.get_size() / 72, ax.figure.dpi_scale_trans
-        )
-        label.set_transform(label.get_transform() + up)
+    label = None if ylabel is None else set_upright_ylabel(ax, ylabel)
     if xlabel is not None:
         ax.set_xlabel(xlabel)
     if title is not None:
@@ -239,6 +318,85 @@ def _integer_ticks(ax: Axes, n_q: int, n_k: int) -> None:
             axis.set_ticks(range(n))
         else:
             axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def hatch_masked(
+    ax: Axes,
+    mask: ArrayLike,
+    *,
+    origin: tuple[float, float] = (-0.5, -0.5),
+    cell: float = 1.0,
+) -> list[Any]:
+    r"""Hatch the cells of a matrix drawing where a boolean mask is False.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The Axes that draws the matrix.
+    mask : array_like of bool, shape (n_q, n_k)
+        True where query ``i`` may attend to key ``j`` (e.g.
+        :func:`~attention_docs.masks.causal_mask`); the False cells are hatched.
+    origin : pair of float, optional
+        The corner of cell (0, 0) in data coordinates; default (-0.5, -0.5),
+        the corner of an image drawn by ``imshow`` (as :func:`plot_heads` does).
+    cell : float, optional
+        The side of one cell in data coordinates; default 1.
+
+    Returns
+    -------
+    list of matplotlib.patches.Rectangle
+        One patch per False cell, in row-major order: no fill, no border,
+        diagonal stripes in the :data:`MASKED_HATCH` colour of the
+        :func:`theme` in use (light outside any).
+
+    Raises
+    ------
+    ValueError
+        If ``mask`` is not 2-D, or ``cell`` is not positive and finite.
+    TypeError
+        If ``mask`` is not boolean, or ``ax`` is not an Axes.
+
+    Notes
+    -----
+    A masked weight is exactly 0 and a weight far from the query's largest is
+    near 0: the weights' colours draw both in nearly the page's colour. The
+    stripes say which cells the mask took away, in both themes and for a
+    reader who does not see colours; the masks explorable hatches its masked
+    cells the same way.
+
+    Examples
+    --------
+    >>> from attention_docs import causal_mask
+    >>> fig = Figure()
+    >>> ax = fig.subplots()
+    >>> patches = hatch_masked(ax, causal_mask(3))
+    >>> [(float(p.get_x()), float(p.get_y())) for p in patches]
+    [(0.5, -0.5), (1.5, -0.5), (1.5, 0.5)]
+    >>> patches[0].get_hatch(), patches[0].get_fill()
+    ('//', False)
+    """
+    if not isinstance(ax, Axes):
+        raise TypeError(f"`ax` must be a matplotlib Axes, got {type(ax).__name__}")
+    m = check_bool("mask", mask)
+    check_exact_ndim("mask", m, 2, "(n_q, n_k)")
+    if not (math.isfinite(cell) and cell > 0):
+        raise ValueError(f"`cell` must be positive and finite, got {cell}")
+    name = "dark" if mpl.rcParams["text.color"] == THEMES["dark"]["text"] else "light"
+    x0, y0 = origin
+    patches = []
+    for i, j in zip(*np.nonzero(~m), strict=True):
+        patch = Rectangle(
+            (x0 + j * cell, y0 + i * cell),
+            cell,
+            cell,
+            fill=False,
+            hatch="//",
+            edgecolor=MASKED_HATCH[name],
+            linewidth=0.0,
+        )
+        ax.add_patch(patch)
+        patches.append(patch)
+    return patches
 
 
 def weights_cmap() -> LinearSegmentedColormap:
@@ -514,6 +672,7 @@ def plot_heads(
     xlabel: str | None = None,
     ylabel: str | None = None,
     ncols: int | None = None,
+    mask: ArrayLike | None = None,
 ) -> tuple[Figure, NDArray[np.object_]]:
     r"""One heat map per head, on one shared colour scale.
 
@@ -529,6 +688,10 @@ def plot_heads(
         Axis labels: keys along x (bottom row), queries along y (left column).
     ncols : int, optional
         Panels per row; default ``min(h, 4)``.
+    mask : array_like of bool, shape (n_q, n_k), optional
+        The mask the weights were computed with (the same for every head);
+        its False cells are hatched (:func:`hatch_masked`), and their weights
+        must be 0. Default: none.
 
     Returns
     -------
@@ -543,9 +706,10 @@ def plot_heads(
     ValueError
         If ``weights`` is not 3-D, is empty, contains NaN or infinite values or
         values outside [0, 1]; if ``titles`` does not have ``h`` entries; if
-        ``ncols`` is not a positive integer.
+        ``ncols`` is not a positive integer; if ``mask`` is not
+        (n_q, n_k), or ``weights`` is not 0 wherever it is False.
     TypeError
-        If ``weights`` does not hold real numbers.
+        If ``weights`` does not hold real numbers, or ``mask`` is not boolean.
 
     Notes
     -----
@@ -572,6 +736,13 @@ def plot_heads(
     h = w.shape[0]
     titles = _check_count("titles", titles, h, f"heads: `weights` has shape {w.shape}")
     ncols = min(h, 4) if ncols is None else check_positive_int("ncols", ncols)
+    if mask is not None:
+        mask = check_bool("mask", mask)
+        check_exact_ndim("mask", mask, 2, "(n_q, n_k)")
+        check_same_size("n_q", ("mask", mask, 0), ("weights", w, 1))
+        check_same_size("n_k", ("mask", mask, 1), ("weights", w, 2))
+        if np.any(w[:, ~mask] != 0.0):
+            raise ValueError("`weights` must be 0 wherever `mask` is False")
     ncols = min(ncols, h)
     nrows = math.ceil(h / ncols)
     fig = Figure(figsize=(1.9 * ncols + 1.0, 1.9 * nrows + 0.6), layout="constrained")
@@ -581,6 +752,8 @@ def plot_heads(
         extra.remove()
     for i, ax in enumerate(axes):
         image = _heat_image(ax, w[i])
+        if mask is not None:
+            hatch_masked(ax, mask)
         bottom_of_column = i + ncols >= h
         _set_labels(
             ax,
@@ -646,7 +819,7 @@ def theme(name: Literal["light", "dark"]) -> Iterator[None]:
         "ytick.color": colours["line"],
         "xtick.labelcolor": colours["text"],
         "ytick.labelcolor": colours["text"],
-        "axes.prop_cycle": cycler(color=[colours["bar"]]),
+        "axes.prop_cycle": cycler(color=[colours["bar"], colours["accent"]]),
         "font.size": 11.0,
     }
     with mpl.rc_context(rc):

@@ -1019,3 +1019,54 @@ def test_markup_sets_bold_symbols_as_katex_does() -> None:
     )
     assert "serif; font-weight: normal" in emphasised, emphasised
     assert '<tspan font-weight="bold">z</tspan>' in emphasised, emphasised
+
+
+@pytest.mark.parametrize("name", ["sinusoidal_curves", "rope_scaling"])
+@pytest.mark.parametrize("name_of_theme", ["light", "dark"])
+def test_the_line_plots_draw_in_the_books_palette(name, name_of_theme) -> None:
+    """The sinusoidal curves and the RoPE scaling plot drew their fourth curve
+    in viridis' teal, a colour
+    of no theme and the same in both; every curve is now one of the theme's
+    (issue 40: one colour language)."""
+    from matplotlib.colors import to_hex
+
+    from attention_docs.plotting import THEMES
+
+    palette = set(THEMES[name_of_theme].values())
+    with theme(name_of_theme):
+        fig = figure(name, "ja")
+    colours = {to_hex(line.get_color()) for ax in fig.axes for line in ax.get_lines()}
+    assert colours <= palette, colours - palette
+    assert THEMES[name_of_theme]["accent"] in colours
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        ("plots", "self_attention_heatmap"),
+        ("plots", "weights_bar"),
+        ("plots", "latent_cache_bytes"),
+        ("diagrams", "token_lengths"),
+    ],
+)
+def test_no_title_repeats_the_caption(kind, name) -> None:
+    """Figs 8.4, B.2, 22.1 and 1.2 carried a title that said again what their
+    caption says; the caption alone names them (issue 40)."""
+    for language in LANGUAGES:
+        assert "title" not in ALL_LABELS[kind][name][language]
+        caption = plain(ALL_LABELS[kind][name][language]["caption"])
+        texts = svg_texts(draw(kind, name, language, "light"))
+        assert not [t for t in texts if len(t) > 8 and t in caption], texts
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"), [("plots", "alibi_weights"), ("diagrams", "lm_heads")]
+)
+def test_masked_cells_are_hatched_and_the_caption_says_so(kind, name) -> None:
+    """Figs 23.2 and 18.1: a masked cell and a weight near 0 looked alike in
+    the dark scheme; the masked cells are hatched in both, as the masks
+    explorable hatches them, and the caption says what the stripes mean."""
+    for language in LANGUAGES:
+        assert "斜線" in ALL_LABELS[kind][name][language]["caption"]
+        for name_of_theme in ("light", "dark"):
+            assert "<pattern" in draw(kind, name, language, name_of_theme)

@@ -23,12 +23,15 @@ from attention_docs import (
 )
 from attention_docs.plotting import (
     FONT_FAMILIES,
+    MASKED_HATCH,
     THEMES,
     WEIGHTS_RAMP,
+    hatch_masked,
     plot_causal_mask,
     plot_heads,
     plot_heatmap,
     plot_weights_bar,
+    set_upright_ylabel,
     theme,
     to_svg,
     weights_cmap,
@@ -288,6 +291,116 @@ def test_heads_rejects_bad_input(weights, kwargs, message) -> None:
         plot_heads(weights, **kwargs)
 
 
+# --- hatch_masked -----------------------------------------------------------
+
+
+def test_masked_cells_are_hatched_in_the_themes_grey() -> None:
+    mask = causal_mask(3)
+    for name in ("light", "dark"):
+        with theme(name):
+            ax = Figure().subplots()
+            patches = hatch_masked(ax, mask, origin=(10.0, 20.0), cell=2.0)
+        corners = [(p.get_x(), p.get_y()) for p in patches]
+        assert corners == [(12.0, 20.0), (14.0, 20.0), (14.0, 22.0)]  # j > i only
+        assert {p.get_hatch() for p in patches} == {"//"}
+        assert {to_hex(p.get_edgecolor()) for p in patches} == {MASKED_HATCH[name]}
+        assert not any(p.get_fill() for p in patches)
+        assert {p.get_linewidth() for p in patches} == {0.0}  # stripes, no border
+
+
+def test_heads_hatch_the_masked_cells_and_only_with_a_mask() -> None:
+    mask = causal_mask(4)
+    weights = np.stack([attention_weights(np.eye(4), np.eye(4), mask=mask)] * 2)
+    fig, ax = plot_heads(weights, mask=mask)
+    assert [len(a.patches) for a in ax] == [6, 6]  # the 6 cells above the diagonal
+    assert {p.get_hatch() for a in ax for p in a.patches} == {"//"}
+    assert "<pattern" in to_svg(fig)
+    _, ax = plot_heads(weights)
+    assert [len(a.patches) for a in ax] == [0, 0]
+
+
+@pytest.mark.parametrize(
+    ("mask", "message"),
+    [
+        (np.ones((3, 4), dtype=bool), "n_q"),
+        (np.ones(4, dtype=bool), "must have shape"),
+        (~causal_mask(4) | np.eye(4, dtype=bool), "0 wherever `mask` is False"),
+    ],
+)
+def test_heads_reject_a_mask_that_does_not_fit(mask, message) -> None:
+    weights = attention_weights(np.eye(4), np.eye(4), mask=causal_mask(4))[None]
+    with pytest.raises(ValueError, match=message):
+        plot_heads(weights, mask=mask)
+
+
+def test_hatch_rejects_bad_input() -> None:
+    ax = Figure().subplots()
+    with pytest.raises(TypeError, match="boolean"):
+        hatch_masked(ax, np.ones((2, 2)))
+    with pytest.raises(ValueError, match="`cell` must be positive"):
+        hatch_masked(ax, causal_mask(2), cell=0.0)
+    with pytest.raises(TypeError, match="must be a matplotlib Axes"):
+        hatch_masked("axes", causal_mask(2))
+
+
+# --- set_upright_ylabel -----------------------------------------------------
+
+
+def _label_box(fig: Figure, ax, label) -> tuple[float, float, float]:
+    """(left, bottom) of the y label of ``ax`` and the top of ``ax``, in points."""
+    fig.canvas.draw()
+    box = label.get_window_extent()
+    top = ax.get_window_extent().y1
+    points = 72 / fig.dpi
+    return box.x0 * points, box.y0 * points, top * points
+
+
+def test_upright_ylabel_sits_above_the_axis_half_a_line_up() -> None:
+    fig = Figure(figsize=(4, 3), dpi=100)
+    ax = fig.subplots()
+    label = set_upright_ylabel(ax, "weight")
+    assert ax.yaxis.label is label and label.get_text() == "weight"
+    assert label.get_rotation() == 0.0  # upright, not turned by 90 degrees
+    assert (label.get_ha(), label.get_va()) == ("left", "bottom")
+    left, bottom, top = _label_box(fig, ax, label)
+    # its foot half a line of its own size above the top of the axis
+    assert bottom == pytest.approx(top + 0.5 * label.get_size(), abs=0.5)
+    assert left < ax.get_window_extent().x0 * 72 / fig.dpi  # left of the axis
+
+
+def test_upright_ylabel_at_a_height_without_lift() -> None:
+    fig = Figure(figsize=(4, 3), dpi=100)
+    ax = fig.subplots()
+    label = set_upright_ylabel(ax, "PE", y=1.07, lift=0)
+    _, bottom, top = _label_box(fig, ax, label)
+    height = ax.get_window_extent().height * 72 / fig.dpi
+    assert bottom == pytest.approx(top + 0.07 * height, abs=0.5)
+
+
+def test_the_plots_set_their_y_labels_upright() -> None:
+    fig, ax = plot_weights_bar([0.5, 0.5], ylabel="a_j")
+    label = ax.yaxis.label
+    _, bottom, top = _label_box(fig, ax, label)
+    assert label.get_rotation() == 0.0
+    assert bottom == pytest.approx(top + 0.5 * label.get_size(), abs=0.5)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"ax": "not an axes"}, TypeError, "must be a matplotlib Axes"),
+        ({"y": float("nan")}, ValueError, "`y` must be finite"),
+        ({"lift": -0.5}, ValueError, "`lift` must be finite and not negative"),
+        ({"lift": float("inf")}, ValueError, "`lift` must be finite"),
+    ],
+)
+def test_upright_ylabel_rejects_bad_input(kwargs, error, message) -> None:
+    ax = Figure().subplots()
+    arguments = {"ax": ax, "ylabel": "i", **kwargs}
+    with pytest.raises(error, match=message):
+        set_upright_ylabel(arguments.pop("ax"), arguments.pop("ylabel"), **arguments)
+
+
 def test_every_weights_map_is_in_the_weights_colours_from_zero_to_one() -> None:
     """One colour means one weight in every figure: the heat maps of weights
     (heat map, causal mask, heads) use the ramp of A, the diagrams' and the
@@ -329,6 +442,15 @@ def test_theme_sets_colours_and_a_transparent_background_then_restores() -> None
                 == (colours["bar"])
             )
     assert dict(matplotlib.rcParams) == before
+
+
+def test_theme_cycles_the_rose_then_the_books_accent() -> None:
+    for name in ("light", "dark"):
+        with theme(name):
+            cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+        assert cycle == [THEMES[name]["bar"], THEMES[name]["accent"]]
+    assert THEMES["light"]["accent"] == "#c2410c"  # diagrams.FILLS' accent
+    assert THEMES["dark"]["accent"] == "#fdba74"
 
 
 def test_theme_rejects_an_unknown_name() -> None:
