@@ -2839,6 +2839,8 @@ AMBIGUOUS = {
     "to a rule, 例外 (唯一的例外)",
     "文字": "a text, 文本 (訓練文字, 沒看過的文字), or the script and its "
     "characters, 文字 or 字 (詞表中的文字, 英文字母)",
+    "數位": "digital, which OpenCC turns into 数字, or 數 before 位置: count "
+    "the positions, 数位置 (開始數位置; r43 read 数字置)",
 }
 
 # Short phrases of the table that could also be part of another word or mean
