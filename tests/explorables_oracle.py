@@ -59,6 +59,19 @@ def grouped(n: int) -> str:
     return f"{n:,}"
 
 
+def weight(x: float) -> str:
+    """An attention weight (or a mean of weights) as the attention-map
+    explorable writes it: 2 decimals; below 0.005 (0.00 at 2 decimals; a
+    softmax weight is never 0, the build carries 4 decimals) "< 0.01"."""
+    return "< 0.01" if x < 0.005 else fmt(x, 2)
+
+
+def device_bytes(gb: int) -> int:
+    """A GPU's memory as its vendor publishes it, ``gb`` GB, in bytes: the
+    book's GB is 10^9 bytes (its GiB, 2^30)."""
+    return gb * 10**9
+
+
 def in_units(n: int) -> str:
     """Bytes in the largest binary unit (up to EiB, the chart's units) that is
     at most ``n``, 2 decimals; from a million EiB on, as "m × 10e EiB" (the

@@ -13,13 +13,15 @@ V = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
 def figure(labels: dict) -> Figure:
     fig, ax = canvas(370, 274)
     accent = palette()["accent"]
+    # the centres of the columns: the wide exp(…) header apart from its
+    # neighbours' (it ran into m_t and ℓ_t)
     columns = [
-        (24, "t"),
-        (64, "s_{t}"),
-        (110, "m_{t}"),
-        (172, "exp(m_{t−1} − m_{t})"),
-        (236, "ℓ_{t}"),
-        (310, r"\mathbf{o}_{t}"),
+        (18, "t"),
+        (50, "s_{t}"),
+        (84, "m_{t}"),
+        (158, "exp(m_{t−1} − m_{t})"),
+        (238, "ℓ_{t}"),
+        (312, r"\mathbf{o}_{t}"),
     ]
     for x, head in columns:
         text(ax, x, 40, head)

@@ -36,7 +36,6 @@ def figure(labels: dict) -> Figure:
     z_swapped = self_attention(x[ORDER], w_q, w_k, w_v)
     assert np.allclose(z_swapped, z[ORDER])  # SelfAttention(P X) = P SelfAttention(X)
     fig, ax = canvas(370, 270)
-    fills = ["token1", "token2", "token3"]  # one neutral shade per token
     for top, order, title, outputs in (
         (40.0, [0, 1, 2], labels["original"], z),
         (172.0, ORDER, labels["swapped"], z_swapped),
@@ -48,7 +47,7 @@ def figure(labels: dict) -> Figure:
             top,
             [rf"\mathbf{{x}}_{{{i + 1}}}" for i in order],
             x[order],
-            [fills[i] for i in order],
+            ["x"] * len(order),  # X's colour, as every diagram draws X
             label_left=True,
         )
         arrow(ax, (118, top + 42), (198, top + 42))
@@ -60,7 +59,7 @@ def figure(labels: dict) -> Figure:
             top,
             [rf"\mathbf{{z}}_{{{i + 1}}}" for i in order],
             outputs,
-            [fills[i] for i in order],
+            ["z"] * len(order),  # the output Z's teal
             label_left=False,
         )
     return fig

@@ -1,6 +1,7 @@
 """RoPE on pair 0: the row (1, 0, 1, 0) at positions 0 to 3 turns 1 radian a step."""
 
 import numpy as np
+from matplotlib import patheffects
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle
 
@@ -9,6 +10,21 @@ from attention_docs import apply_rope
 
 RADIUS = 90.0
 KEY_POSITION = 1  # r
+
+
+def matrix_arrow(ax, start, end, fill: str, *, dashed: bool = False) -> None:
+    """An arrow in a matrix's colour (Q's blue, K's peach), edged in the
+    text's colour so that the pale fill reads on the page."""
+    colours = palette()
+    arrow(ax, start, end, colour=colours[fill], dashed=dashed)
+    patch = ax.patches[-1]
+    patch.set_linewidth(2.2)
+    patch.set_path_effects(
+        [
+            patheffects.Stroke(linewidth=4.2, foreground=colours["text"]),
+            patheffects.Normal(),
+        ]
+    )
 
 
 def figure(labels: dict) -> Figure:
@@ -44,7 +60,7 @@ def figure(labels: dict) -> Figure:
     for m, row in enumerate(rotated):
         u, w = row[0], row[1]  # the first pair, on the unit circle
         end = (cx + RADIUS * u, cy - RADIUS * w)  # y grows downwards
-        arrow(ax, (cx, cy), end, colour=colours["accent"])
+        matrix_arrow(ax, (cx, cy), end, "q")  # the query at m
         angle = np.arctan2(w, u)
         text(
             ax,
@@ -55,16 +71,12 @@ def figure(labels: dict) -> Figure:
     # the key at r = 1 and the angle (m - r) θ_0 to the query at m = 3
     r, m = KEY_POSITION, len(rotated) - 1
     key = 0.62 * RADIUS
-    arrow(
-        ax,
-        (cx, cy),
-        (cx + key * np.cos(r), cy - key * np.sin(r)),
-        colour=colours["text"],
-        dashed=True,
+    matrix_arrow(
+        ax, (cx, cy), (cx + key * np.cos(r), cy - key * np.sin(r)), "k", dashed=True
     )
     text(
         ax,
-        cx + (key + 8) * np.cos(r) + 4,
+        cx + (key + 8) * np.cos(r) + 12,  # clear of the query's arrow at m = r
         cy - (key + 8) * np.sin(r),
         rf"\mathbf{{k}}, r = {r}",
         ha="left",
@@ -78,7 +90,7 @@ def figure(labels: dict) -> Figure:
     )
     text(
         ax,
-        cx + 0.5 * RADIUS * np.cos((r + m) / 2) - 2,
+        cx + 0.5 * RADIUS * np.cos((r + m) / 2) - 12,  # clear of m = 2's arrow
         cy - 0.5 * RADIUS * np.sin((r + m) / 2) - 6,
         f"(m − r) θ_{{0}} = {m - r}",
         ha="right",

@@ -1,4 +1,5 @@
-"""split_heads and merge_heads: the columns of X W^Q in h blocks of width d_k."""
+"""split_heads and merge_heads: the columns of X W_Q (the running example's
+W_Q, all heads' projections side by side) in h blocks of width d_k."""
 
 from matplotlib.figure import Figure
 
@@ -29,7 +30,7 @@ def figure(labels: dict) -> Figure:
         row_label="n",
         col_label="d_{model}",
     )
-    text(ax, left + width / 2, top + height + 16, "X W^{Q}")
+    text(ax, left + width / 2, top + height + 16, "X W_{Q}")
     text(ax, left + width / 2, top + height + 38, f"({n}, {d_model})")
     right = 232.0
     for i in range(H):

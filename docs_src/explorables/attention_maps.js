@@ -14,10 +14,20 @@
 //   characters in the labels and says them with the weight.
 import {
   announce, cellAt, dataNode, esc, field, fmt, frame, linkCells, message, optionList, register,
-  show, status, templates, words,
+  status, templates, words,
 } from "./core.js";
 
 const count = (n) => [...Array(n).keys()].map((i) => i + 1);
+
+// A weight (or a mean of weights) as the page writes it: 2 decimals, and one
+// below 0.005, which 2 decimals would write 0.00, as "< 0.01". A softmax
+// weight is never 0; the build carries 4 decimals, so even a weight carried
+// as 0 (below 0.00005) is only known to be small.
+const weight = (x) => (x < 0.005 ? "< 0.01" : fmt(x, 2));
+const showWeight = (el, x) => {
+  el.dataset.value = String(x);
+  el.textContent = weight(x);
+};
 
 // data: {layers, heads, sentences: [{text, tokens, weights: [layer][head][i][j]}]};
 // the longest sentence sets the table's size, shorter ones hide the rest.
@@ -114,7 +124,7 @@ export function mount(root) {
     table.querySelector(`tbody tr[data-i="${i}"] th`).classList.add("explorable-linked");
     table.querySelector(`thead th[data-j="${j}"]`).classList.add("explorable-linked");
     said.textContent = message(words(root, "linked"), {
-      i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: fmt(a[i][j], 2),
+      i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: weight(a[i][j]),
     });
   };
 
@@ -126,10 +136,10 @@ export function mount(root) {
       const td = b.closest("td");
       const [bl, bh] = [Number(td.dataset.l), Number(td.dataset.h)];
       const prev = previousMean(s.weights[bl - 1][bh - 1]);
-      show(b.querySelector("span"), prev, 2);
+      showWeight(b.querySelector("span"), prev);
       td.style.setProperty("--w", `${(100 * prev).toFixed(2)}%`);
       b.setAttribute("aria-pressed", String(bl === l && bh === h));
-      b.setAttribute("aria-label", message(words(root, "pick"), { l: bl, h: bh, prev: fmt(prev, 2) }));
+      b.setAttribute("aria-label", message(words(root, "pick"), { l: bl, h: bh, prev: weight(prev) }));
     }
     for (const th of table.querySelectorAll("thead th[data-j]")) {
       const j = Number(th.dataset.j);
@@ -145,11 +155,11 @@ export function mount(root) {
         td.hidden = j >= n;
         if (i >= n || j >= n || j > i) continue; // above the diagonal: the causal mask's 0, blank
         const b = td.querySelector("button");
-        show(b.querySelector("span"), a[i][j], 2);
+        showWeight(b.querySelector("span"), a[i][j]);
         td.style.setProperty("--w", String(a[i][j])); // the heat map: the colour is the weight
         td.classList.toggle("explorable-previous", j === i - 1); // framed, as in the page's figure
         b.setAttribute("aria-label", message(words(root, "label"), {
-          i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: fmt(a[i][j], 2),
+          i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: weight(a[i][j]),
         }));
       }
     }
@@ -165,12 +175,12 @@ export function mount(root) {
     const previous = previousMean(a);
     let rows = 0;
     for (let i = 1; i < n; i++) if (a[i][i - 1] === Math.max(...a[i])) rows += 1;
-    show(root.querySelector('[data-result="previous"]'), previous, 2);
+    showWeight(root.querySelector('[data-result="previous"]'), previous);
     const shown = root.querySelector('[data-result="rows"]');
     shown.dataset.value = String(rows);
     shown.textContent = `${rows} / ${n - 1}`;
     announce(root, message(words(root, "status"), {
-      layer: l, head: h, previous: fmt(previous, 2), rows, n: n - 1,
+      layer: l, head: h, previous: weight(previous), rows, n: n - 1,
     }));
   };
 

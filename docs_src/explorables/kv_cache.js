@@ -12,7 +12,7 @@ import {
 import { chartBox, draw } from "./chart.js";
 
 // data: the page's model (sizes), the widths in bytes and the kinds to offer,
-// and the devices whose memory the chart marks ([key, GiB]).
+// and the devices whose memory the chart marks ([key, GB], 1 GB = 10^9 bytes).
 export function render(w, data) {
   // A size that only some kinds use says, under it, when it is not used
   // (mount() shows it and disables the input).
@@ -43,7 +43,7 @@ export function render(w, data) {
   const results =
     '<dl class="explorable-results">' +
     ["h_kv", "per_token", "total", "total_units"].map(result).join("") + "</dl>";
-  const devices = `<span data-devices="${data.devices.map(([k, gib]) => `${k}:${gib}`).join(" ")}" ` +
+  const devices = `<span data-devices="${data.devices.map(([k, gb]) => `${k}:${gb}`).join(" ")}" ` +
     `${data.devices.map(([k]) => `data-device-${k}="${w[`device_${k}`]}"`).join(" ")} hidden></span>`;
   return frame("kv_cache", w,
     controls + '<p class="explorable-effect" data-step-effect data-value=""></p>' + results +
@@ -104,8 +104,8 @@ export function mount(root) {
   const chart = root.querySelector('svg[data-chart="size"]');
   const deviceNode = root.querySelector("[data-devices]");
   const devices = deviceNode.dataset.devices.split(" ").map((item) => {
-    const [key, gib] = item.split(":");
-    return { y: Number(gib) * 2 ** 30, label: deviceNode.getAttribute(`data-device-${key}`) };
+    const [key, gb] = item.split(":");
+    return { y: Number(gb) * 10 ** 9, label: deviceNode.getAttribute(`data-device-${key}`) };
   });
   const result = (key) => root.querySelector(`[data-result="${key}"]`);
   const label = (input) => input.closest("label").querySelector("span").innerHTML;

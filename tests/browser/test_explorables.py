@@ -863,7 +863,11 @@ def test_kv_cache_chart_refusals_and_units(load) -> None:
             assert abs(log_n - math.log10(m)) < 1e-3, (m, log_n)
             expected = oracle.kv_state("mha", sizes | {"tokens": m}, 2)["total"]
             assert abs(log_b - math.log10(expected)) < 1e-3, m
-        for at, drawn_at in chart.rules():  # the devices' memory
+        rules = chart.rules()  # the devices' memory, GB = 10^9 bytes as labelled
+        assert sorted(at for at, _ in rules) == [
+            oracle.device_bytes(gb) for _, gb in explorables.KV_DEVICES
+        ]
+        for at, drawn_at in rules:
             assert abs(drawn_at - math.log10(at)) < 1e-3
         total = oracle.kv_state("mha", sizes, 2)["total"]
         assert result(page, "kv_cache", "total_units")[0] == oracle.in_units(total)
@@ -1445,7 +1449,7 @@ def maps_agree(page, sentences, model, k: int, layer: int, head: int) -> None:
         # The page carries the weights to 4 decimals, shows 2, and leaves
         # the masked ones (j > i, weight 0) blank.
         assert abs(float(full) - a[i, j]) <= 0.5e-4 + 1e-7, (k, layer, head, i, j)
-        assert shown == ("" if j > i else oracle.fmt(float(full), 2))
+        assert shown == ("" if j > i else oracle.weight(float(full)))
         seen += 1
     assert seen == n * n
     heads = page.evaluate(
@@ -1465,11 +1469,11 @@ def maps_agree(page, sentences, model, k: int, layer: int, head: int) -> None:
     below = np.array([rounded[i, i - 1] for i in range(1, n)])
     previous = result(page, "attention_maps", "previous")
     assert abs(float(previous[1]) - below.mean()) <= 1e-12
-    assert previous[0] == oracle.fmt(below.mean(), 2)
+    assert previous[0] == oracle.weight(below.mean())
     rows = sum(rounded[i, i - 1] == rounded[i].max() for i in range(1, n))
     assert result(page, "attention_maps", "rows") == (f"{rows} / {n - 1}", str(rows))
     said = status(page, "attention_maps")
-    assert oracle.fmt(below.mean(), 2) in said and str(layer) in said
+    assert oracle.weight(below.mean()) in said and str(layer) in said
     # Every head's bar: its mean weight on the previous character.
     bars = page.evaluate(BARS)
     assert len(bars) == len(weights) * weights[0].shape[0]
@@ -1477,7 +1481,7 @@ def maps_agree(page, sentences, model, k: int, layer: int, head: int) -> None:
         w = np.round(weights[bar["l"] - 1][bar["h"] - 1], explorables.MAP_DECIMALS)
         prev = np.mean([w[i, i - 1] for i in range(1, n)])
         assert abs(float(bar["value"]) - prev) <= 1e-12, bar
-        assert bar["text"] == oracle.fmt(prev, 2)
+        assert bar["text"] == oracle.weight(prev)
         assert abs(bar["width"] - prev * bar["cell"]) < 1.5, bar  # the bar's length
         assert bar["pressed"] == ((bar["l"], bar["h"]) == (layer, head)), bar
         assert bar["height"] >= 24, bar
@@ -1532,7 +1536,7 @@ def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
     sentences = [words[f"sentence_{k}"] for k in (1, 2, 3)]
     model = load_pretrained("ja")
     a = np.round(model.attention(sentences[0])[1][1], 4)  # layer 2, head 2
-    prev = oracle.fmt(float(np.mean(np.diagonal(a, offset=-1))), 2)
+    prev = oracle.weight(float(np.mean(np.diagonal(a, offset=-1))))
     root.get_by_role("button", name=words["pick"].format(l=2, h=2, prev=prev)).click()
     assert root.locator("select[data-layer]").input_value() == "2"
     assert root.locator("select[data-head]").input_value() == "2"
@@ -1550,7 +1554,7 @@ def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
     root.locator('[data-matrix="weights"] td[data-i="4"][data-j="2"] button').hover()
     assert root.evaluate(linked) == [text[2], f"5 {text[4]}"]  # the key's, the query's
     expected = words["linked"].format(
-        i=5, query=text[4], j=3, key=text[2], weight=oracle.fmt(float(a[4, 2]), 2)
+        i=5, query=text[4], j=3, key=text[2], weight=oracle.weight(float(a[4, 2]))
     )
     assert said.inner_text() == expected
     root.locator("select[data-layer]").hover()

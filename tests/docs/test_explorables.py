@@ -9,6 +9,7 @@ without JavaScript, in print and in the search) against the package.
 from __future__ import annotations
 
 import gzip
+import html
 import itertools
 import json
 import math
@@ -451,7 +452,7 @@ def test_every_head_s_previous_character_weight_is_a_bar(language: str) -> None:
         assert abs(float(width) - 100 * prev) <= 0.005 + 1e-9
         pressed = (layer, head) == ("1", "1")
         assert f'aria-pressed="{str(pressed).lower()}"' in button
-        name = words["pick"].format(l=layer, h=head, prev=oracle.fmt(prev, 2))
+        name = words["pick"].format(l=layer, h=head, prev=oracle.weight(prev))
         assert f'aria-label="{name}"' in button
     grid = figure.split('data-matrix="weights"')[1].split("</table>")[0]
     a = np.round(weights[0][0], explorables.MAP_DECIMALS)
@@ -463,6 +464,20 @@ def test_every_head_s_previous_character_weight_is_a_bar(language: str) -> None:
         if j <= i:
             assert float(attrs.split("--w: ")[1].split(";")[0]) == a[i, j]
             assert ("explorable-previous" in attrs) == (j == i - 1)
+
+
+@pytest.mark.parametrize("language", ["ja", "zh-Hant"])
+def test_the_attention_maps_write_every_weight_by_one_rule(language: str) -> None:
+    """Each weight 2 decimals, a weight below 0.005 "< 0.01" (review r43):
+    never "0.00" beside "2.0 × 10⁻⁴", as if a softmax weight could be 0."""
+    figure = explorables.render("attention_maps", language)
+    grid = figure.split('data-matrix="weights"')[1].split("</table>")[0]
+    shown = re.findall(r'<span data-value="([^"]+)">([^<]*)</span>', grid)
+    assert shown
+    for value, text in shown:
+        assert html.unescape(text) == oracle.weight(float(value)), (value, text)
+        assert "× 10" not in text and text != "0.00"
+    assert any(html.unescape(text) == "< 0.01" for _, text in shown)
 
 
 def test_the_kv_calculator_offers_deepseek_v3() -> None:
@@ -730,7 +745,7 @@ def test_the_kv_chart_draws_the_package_s_sizes() -> None:
         assert abs(log_bytes - math.log10(kv_total(sizes, n))) < 1e-3, n
     rules = chart.rules()
     assert sorted(at for at, _ in rules) == [
-        gb * 2**30 for _, gb in explorables.KV_DEVICES
+        oracle.device_bytes(gb) for _, gb in explorables.KV_DEVICES
     ]
     for at, drawn_at in rules:
         assert abs(drawn_at - math.log10(at)) < 1e-3
@@ -814,7 +829,10 @@ def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
     words = explorables.words_for("kv_cache", language)
     drawn = [m.groupdict() for m in KV_RULE.finditer(svg)]
     assert len(drawn) == len(explorables.KV_DEVICES) == svg.count("<g data-rule=")
-    names = {gb * 2**30: words[f"device_{key}"] for key, gb in explorables.KV_DEVICES}
+    names = {
+        oracle.device_bytes(gb): words[f"device_{key}"]
+        for key, gb in explorables.KV_DEVICES
+    }
     for rule in drawn:
         assert rule["text"] == names[float(rule["at"])]  # each label on its line
         assert rule["anchor"] == "start"

@@ -213,9 +213,9 @@ def data_heads(language: str) -> dict:
     }
 
 
-#: The memory of one GPU as its vendor publishes it, in GB (drawn as GiB, 2^30
-#: bytes): NVIDIA GeForce RTX 4090 24 GB; A100 and H100, 80 GB versions; H200
-#: 141 GB. The KV-cache chart draws a line at each.
+#: The memory of one GPU as its vendor publishes it, in GB (10^9 bytes, as the
+#: book's GB; drawn at that many bytes): NVIDIA GeForce RTX 4090 24 GB; A100
+#: and H100, 80 GB versions; H200 141 GB. The KV-cache chart draws a line at each.
 KV_DEVICES = (("rtx_4090", 24), ("a100_h100", 80), ("h200", 141))
 
 
