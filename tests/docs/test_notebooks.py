@@ -147,6 +147,23 @@ def test_admonitions_hints_and_solutions():
     assert solution[1]["source"] == "print(1 + 1)"
 
 
+def test_a_paragraph_anchor_in_a_box_is_left_to_the_online_page():
+    cells = converter().convert(
+        [
+            '!!! note "Rules"',
+            "",
+            "    First paragraph.",
+            "    { #reading-differences }",
+            "",
+            "    Second.",
+        ],
+        "example",
+    )
+    assert [cell["source"] for cell in cells] == [
+        "> **Rules**\n>\n> First paragraph.\n>\n> Second."
+    ]
+
+
 def test_a_plot_script_draws_its_figure_in_the_cell():
     script = (
         "def figure(labels):\n    return labels\n\n\n"

@@ -157,6 +157,10 @@ ADMONITION = re.compile(
 HEADING = re.compile(
     r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.*?)(?:[ \t]*\{[^}]*\})?[ \t]*$"
 )
+#: A paragraph's attribute list on its own line (``{ #reading-differences }``
+#: under a box's first paragraph): the anchor is the online page's, Jupyter
+#: would show the braces.
+ATTR_LINE = re.compile(r"^[ \t]*\{:?[ \t]*[#.][^}\n]*\}[ \t]*$")
 #: The light image of a numbered figure (stages/plots.py writes the figure).
 FIGURE_IMAGE = re.compile(
     r"!\[(?P<alt>(?:\\.|[^\]\\])*)\]\((?:\.\./)*"
@@ -405,6 +409,8 @@ class Converter:
 
         lines = []
         for line in text.split("\n"):
+            if ATTR_LINE.match(line):
+                continue
             heading = HEADING.match(line)
             if heading:
                 line = f"{heading['hashes']} {heading['text']}"
