@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import matplotlib
 
@@ -306,6 +307,21 @@ def test_masked_cells_are_hatched_in_the_themes_grey() -> None:
         assert {to_hex(p.get_edgecolor()) for p in patches} == {MASKED_HATCH[name]}
         assert not any(p.get_fill() for p in patches)
         assert {p.get_linewidth() for p in patches} == {0.0}  # stripes, no border
+
+
+def test_the_hatch_is_the_masks_explorables_grey_of_false() -> None:
+    """The figures' stripes and the masks explorable's hatch are one grey per
+    scheme: MASKED_HATCH copies explorables.css's --explorable-false, so a
+    change to either side must change the other."""
+    css = (
+        Path(__file__).resolve().parents[2] / "docs_src/explorables/explorables.css"
+    ).read_text(encoding="utf-8")
+    light = re.search(r"\.explorable \{[^}]*--explorable-false: (#[0-9a-f]{6})", css)
+    dark = re.search(
+        r'"slate"\] \.explorable \{[^}]*--explorable-false: (#[0-9a-f]{6})', css
+    )
+    assert light and dark
+    assert {"light": light[1], "dark": dark[1]} == MASKED_HATCH
 
 
 def test_heads_hatch_the_masked_cells_and_only_with_a_mask() -> None:
