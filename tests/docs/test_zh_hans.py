@@ -2841,6 +2841,14 @@ SENTENCES = [
         "用遮罩遮住中間的填充、並把位置接續著數，仍可以算對，",
         "用掩码掩蔽中间的填充、并把位置接着往下数，仍可以算对，",
     ),
+    (
+        "模型大小和[先用小模型試跑](#training-small)一節相同。",
+        "模型大小和[先用小模型试运行](#training-small)一节相同。",
+    ),
+    (
+        "在同樣的環境重跑，損失和紀錄完全相同；",
+        "在同样的环境重新运行，损失和记录完全相同；",
+    ),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
