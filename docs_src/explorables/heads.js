@@ -4,11 +4,14 @@
 // A_i V_i. The output Concat(head_1, …, head_h) W^O is Σ_i head_i W^O_i.
 // Each head's weights are a heat map in that head's colour in the page's
 // figures (diagrams.FILLS head1, head2, …), its rows the queries and its
-// columns the keys in words; pointing at (or focusing) one head's cell marks
-// the same query and key in every other head and says all their weights.
+// columns the keys in words, as are Q's and K's columns. Pointing at (or
+// focusing) head g's cell (i, j) lights up, in head g's columns, query i's
+// row of Q and key j's row of K, and writes the score they make, term by
+// term, (q_i · k_j) / √d_k; it marks the same query and key in every other
+// head and says all their weights.
 import {
   announce, cellAt, dataNode, esc, field, fill, fmt, frame, linkCells, matmul, matrix, message,
-  optionList, register, show, softmax, status, sub, templates, transpose, words,
+  optionList, register, show, softmax, speak, status, sub, templates, transpose, words,
 } from "./core.js";
 
 // data: the running example's X, W_Q, W_K, W_V; the page's W^O choices
@@ -46,12 +49,13 @@ export function render(w, data) {
   const legend = `<p class="explorable-note">${w.legend}</p>`;
   return frame("heads", w,
     dataNode({ x: data.x, w_q: data.w_q, w_k: data.w_k, w_v: data.w_v, w_o: data.w_o }) + controls +
-    `<div class="explorable-tables">${matrix("q", w.q, rowsOf("q"), dims)}</div>` + legend +
+    `<div class="explorable-tables">${matrix("q", w.q, rowsOf("q"), dims)}` +
+    `${matrix("k", w.k, rowsOf("k"), dims)}</div>` + legend +
     `<div class="explorable-tables explorable-head-maps">${maps}</div>` +
-    `<p class="explorable-terms" data-linked-said>${w.linked_hint}</p>` +
+    `<p class="explorable-terms explorable-terms-tall" data-linked-said>${w.linked_hint}</p>` +
     `<div class="explorable-tables">${matrix("concat", w.concat, queries, dims)}` +
     `${terms}${matrix("output", w.output, rowsOf("z"), dims)}</div>` +
-    status() + templates(w, "status", "cell", "linked", "linked_head", "linked_hint"));
+    status() + templates(w, "status", "cell", "linked", "linked_head", "linked_hint", "score"));
 }
 
 const columns = (a, from, to) => a.map((row) => row.slice(from, to));
@@ -66,20 +70,32 @@ export function mount(root) {
   let state = null;
   let pointed = null; // [head, query, key] under the pointer or the focus
 
-  // The cell (i, j) marked in every shown head, and its weights said.
+  // The cell (i, j) marked in every shown head, and its weights said; in
+  // the pointed head g, q_i's and k_j's entries in g's columns lit, and the
+  // score s = Σ_p q_ip k_jp / √d_k over those columns written term by term.
   const link = () => {
     for (const cell of root.querySelectorAll(".explorable-linked")) cell.classList.remove("explorable-linked");
     if (!pointed) {
       said.textContent = words(root, "linked_hint");
       return;
     }
-    const [, i, j] = pointed;
+    const [g, i, j] = pointed;
     const parts = [];
-    state.heads.forEach(({ weights }, g) => {
-      table(`weights${g}`).querySelector(`td[data-i="${i}"][data-j="${j}"]`).classList.add("explorable-linked");
-      parts.push(message(words(root, "linked_head"), { g: g + 1, weight: fmt(weights[i][j], 3) }));
+    state.heads.forEach(({ weights }, other) => {
+      table(`weights${other}`).querySelector(`td[data-i="${i}"][data-j="${j}"]`).classList.add("explorable-linked");
+      parts.push(message(words(root, "linked_head"), { g: other + 1, weight: fmt(weights[i][j], 3) }));
     });
-    said.innerHTML = message(words(root, "linked"), { i: i + 1, j: j + 1, weights: parts.join("、") });
+    const columns = [...Array(state.dK).keys()].map((p) => g * state.dK + p);
+    for (const [key, row] of [["q", i], ["k", j]]) {
+      for (const c of columns) {
+        table(key).querySelector(`td[data-i="${row}"][data-j="${c}"]`).classList.add("explorable-linked");
+      }
+    }
+    const terms = columns.map((c) => `${fmt(state.q[i][c], 2)} × ${fmt(state.k[j][c], 2)}`).join(" + ");
+    speak(said, message(words(root, "score"), {
+      g: g + 1, i: i + 1, j: j + 1, terms, d_k: state.dK, score: fmt(state.heads[g].scores[i][j], 3),
+      weight: fmt(state.heads[g].weights[i][j], 3),
+    }) + " " + message(words(root, "linked"), { i: i + 1, j: j + 1, weights: parts.join("、") }));
   };
 
   const update = () => {
@@ -98,13 +114,14 @@ export function mount(root) {
       const weights = scores.map(softmax); // A_i
       const head = matmul(weights, columns(v, from, to)); // head_i = A_i V_i: (n, d_k)
       const term = matmul(head, wO.slice(from, to)); // head_i W^O_i: (n, d_model)
-      heads.push({ weights, head, term });
+      heads.push({ scores, weights, head, term });
     }
     const concat = q.map((_, r) => heads.flatMap(({ head }) => head[r])); // (n, d_model)
     const output = matmul(concat, wO);
-    state = { heads };
+    state = { heads, q, k, dK };
     fill(root, "q", q, 2);
-    for (const key of ["q", "concat"]) {
+    fill(root, "k", k, 2);
+    for (const key of ["q", "k", "concat"]) {
       for (const td of table(key).querySelectorAll("td[data-j]")) {
         td.dataset.head = String(Math.floor(Number(td.dataset.j) / dK)); // its head's colour
       }
