@@ -298,9 +298,14 @@ def online_panels(s: list[float], block: int) -> dict:
     }
 
 
-def online_panels_agree(svgs: dict[str, str], s: list[float], block: int, keys) -> None:
+def online_panels_agree(
+    svgs: dict[str, str], s: list[float], block: int, keys, *, live: bool = True
+) -> None:
     """The online figure's panels (their SVG by key) draw ``online_panels``,
-    each with its cursor at ``keys`` (none before the first block)."""
+    each with its cursor at ``keys`` (none before the first block). In the
+    browser (``live``) l's and o/l's panels are veiled beyond the keys
+    processed (from t = 0 before the first block, not at all after the
+    last); the page as built is not veiled."""
     from tests.explorables_charts import Chart
 
     expected = online_panels(s, block)
@@ -331,6 +336,11 @@ def online_panels_agree(svgs: dict[str, str], s: list[float], block: int, keys) 
     for chart in (scores, total, output):
         cursor = chart.cursor()
         assert (cursor is None) if keys is None else abs(cursor - keys) < 1e-3, cursor
+    veil = (keys or 0) if live and (keys or 0) < len(s) else None
+    assert scores.later() is None
+    for chart in (total, output):
+        later = chart.later()
+        assert (later is None) if veil is None else abs(later - veil) < 1e-3, later
 
 
 def heads_state(h: int, w_o_name: str) -> dict:
@@ -347,6 +357,7 @@ def heads_state(h: int, w_o_name: str) -> dict:
     return {
         "q": q.tolist(),
         "k": k.tolist(),
+        "v": (x @ w_v).tolist(),
         "scores": [a.tolist() for a in scores],
         "weights": weights.tolist(),
         "concat": concat.tolist(),

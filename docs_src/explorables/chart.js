@@ -115,9 +115,9 @@ export function valueAt(svg, event) {
 //   cursor: the x of the vertical cursor (none if undefined)
 //   notes: [{x, y, text}]: a short text written left of the point (x, y),
 //     <text data-note="x">, e.g. the factor a step is multiplied by
-//   fade: what lies right of the cursor is veiled (<rect data-later>), as
-//     steps not reached yet
-export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], fade = false }) {
+//   later: the x right of which the plot is veiled (<rect data-later>), as
+//     steps not reached yet (none if undefined)
+export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later }) {
   const AREA = areaOf(svg);
   const floor = y.floor ?? 0;
   const sx = scale(x);
@@ -230,9 +230,9 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], fa
     parts.push(`<text class="explorable-note-label" data-note="${note.x}" x="${px(X(note.x) - 4)}" ` +
       `y="${px(Y(note.y) + 4)}" text-anchor="end">${esc(note.text)}</text>`);
   }
-  if (fade && cursor !== undefined && drawable(cursor, x) && X(cursor) < AREA.right) {
-    parts.push(`<rect class="explorable-later" data-later="${cursor}" x="${px(X(cursor))}" y="${AREA.top}" ` +
-      `width="${px(AREA.right + 30 - X(cursor))}" height="${AREA.bottom - AREA.top}"></rect>`);
+  if (later !== undefined && drawable(later, x) && X(later) < AREA.right) {
+    parts.push(`<rect class="explorable-later" data-later="${later}" x="${px(X(later))}" y="${AREA.top}" ` +
+      `width="${px(AREA.right + 30 - X(later))}" height="${AREA.bottom - AREA.top}"></rect>`);
   }
   if (cursor !== undefined && drawable(cursor, x)) {
     parts.push(`<line class="explorable-cursor" data-cursor="${cursor}" x1="${px(X(cursor))}" ` +

@@ -4,11 +4,13 @@
 // A_i V_i. The output Concat(head_1, …, head_h) W^O is Σ_i head_i W^O_i.
 // Each head's weights are a heat map in that head's colour in the page's
 // figures (diagrams.FILLS head1, head2, …), its rows the queries and its
-// columns the keys in words, as are Q's and K's columns. Pointing at (or
-// focusing) head g's cell (i, j) lights up, in head g's columns, query i's
-// row of Q and key j's row of K, and writes the score they make, term by
-// term, (q_i · k_j) / √d_k; it marks the same query and key in every other
-// head and says all their weights.
+// columns the keys in words; Q, K, V and Concat in the heads' colours by
+// column. Pointing at (or focusing) head g's cell (i, j) lights up, in head
+// g's columns, query i's row of Q and key j's row of K, and writes the score
+// they make, term by term, (q_i · k_j) / √d_k; it lights the value v_j the
+// weight multiplies and query i's row of Concat and of head_g W^O_g, which
+// it goes into; it marks the same query and key in every other head and
+// says all their weights.
 import {
   announce, cellAt, dataNode, esc, field, fill, fmt, frame, linkCells, matmul, matrix, message,
   optionList, register, show, softmax, speak, status, sub, templates, transpose, words,
@@ -50,7 +52,7 @@ export function render(w, data) {
   return frame("heads", w,
     dataNode({ x: data.x, w_q: data.w_q, w_k: data.w_k, w_v: data.w_v, w_o: data.w_o }) + controls +
     `<div class="explorable-tables">${matrix("q", w.q, rowsOf("q"), dims)}` +
-    `${matrix("k", w.k, rowsOf("k"), dims)}</div>` + legend +
+    `${matrix("k", w.k, rowsOf("k"), dims)}${matrix("v", w.v, rowsOf("v"), dims)}</div>` + legend +
     `<div class="explorable-tables explorable-head-maps">${maps}</div>` +
     `<p class="explorable-terms explorable-terms-tall" data-linked-said>${w.linked_hint}</p>` +
     `<div class="explorable-tables">${matrix("concat", w.concat, queries, dims)}` +
@@ -86,11 +88,13 @@ export function mount(root) {
       parts.push(message(words(root, "linked_head"), { g: other + 1, weight: fmt(weights[i][j], 3) }));
     });
     const columns = [...Array(state.dK).keys()].map((p) => g * state.dK + p);
-    for (const [key, row] of [["q", i], ["k", j]]) {
+    // the value v_j it weighs, and query i's row of the outputs it goes into
+    for (const [key, row] of [["q", i], ["k", j], ["v", j], ["concat", i]]) {
       for (const c of columns) {
         table(key).querySelector(`td[data-i="${row}"][data-j="${c}"]`).classList.add("explorable-linked");
       }
     }
+    for (const cell of table(`term${g}`).querySelectorAll(`td[data-i="${i}"]`)) cell.classList.add("explorable-linked");
     const terms = columns.map((c) => `${fmt(state.q[i][c], 2)} × ${fmt(state.k[j][c], 2)}`).join(" + ");
     speak(said, message(words(root, "score"), {
       g: g + 1, i: i + 1, j: j + 1, terms, d_k: state.dK, score: fmt(state.heads[g].scores[i][j], 3),
@@ -121,7 +125,8 @@ export function mount(root) {
     state = { heads, q, k, dK };
     fill(root, "q", q, 2);
     fill(root, "k", k, 2);
-    for (const key of ["q", "k", "concat"]) {
+    fill(root, "v", v, 2);
+    for (const key of ["q", "k", "v", "concat"]) {
       for (const td of table(key).querySelectorAll("td[data-j]")) {
         td.dataset.head = String(Math.floor(Number(td.dataset.j) / dK)); // its head's colour
       }

@@ -154,23 +154,26 @@ export function mount(root) {
     const n = inputs.length;
     const cursor = shown > 0 ? steps[shown - 1].keys : undefined;
     const x = { min: 0, max: n, label: "t" };
-    const fade = true; // the keys not processed yet veiled
+    // In the browser, l and o/l are veiled beyond the keys processed (all of
+    // them before the first block), revealed as the reader steps; the page
+    // as built (without JavaScript, in print, in a notebook) shows them whole.
+    const later = typeof window === "undefined" ? undefined : cursor ?? 0;
     const panel = (key) => root.querySelector(`[data-chart="${key}"]`);
     draw(panel("scores"), {
       x, y: { min: Math.min(SCORES.min, ...s), max: Math.max(SCORES.max, ...s) },
       lines: [{ points: s.map((sj, j) => [j + 1, sj]), dots: true }, { points: ms, label: "m" }],
-      cursor, fade,
+      cursor,
     });
     draw(panel("sum"), {
       x, y: { min: 0, max: Math.max(1, ...ls.map(([, l]) => l)) },
-      lines: [{ points: ls, label: "ℓ" }], notes, cursor, fade,
+      lines: [{ points: ls, label: "ℓ" }], notes, cursor, later,
     });
     const columns = V[0].map((_, c) => V.map((row) => row[c]));
     draw(panel("output"), {
       x, y: { min: Math.min(0, ...columns.flat()), max: Math.max(1, ...columns.flat()) },
       lines: zs.map((points, c) => ({ points, label: `o${"₁₂₃₄"[c]}/ℓ` })),
       rules: plain.map((z, c) => ({ y: z, label: `softmax(s)V${"₁₂₃₄"[c]}` })),
-      cursor, fade,
+      cursor, later,
     });
   };
 

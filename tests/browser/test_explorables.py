@@ -1293,6 +1293,14 @@ def test_online_softmax_is_acted_on_in_its_panels(load) -> None:
     rows = root.locator('[data-matrix="steps"] tbody tr')
     assert "explorable-on" in (rows.nth(2).get_attribute("class") or "")
     assert "explorable-later" in (rows.nth(3).get_attribute("class") or "")
+    # the steps not reached yet are blank in the browser
+    assert (
+        rows.nth(3)
+        .locator("td")
+        .first.evaluate("td => getComputedStyle(td).visibility")
+        == "hidden"
+    )
+    assert rows.nth(2).locator("td").first.is_visible()
     # the o/l panel at t = 4 (blocks of 2: the second block)
     root.locator("select[data-block]").select_option("2")
     page.mouse.click(*page.evaluate(PANEL_POINT, ["output", 3.8, 1]))
@@ -1340,6 +1348,7 @@ def test_heads(load) -> None:
         state = oracle.heads_state(h, w_o)
         compare(page, "heads", "q", state["q"])
         compare(page, "heads", "k", state["k"])
+        compare(page, "heads", "v", state["v"])
         for i in range(max(explorables.HEAD_COUNTS)):
             tables = root.locator(
                 f'[data-matrix="weights{i}"], [data-matrix="term{i}"]'
@@ -1491,6 +1500,11 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     # they make, s = q_12 k_32 / sqrt(1), written term by term
     assert root.evaluate(LIT, "q") == [[0, 1]]
     assert root.evaluate(LIT, "k") == [[2, 1]]
+    # the value v_3 it weighs, and query 1's row of Concat and head_2 W^O_2
+    assert root.evaluate(LIT, "v") == [[2, 1]]
+    assert root.evaluate(LIT, "concat") == [[0, 1]]
+    assert root.evaluate(LIT, "term1") == [[0, c] for c in range(4)]
+    assert root.evaluate(LIT, "term0") == []
     q, k = state["q"][0][1], state["k"][2][1]
     text = said.inner_text()
     assert f"{oracle.fmt(q, 2)} × {oracle.fmt(k, 2)}" in text, text
@@ -1498,7 +1512,8 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     assert abs(state["scores"][1][0][2] - q * k) < 1e-12
     root.locator("select[data-h]").hover()
     assert not any(c["linked"] for c in root.evaluate(HEAD_MAPS))
-    assert root.evaluate(LIT, "q") == [] and root.evaluate(LIT, "k") == []
+    for key in ("q", "k", "v", "concat", "term1"):
+        assert root.evaluate(LIT, key) == [], key
     # The keyboard: one Tab stop a map, the arrows move inside it.
     pointer_on_the_header(page)
     stops = root.locator('button[data-weight][tabindex="0"]:visible')

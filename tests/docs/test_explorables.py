@@ -269,7 +269,7 @@ def test_the_heads_are_drawn_as_the_package_computes_them() -> None:
     for i in range(2):
         for key, values in (("weights", state["weights"]), ("term", state["terms"])):
             np.testing.assert_allclose(tables[f"{key}{i}"], values[i], rtol=1e-12)
-    for key in ("q", "k", "concat", "output"):
+    for key in ("q", "k", "v", "concat", "output"):
         np.testing.assert_allclose(tables[key], state[key], rtol=1e-12, err_msg=key)
 
 
@@ -966,7 +966,8 @@ def test_the_online_panels_draw_the_package_s_running_max_sum_and_output() -> No
     one axis t; no cursor (no block processed yet)."""
     for language in ("ja", "zh-Hant", "zh-Hans"):
         svgs = charts(explorables.render("online", language))
-        oracle.online_panels_agree(svgs, list(explorables.ONLINE_S), 1, None)
+        s = list(explorables.ONLINE_S)
+        oracle.online_panels_agree(svgs, s, 1, None, live=False)
         # s = (1, 3, 0.5, 4): m rises at keys 2 and 4, by e^-2 and e^-1
         assert [text for _, text in Chart(svgs["sum"]).notes()] == ["×0.135", "×0.368"]
         # one axis t for the three panels
@@ -1013,6 +1014,7 @@ def test_the_labels_set_their_maths_as_the_pages_do(language: str) -> None:
         ("example", "scores", r"S = QK^\top/\sqrt{d_k}"),
         ("heads", "q", "Q = XW_Q"),
         ("heads", "k", "K = XW_K"),
+        ("heads", "v", "V = XW_V"),
         ("softmax", "jacobian", r"\partial w_j/\partial u_l"),
         ("rope", "score", r"(\mathbf{q}R_m)(\mathbf{k}R_r)^\top"),
     ):
