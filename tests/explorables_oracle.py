@@ -343,9 +343,13 @@ def online_panels_agree(
         assert (later is None) if veil is None else abs(later - veil) < 1e-3, later
 
 
-def heads_state(h: int, w_o_name: str) -> dict:
+def heads_state(h: int, w_o_name: str, off: tuple[int, ...] = ()) -> dict:
+    """The heads figure's numbers; ``off``: the heads whose block of W^O
+    (rows g d_k ... (g + 1) d_k - 1) the reader zeroed."""
     x, w_q, w_k, w_v = running_example()
-    w_o = np.asarray(W_O[w_o_name], dtype=np.float64)
+    w_o = np.asarray(W_O[w_o_name], dtype=np.float64).copy()
+    for g in off:
+        w_o[g * (4 // h) : (g + 1) * (4 // h), :] = 0.0
     out, weights = multi_head_attention(x, x, x, w_q, w_k, w_v, w_o, h)
     concat, _ = multi_head_attention(x, x, x, w_q, w_k, w_v, np.eye(4), h)
     d_v = 4 // h
@@ -363,4 +367,5 @@ def heads_state(h: int, w_o_name: str) -> dict:
         "concat": concat.tolist(),
         "terms": [t.tolist() for t in terms],
         "output": out.tolist(),
+        "w_o": w_o.tolist(),
     }

@@ -1344,8 +1344,9 @@ def test_online_softmax_refuses_what_it_cannot_compute(load) -> None:
 def test_heads(load) -> None:
     page, watch, root = load("multi-head", "heads")
 
-    def agrees(h: int, w_o: str) -> dict:
-        state = oracle.heads_state(h, w_o)
+    def agrees(h: int, w_o: str, off: tuple[int, ...] = ()) -> dict:
+        state = oracle.heads_state(h, w_o, off)
+        compare(page, "heads", "w_o", state["w_o"])
         compare(page, "heads", "q", state["q"])
         compare(page, "heads", "k", state["k"])
         compare(page, "heads", "v", state["v"])
@@ -1394,6 +1395,26 @@ def test_heads(load) -> None:
     root.locator("select[data-w-o]").select_option("identity")
     agrees(4, "identity")
     assert "d" in status(page, "heads") and "1" in status(page, "heads")
+    # A head's block of W^O zeroed (ablated) and kept again, by the mouse and
+    # by the keyboard: its term is 0, the output the sum of the others.
+    uses = root.locator("button[data-use]")
+    assert [uses.nth(g).is_visible() for g in range(4)] == [True] * 4
+    uses.nth(1).click()
+    assert uses.nth(1).get_attribute("aria-pressed") == "false"
+    state = agrees(4, "identity", (1,))
+    assert not np.any(state["terms"][1])
+    assert "2" in status(page, "heads")
+    uses.nth(3).focus()
+    page.keyboard.press("Space")
+    agrees(4, "identity", (1, 3))
+    offs = root.locator('[data-matrix="w_o"] td.explorable-off')
+    assert offs.count() == 8  # rows 2 and 4
+    uses.nth(1).click()
+    agrees(4, "identity", (3,))
+    root.locator("select[data-h]").select_option("2")  # another h: every head kept
+    agrees(2, "identity")
+    assert [uses.nth(g).is_visible() for g in range(4)] == [True, True, False, False]
+    assert offs.count() == 0
     assert not watch.problems(), watch.problems()
 
 

@@ -269,7 +269,7 @@ def test_the_heads_are_drawn_as_the_package_computes_them() -> None:
     for i in range(2):
         for key, values in (("weights", state["weights"]), ("term", state["terms"])):
             np.testing.assert_allclose(tables[f"{key}{i}"], values[i], rtol=1e-12)
-    for key in ("q", "k", "v", "concat", "output"):
+    for key in ("q", "k", "v", "concat", "w_o", "output"):
         np.testing.assert_allclose(tables[key], state[key], rtol=1e-12, err_msg=key)
 
 
@@ -1015,6 +1015,7 @@ def test_the_labels_set_their_maths_as_the_pages_do(language: str) -> None:
         ("heads", "q", "Q = XW_Q"),
         ("heads", "k", "K = XW_K"),
         ("heads", "v", "V = XW_V"),
+        ("heads", "w_o_matrix", "W^O"),
         ("softmax", "jacobian", r"\partial w_j/\partial u_l"),
         ("rope", "score", r"(\mathbf{q}R_m)(\mathbf{k}R_r)^\top"),
     ):
