@@ -10,6 +10,7 @@ are formatted here as a reader reads them, independently of the script.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -309,6 +310,7 @@ def online_panels_agree(
     from tests.explorables_charts import Chart
 
     expected = online_panels(s, block)
+    state_steps = online_state(s, block)["steps"]
 
     def same(points, values, where) -> None:
         assert len(points) == len(values), (where, points, values)
@@ -336,6 +338,14 @@ def online_panels_agree(
     for chart in (scores, total, output):
         cursor = chart.cursor()
         assert (cursor is None) if keys is None else abs(cursor - keys) < 1e-3, cursor
+    # every other block shaded behind the bars, from half a key before its
+    # first key to half a key after its last (within the axis)
+    ends = [min((b + 1) * block, len(s)) for b in range(len(state_steps))]
+    bands = [
+        (ends[b - 1] + 0.5, min(ends[b] + 0.5, len(s))) for b in range(1, len(ends), 2)
+    ]
+    drawn = re.findall(r'data-band="([-\d.e]+) ([-\d.e]+)"', svgs["scores"])
+    assert [(float(a), float(b)) for a, b in drawn] == bands, (drawn, bands)
     veil = (keys or 0) if live and (keys or 0) < len(s) else None
     assert scores.later() is None
     for chart in (total, output):

@@ -117,7 +117,9 @@ export function valueAt(svg, event) {
 //     <text data-note="x">, e.g. the factor a step is multiplied by
 //   later: the x right of which the plot is veiled (<rect data-later>), as
 //     steps not reached yet (none if undefined)
-export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later }) {
+//   bands: [{from, to}]: x ranges shaded behind the plot (<rect data-band>),
+//     e.g. every other block of keys
+export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later, bands = [] }) {
   const AREA = areaOf(svg);
   const floor = y.floor ?? 0;
   const sx = scale(x);
@@ -129,7 +131,8 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
   const Y = (v) => AREA.bottom - sy.at(v) * (AREA.bottom - AREA.top);
   const drawable = (v, axis) => Number.isFinite(v) && (!axis.log || v > 0) &&
     (axis !== y || !floor || v >= floor);
-  const parts = [];
+  const parts = bands.map(({ from, to }) => `<rect class="explorable-band" data-band="${from} ${to}" ` +
+    `x="${px(X(from))}" y="${AREA.top}" width="${px(X(to) - X(from))}" height="${AREA.bottom - AREA.top}"></rect>`);
   for (const [v, text] of sx.ticks) {
     parts.push(`<g data-tick="x" data-at="${v}"><line class="explorable-grid" x1="${px(X(v))}" ` +
       `x2="${px(X(v))}" y1="${AREA.top}" y2="${AREA.bottom + 4}"></line>` +

@@ -159,8 +159,13 @@ export function mount(root) {
     // as built (without JavaScript, in print, in a notebook) shows them whole.
     const later = typeof window === "undefined" ? undefined : cursor ?? 0;
     const panel = (key) => root.querySelector(`[data-chart="${key}"]`);
+    // every other block of keys shaded: key j's bar at t = j, its block
+    // from t = start + 0.5 to end + 0.5
+    const bands = steps
+      .map((step, b) => ({ from: (b ? steps[b - 1].keys : 0) + 0.5, to: Math.min(step.keys + 0.5, n) }))
+      .filter((_, b) => b % 2 === 1);
     draw(panel("scores"), {
-      x, y: { min: Math.min(SCORES.min, ...s), max: Math.max(SCORES.max, ...s) },
+      bands, x, y: { min: Math.min(SCORES.min, ...s), max: Math.max(SCORES.max, ...s) },
       lines: [{ points: s.map((sj, j) => [j + 1, sj]), dots: true }, { points: ms, label: "m" }],
       cursor,
     });
