@@ -71,6 +71,17 @@ class Chart:
             ]
         return found
 
+    def notes(self) -> list[tuple[float, str]]:
+        """Each note written on the chart: its x (data-note) and its text."""
+        note = r'<text[^>]*data-note="([^"]+)"[^>]*>([^<]*)</text>'
+        return [(float(x), text) for x, text in re.findall(note, self.svg)]
+
+    def later(self) -> float | None:
+        """Where the veil over the steps not reached yet starts (its x)."""
+        veil = r'<rect[^>]*data-later="[^"]*"[^>]*\sx="(?P<x>[-\d.]+)"'
+        m = re.search(veil, self.svg)
+        return None if m is None else self.value("x", float(m["x"]))
+
     def cursor(self) -> float | None:
         m = CURSOR.search(self.svg)
         return None if m is None else self.value("x", float(m["x"]))

@@ -10,6 +10,7 @@ are formatted here as a reader reads them, independently of the script.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -269,18 +270,112 @@ def online_paths(s: list[float], block: int) -> tuple[list, list]:
     return ms, ls
 
 
-def heads_state(h: int, w_o_name: str) -> dict:
+def online_panels(s: list[float], block: int) -> dict:
+    """What the online figure's three panels draw: the scores s_j as dots at
+    t = j and m as steps (``scores``); l as steps with its drops and each
+    drop's factor e^(m - m') at t - ONLINE_DROP (``sum``, ``notes``); o / l
+    of each column as steps (``output``), settling on softmax(s) V (``rules``)."""
+    state = online_state(s, block)
+    ms, ls = online_paths(s, block)
+    zs: list[list] = [[] for _ in state["plain"]]
+    notes, prev = [], None
+    for b, step in enumerate(state["steps"]):
+        t = float(min((b + 1) * block, len(s)))
+        z = step[4:]
+        for c, zc in enumerate(z):
+            if prev is not None:
+                zs[c].append((t, prev[2][c]))
+            zs[c].append((t, zc))
+        if prev is not None and step[0] > prev[0]:
+            notes.append((t - ONLINE_DROP, float(np.exp(prev[0] - step[0]))))
+        prev = (step[0], step[1], z)
+    return {
+        "dots": [(float(j + 1), float(sj)) for j, sj in enumerate(s)],
+        "m": ms,
+        "l": ls,
+        "notes": notes,
+        "output": zs,
+        "rules": state["plain"],
+    }
+
+
+def online_panels_agree(
+    svgs: dict[str, str], s: list[float], block: int, keys, *, live: bool = True
+) -> None:
+    """The online figure's panels (their SVG by key) draw ``online_panels``,
+    each with its cursor at ``keys`` (none before the first block). In the
+    browser (``live``) l's and o/l's panels are veiled beyond the keys
+    processed (from t = 0 before the first block, not at all after the
+    last); the page as built is not veiled."""
+    from tests.explorables_charts import Chart
+
+    expected = online_panels(s, block)
+    state_steps = online_state(s, block)["steps"]
+
+    def same(points, values, where) -> None:
+        assert len(points) == len(values), (where, points, values)
+        for (t, v), (te, ve) in zip(points, values, strict=True):
+            assert abs(t - te) < 1e-3, (where, t, te)
+            assert abs(v - ve) < 1e-3 * max(1, abs(ve)), (where, t, v, ve)
+
+    scores, total, output = (Chart(svgs[k]) for k in ("scores", "sum", "output"))
+    same(scores.dots()[0], expected["dots"], "dots")
+    (m,) = scores.lines()[1]
+    same(m, expected["m"], "m")
+    (ls,) = total.lines()[0]
+    same(ls, expected["l"], "l")
+    notes = total.notes()
+    factors = expected["notes"]
+    assert [round(x, 6) for x, _ in notes] == [round(x, 6) for x, _ in factors]
+    assert [text for _, text in notes] == [f"×{fmt(f, 3)}" for _, f in factors]
+    for c, values in enumerate(expected["output"]):
+        (points,) = output.lines()[c]
+        same(points, values, f"o{c + 1}/l")
+    rules = sorted(output.rules())  # drawn from the top: sorted by value
+    assert len(rules) == len(expected["rules"])
+    for (at, drawn), z in zip(rules, sorted(expected["rules"]), strict=True):
+        assert abs(at - z) < 1e-12 and abs(drawn - z) < 1e-3, (at, drawn, z)
+    for chart in (scores, total, output):
+        cursor = chart.cursor()
+        assert (cursor is None) if keys is None else abs(cursor - keys) < 1e-3, cursor
+    # every other block shaded behind the bars, from half a key before its
+    # first key to half a key after its last (within the axis)
+    ends = [min((b + 1) * block, len(s)) for b in range(len(state_steps))]
+    bands = [
+        (ends[b - 1] + 0.5, min(ends[b] + 0.5, len(s))) for b in range(1, len(ends), 2)
+    ]
+    drawn = re.findall(r'data-band="([-\d.e]+) ([-\d.e]+)"', svgs["scores"])
+    assert [(float(a), float(b)) for a, b in drawn] == bands, (drawn, bands)
+    veil = (keys or 0) if live and (keys or 0) < len(s) else None
+    assert scores.later() is None
+    for chart in (total, output):
+        later = chart.later()
+        assert (later is None) if veil is None else abs(later - veil) < 1e-3, later
+
+
+def heads_state(h: int, w_o_name: str, off: tuple[int, ...] = ()) -> dict:
+    """The heads figure's numbers; ``off``: the heads whose block of W^O
+    (rows g d_k ... (g + 1) d_k - 1) the reader zeroed."""
     x, w_q, w_k, w_v = running_example()
-    w_o = np.asarray(W_O[w_o_name], dtype=np.float64)
+    w_o = np.asarray(W_O[w_o_name], dtype=np.float64).copy()
+    for g in off:
+        w_o[g * (4 // h) : (g + 1) * (4 // h), :] = 0.0
     out, weights = multi_head_attention(x, x, x, w_q, w_k, w_v, w_o, h)
     concat, _ = multi_head_attention(x, x, x, w_q, w_k, w_v, np.eye(4), h)
     d_v = 4 // h
     blocks = [slice(i * d_v, (i + 1) * d_v) for i in range(h)]
     terms = [concat[:, b] @ w_o[b, :] for b in blocks]  # head_i W^O_i: (n, d_model)
+    q, k = x @ w_q, x @ w_k
+    # Q_i K_i^T / sqrt(d_k), head by head
+    scores = [q[:, b] @ k[:, b].T / np.sqrt(d_v) for b in blocks]
     return {
-        "q": (x @ w_q).tolist(),
+        "q": q.tolist(),
+        "k": k.tolist(),
+        "v": (x @ w_v).tolist(),
+        "scores": [a.tolist() for a in scores],
         "weights": weights.tolist(),
         "concat": concat.tolist(),
         "terms": [t.tolist() for t in terms],
         "output": out.tolist(),
+        "w_o": w_o.tolist(),
     }

@@ -15,10 +15,15 @@ export const WIDTH = 360;
 export const HEIGHT = 200;
 const AREA = { left: 50, right: WIDTH - 34, top: 10, bottom: HEIGHT - 30 };
 
-// The chart's box: a title (the page's words) over an empty drawing.
-export const chartBox = (key, title) =>
+// The chart's box: a title (the page's words) over an empty drawing;
+// `height` (the viewBox's, HEIGHT unless given) for a shorter panel.
+export const chartBox = (key, title, height = HEIGHT) =>
   `<div class="explorable-chart" aria-hidden="true"><p class="explorable-chart-title">${title}</p>` +
-  `<svg data-chart="${key}" viewBox="0 0 ${WIDTH} ${HEIGHT}" focusable="false"></svg></div>`;
+  `<svg data-chart="${key}" viewBox="0 0 ${WIDTH} ${height}"` +
+  `${height === HEIGHT ? "" : ` data-height="${height}"`} focusable="false"></svg></div>`;
+
+// The plot area of `svg`: AREA, its foot moved up in a shorter panel.
+const areaOf = (svg) => ({ ...AREA, bottom: Number(svg.getAttribute("data-height") || HEIGHT) - 30 });
 
 const SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3",
   4: "\u2074", 5: "\u2075", 6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
@@ -69,14 +74,7 @@ const GAP = 15;
 // (The chart is aria-hidden; the keyboard moves the same control itself,
 // which onValue may focus.) Vertical swipes still scroll a phone's page.
 export function follow(svg, onValue) {
-  const at = (event) => {
-    const point = svg.createSVGPoint();
-    [point.x, point.y] = [event.clientX, event.clientY];
-    const inside = point.matrixTransform(svg.getScreenCTM().inverse());
-    const { min, max } = svg.chartX;
-    const f = (inside.x - AREA.left) / (AREA.right - AREA.left);
-    return min + Math.min(1, Math.max(0, f)) * (max - min);
-  };
+  const at = (event) => valueAt(svg, event)[0];
   svg.classList.add("explorable-follow");
   svg.addEventListener("pointerdown", (event) => {
     if (event.button !== 0) return;
@@ -87,6 +85,18 @@ export function follow(svg, onValue) {
   svg.addEventListener("pointermove", (event) => {
     if (svg.hasPointerCapture(event.pointerId)) onValue(at(event));
   });
+}
+
+// The values [x, y] under the pointer's `event`, each within the axis drawn
+// last (a linear y axis), for a chart the reader drags in two directions.
+export function valueAt(svg, event) {
+  const AREA = areaOf(svg);
+  const point = svg.createSVGPoint();
+  [point.x, point.y] = [event.clientX, event.clientY];
+  const inside = point.matrixTransform(svg.getScreenCTM().inverse());
+  const within = (f, { min, max }) => min + Math.min(1, Math.max(0, f)) * (max - min);
+  return [within((inside.x - AREA.left) / (AREA.right - AREA.left), svg.chartX),
+    within((AREA.bottom - inside.y) / (AREA.bottom - AREA.top), svg.chartY)];
 }
 
 // Draw into `svg`:
@@ -103,17 +113,26 @@ export function follow(svg, onValue) {
 //   rules: [{y, label}]: horizontal lines across the plot, each labelled at its
 //     left end (its right end if the first line starts among the labels)
 //   cursor: the x of the vertical cursor (none if undefined)
-export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
+//   notes: [{x, y, text}]: a short text written left of the point (x, y),
+//     <text data-note="x">, e.g. the factor a step is multiplied by
+//   later: the x right of which the plot is veiled (<rect data-later>), as
+//     steps not reached yet (none if undefined)
+//   bands: [{from, to}]: x ranges shaded behind the plot (<rect data-band>),
+//     e.g. every other block of keys
+export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later, bands = [] }) {
+  const AREA = areaOf(svg);
   const floor = y.floor ?? 0;
   const sx = scale(x);
   const sy = scale(floor ? { ...y, min: Math.max(floor, Math.min(y.min, y.max)),
     max: Math.max(floor * 10, y.max) } : y);
   svg.chartX = { min: sx.min, max: sx.max }; // for follow(): the x drawn last
+  svg.chartY = { min: sy.min, max: sy.max }; // for valueAt(): the y drawn last
   const X = (v) => AREA.left + sx.at(v) * (AREA.right - AREA.left);
   const Y = (v) => AREA.bottom - sy.at(v) * (AREA.bottom - AREA.top);
   const drawable = (v, axis) => Number.isFinite(v) && (!axis.log || v > 0) &&
     (axis !== y || !floor || v >= floor);
-  const parts = [];
+  const parts = bands.map(({ from, to }) => `<rect class="explorable-band" data-band="${from} ${to}" ` +
+    `x="${px(X(from))}" y="${AREA.top}" width="${px(X(to) - X(from))}" height="${AREA.bottom - AREA.top}"></rect>`);
   for (const [v, text] of sx.ticks) {
     parts.push(`<g data-tick="x" data-at="${v}"><line class="explorable-grid" x1="${px(X(v))}" ` +
       `x2="${px(X(v))}" y1="${AREA.top}" y2="${AREA.bottom + 4}"></line>` +
@@ -209,6 +228,14 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
   for (const label of labels) {
     parts.push(`<text class="explorable-line-label explorable-line-${label.k}" data-label="${label.k}" ` +
       `x="${px(label.x + 4)}" y="${px(label.y + 4)}">${label.text}</text>`);
+  }
+  for (const note of notes.filter((n) => drawable(n.x, x) && drawable(n.y, y))) {
+    parts.push(`<text class="explorable-note-label" data-note="${note.x}" x="${px(X(note.x) - 4)}" ` +
+      `y="${px(Y(note.y) + 4)}" text-anchor="end">${esc(note.text)}</text>`);
+  }
+  if (later !== undefined && drawable(later, x) && X(later) < AREA.right) {
+    parts.push(`<rect class="explorable-later" data-later="${later}" x="${px(X(later))}" y="${AREA.top}" ` +
+      `width="${px(AREA.right + 30 - X(later))}" height="${AREA.bottom - AREA.top}"></rect>`);
   }
   if (cursor !== undefined && drawable(cursor, x)) {
     parts.push(`<line class="explorable-cursor" data-cursor="${cursor}" x1="${px(X(cursor))}" ` +

@@ -4,11 +4,16 @@
 // A_i V_i. The output Concat(head_1, …, head_h) W^O is Σ_i head_i W^O_i.
 // Each head's weights are a heat map in that head's colour in the page's
 // figures (diagrams.FILLS head1, head2, …), its rows the queries and its
-// columns the keys in words; pointing at (or focusing) one head's cell marks
-// the same query and key in every other head and says all their weights.
+// columns the keys in words; Q, K, V and Concat in the heads' colours by
+// column. Pointing at (or focusing) head g's cell (i, j) lights up, in head
+// g's columns, query i's row of Q and key j's row of K, and writes the score
+// they make, term by term, (q_i · k_j) / √d_k; it lights the value v_j the
+// weight multiplies and query i's row of Concat and of head_g W^O_g, which
+// it goes into; it marks the same query and key in every other head and
+// says all their weights.
 import {
   announce, cellAt, dataNode, esc, field, fill, fmt, frame, linkCells, matmul, matrix, message,
-  optionList, register, show, softmax, status, sub, templates, transpose, words,
+  optionList, register, show, softmax, speak, status, sub, templates, transpose, words,
 } from "./core.js";
 
 // data: the running example's X, W_Q, W_K, W_V; the page's W^O choices
@@ -44,14 +49,24 @@ export function render(w, data) {
       .replace('<table class="explorable-matrix"',
         `<table${hide(g)} class="explorable-matrix explorable-head-fill" data-head="${g}"`)).join("");
   const legend = `<p class="explorable-note">${w.legend}</p>`;
+  // W^O drawn, its rows in the colour of the head whose block W^O_i they
+  // are; a button a head keeps or zeroes its block (aria-pressed: kept).
+  const uses = [...Array(most).keys()].map((g) =>
+    `<button type="button" data-use="${g}" data-head="${g}" aria-pressed="true"${hide(g)} disabled>` +
+    `${message(w.use_head, { g: g + 1 })}</button>`).join("");
+  const wO = '<div class="explorable-w-o">' +
+    '<div class="explorable-controls explorable-uses" role="group" aria-labelledby="explorable-heads-use">' +
+    `<span id="explorable-heads-use">${w.use}</span>${uses}</div>${matrix("w_o", w.w_o_matrix, dims, dims)}</div>`;
   return frame("heads", w,
     dataNode({ x: data.x, w_q: data.w_q, w_k: data.w_k, w_v: data.w_v, w_o: data.w_o }) + controls +
-    `<div class="explorable-tables">${matrix("q", w.q, rowsOf("q"), dims)}</div>` + legend +
+    `<div class="explorable-tables">${matrix("q", w.q, rowsOf("q"), dims)}` +
+    `${matrix("k", w.k, rowsOf("k"), dims)}${matrix("v", w.v, rowsOf("v"), dims)}</div>` + legend +
     `<div class="explorable-tables explorable-head-maps">${maps}</div>` +
-    `<p class="explorable-terms" data-linked-said>${w.linked_hint}</p>` +
-    `<div class="explorable-tables">${matrix("concat", w.concat, queries, dims)}` +
+    `<p class="explorable-terms explorable-terms-tall" data-linked-said>${w.linked_hint}</p>` +
+    `<div class="explorable-tables">${matrix("concat", w.concat, queries, dims)}${wO}` +
     `${terms}${matrix("output", w.output, rowsOf("z"), dims)}</div>` +
-    status() + templates(w, "status", "cell", "linked", "linked_head", "linked_hint"));
+    status() + templates(w, "status", "cell", "linked", "linked_head", "linked_hint", "score",
+      "dropped", "kept"));
 }
 
 const columns = (a, from, to) => a.map((row) => row.slice(from, to));
@@ -65,28 +80,47 @@ export function mount(root) {
   const said = root.querySelector("[data-linked-said]");
   let state = null;
   let pointed = null; // [head, query, key] under the pointer or the focus
+  const off = new Set(); // the heads whose block of W^O the reader zeroed
+  const useButtons = [...root.querySelectorAll("button[data-use]")];
+  const useLabel = root.querySelector("#explorable-heads-use");
+  speak(useLabel, useLabel.innerHTML); // "W<sup>O</sup>" said in words
 
-  // The cell (i, j) marked in every shown head, and its weights said.
+  // The cell (i, j) marked in every shown head, and its weights said; in
+  // the pointed head g, q_i's and k_j's entries in g's columns lit, and the
+  // score s = Σ_p q_ip k_jp / √d_k over those columns written term by term.
   const link = () => {
     for (const cell of root.querySelectorAll(".explorable-linked")) cell.classList.remove("explorable-linked");
     if (!pointed) {
       said.textContent = words(root, "linked_hint");
       return;
     }
-    const [, i, j] = pointed;
+    const [g, i, j] = pointed;
     const parts = [];
-    state.heads.forEach(({ weights }, g) => {
-      table(`weights${g}`).querySelector(`td[data-i="${i}"][data-j="${j}"]`).classList.add("explorable-linked");
-      parts.push(message(words(root, "linked_head"), { g: g + 1, weight: fmt(weights[i][j], 3) }));
+    state.heads.forEach(({ weights }, other) => {
+      table(`weights${other}`).querySelector(`td[data-i="${i}"][data-j="${j}"]`).classList.add("explorable-linked");
+      parts.push(message(words(root, "linked_head"), { g: other + 1, weight: fmt(weights[i][j], 3) }));
     });
-    said.innerHTML = message(words(root, "linked"), { i: i + 1, j: j + 1, weights: parts.join("、") });
+    const columns = [...Array(state.dK).keys()].map((p) => g * state.dK + p);
+    // the value v_j it weighs, and query i's row of the outputs it goes into
+    for (const [key, row] of [["q", i], ["k", j], ["v", j], ["concat", i]]) {
+      for (const c of columns) {
+        table(key).querySelector(`td[data-i="${row}"][data-j="${c}"]`).classList.add("explorable-linked");
+      }
+    }
+    for (const cell of table(`term${g}`).querySelectorAll(`td[data-i="${i}"]`)) cell.classList.add("explorable-linked");
+    const terms = columns.map((c) => `${fmt(state.q[i][c], 2)} × ${fmt(state.k[j][c], 2)}`).join(" + ");
+    speak(said, message(words(root, "score"), {
+      g: g + 1, i: i + 1, j: j + 1, terms, d_k: state.dK, score: fmt(state.heads[g].scores[i][j], 3),
+      weight: fmt(state.heads[g].weights[i][j], 3),
+    }) + message(words(root, "linked"), { i: i + 1, j: j + 1, weights: parts.join("、") }));
   };
 
-  const update = () => {
+  const update = (say = true) => {
     const h = Number(hSelect.value);
-    const wO = data.w_o[wSelect.value];
     const dModel = data.x[0].length;
     const dK = dModel / h;
+    // W^O with the zeroed heads' blocks (rows (i−1)d_k+1 … i d_k) set to 0
+    const wO = data.w_o[wSelect.value].map((row, r) => (off.has(Math.floor(r / dK)) ? row.map(() => 0) : row));
     const q = matmul(data.x, data.w_q); // (n, d_model)
     const k = matmul(data.x, data.w_k);
     const v = matmul(data.x, data.w_v);
@@ -98,13 +132,15 @@ export function mount(root) {
       const weights = scores.map(softmax); // A_i
       const head = matmul(weights, columns(v, from, to)); // head_i = A_i V_i: (n, d_k)
       const term = matmul(head, wO.slice(from, to)); // head_i W^O_i: (n, d_model)
-      heads.push({ weights, head, term });
+      heads.push({ scores, weights, head, term });
     }
     const concat = q.map((_, r) => heads.flatMap(({ head }) => head[r])); // (n, d_model)
     const output = matmul(concat, wO);
-    state = { heads };
+    state = { heads, q, k, dK };
     fill(root, "q", q, 2);
-    for (const key of ["q", "concat"]) {
+    fill(root, "k", k, 2);
+    fill(root, "v", v, 2);
+    for (const key of ["q", "k", "v", "concat"]) {
       for (const td of table(key).querySelectorAll("td[data-j]")) {
         td.dataset.head = String(Math.floor(Number(td.dataset.j) / dK)); // its head's colour
       }
@@ -125,10 +161,20 @@ export function mount(root) {
       }
     }
     fill(root, "concat", concat, 3);
+    fill(root, "w_o", wO, 0);
+    for (const td of table("w_o").querySelectorAll("td[data-i]")) {
+      const g = Math.floor(Number(td.dataset.i) / dK);
+      td.dataset.head = String(g); // its block's head's colour
+      td.classList.toggle("explorable-off", off.has(g));
+    }
+    useButtons.forEach((b, g) => {
+      b.hidden = g >= h;
+      b.setAttribute("aria-pressed", String(!off.has(g)));
+    });
     fill(root, "output", output, 3);
     if (pointed && pointed[0] >= h) pointed = null;
     link();
-    announce(root, message(words(root, "status"), { h, d_k: dK }));
+    if (say) announce(root, message(words(root, "status"), { h, d_k: dK }));
   };
 
   // Each head's map is a grid of its own; a cell marks the same query and key in every head.
@@ -136,7 +182,17 @@ export function mount(root) {
     pointed = b && [Number(b.dataset.head), ...cellAt(b)];
     link();
   }, { rows: () => data.x.length, last: () => data.x.length - 1 });
-  for (const select of [hSelect, wSelect]) select.addEventListener("input", update);
+  hSelect.addEventListener("input", () => {
+    off.clear(); // another h: other blocks
+    update();
+  });
+  wSelect.addEventListener("input", () => update());
+  useButtons.forEach((b, g) => b.addEventListener("click", () => {
+    if (off.has(g)) off.delete(g);
+    else off.add(g);
+    update(false);
+    announce(root, message(words(root, off.has(g) ? "dropped" : "kept"), { g: g + 1 }));
+  }));
   update();
 }
 

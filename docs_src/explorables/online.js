@@ -1,22 +1,36 @@
 // Online softmax: the keys in blocks; after each block the running maximum
 // m, the running sum l and the unnormalised output o, rescaled by e^(m − m')
 // whenever the maximum rises. After the last block, o / l = softmax(s) V.
-// A chart draws m and l against t, the keys processed, with a cursor at the
-// block the reader has reached; where m rises, l is rescaled by e^(m − m').
+// Three panels share the axis t, the keys processed: the scores s_j as bars
+// with m over them (one quantity, scores); l, where m rises first shrunk by
+// e^(m − m') (the factor written at the drop), then grown by the block's
+// terms; and o / l, settling on softmax(s) V (dashed rules). The reader drags
+// a score's bar up or down (the keyboard: that score's field), and presses on
+// the l or o / l panel to process the keys up to the one under the pointer
+// (the keyboard: "next block" and "start again"). A cursor marks the block
+// the reader has reached.
 import {
-  announce, dataNode, field, fill, fmt, frame, matrix, message, optionList, register, resize,
-  softmax, speak, status, sub, templates, words,
+  announce, announceSettled, dataNode, field, fill, fmt, frame, matrix, message, optionList, register,
+  resize, softmax, speak, status, sub, templates, words,
 } from "./core.js";
-import { chartBox, draw } from "./chart.js";
+import { chartBox, draw, follow, valueAt } from "./chart.js";
 
 // How far before a block's end (in keys) the chart draws l's drop.
 const DROP = 0.25;
+// The scores' axis while no score lies outside it: fixed, so that a bar
+// being dragged stays under the pointer; a score the reader drags is rounded
+// to STEP (the fields' step) and kept within it.
+const SCORES = { min: -2, max: 6 };
+const STEP = 0.5;
+// The panels' heights (chart.js viewBox units; the width is 360).
+const TALL = 170;
+const SHORT = 140;
 
 // data: the page's scores s of one query, its values v (one row per key)
 // and the block sizes to offer (the first shown).
 export function render(w, data) {
   const inputs = data.s.map((sj, j) => field(sub("s", j + 1),
-    `<input type="number" step="0.5" value="${sj}" data-s="${j}" disabled inputmode="decimal">`)).join("");
+    `<input type="number" step="${STEP}" value="${sj}" data-s="${j}" disabled inputmode="decimal">`)).join("");
   const controls =
     `<div class="explorable-controls">${inputs}` +
     field(w.block, `<select data-block disabled>${optionList(data.blocks, data.blocks[0])}</select>`) +
@@ -28,10 +42,13 @@ export function render(w, data) {
   const plain = matrix("plain", w.plain, [w.plain_row], ["1", "2"]);
   // The values v_t the outputs o mix (the page's V, one row per key).
   const values = matrix("values", w.values, data.v.map((_, t) => sub("v", t + 1)), ["1", "2"]);
+  const panels = '<div class="explorable-panels">' + chartBox("scores", w.chart_scores, TALL) +
+    chartBox("sum", w.chart_sum, SHORT) + chartBox("output", w.chart_output, TALL) + "</div>";
   return frame("online", w,
-    dataNode(data.v) + controls +
-    `<div class="explorable-tables">${values}${chartBox("running", w.chart)}</div>` + steps + plain +
-    status() + templates(w, "start", "step", "done", "empty"));
+    dataNode(data.v) + controls + `<p class="explorable-note">${w.hint}</p>` +
+    `<div class="explorable-online">${panels}<div class="explorable-online-tables">` +
+    `${steps}<div class="explorable-tables">${values}${plain}</div></div></div>` +
+    status() + templates(w, "start", "step", "done", "empty", "moved"));
 }
 
 export function mount(root) {
@@ -42,6 +59,8 @@ export function mount(root) {
   const error = root.querySelector("[data-error]");
   let shown = 0; // blocks processed so far
   let steps = [];
+  let scores = []; // the reader's s
+  let plain = []; // softmax(s) V
 
   // The reader's scores, or null when one is blank or not a finite number:
   // that input is named, marked invalid, and the tables show "—".
@@ -88,7 +107,8 @@ export function mount(root) {
     }
     // All scores at once: softmax(s) V.
     const w = softmax(s);
-    const plain = V[0].map((_, c) => w.reduce((sum, wj, j) => sum + wj * V[j][c], 0));
+    scores = s;
+    plain = V[0].map((_, c) => w.reduce((sum, wj, j) => sum + wj * V[j][c], 0));
     fill(root, "steps", steps.map((step) => step.row), 3);
     fill(root, "plain", [plain], 4);
     fill(root, "values", V, 1);
@@ -100,13 +120,17 @@ export function mount(root) {
     return plain;
   };
 
-  // m and l against the keys processed t, as steps: each holds its value
-  // until the block ending at t changes it. Where m rises to m', l first
-  // drops to e^(m − m') l (drawn DROP keys before t) and then the block's
-  // terms are added at t; l = 0 at t = 0. The cursor at the last block shown.
-  const chart = () => {
+  // The three panels, as steps against the keys processed t: each value
+  // holds until the block ending at t changes it. Where m rises to m', l
+  // first drops to e^(m − m') l (drawn DROP keys before t, the factor
+  // written there) and then the block's terms are added at t; l = 0 at
+  // t = 0. o / l after each block against softmax(s) V. The cursor at the
+  // last block processed.
+  const chart = (s) => {
     const ms = [];
     const ls = [[0, 0]];
+    const zs = V[0].map(() => []);
+    const notes = [];
     let prev = null; // the step before
     for (const step of steps) {
       const [m, l] = step.row;
@@ -116,23 +140,51 @@ export function mount(root) {
       const before = prev ? prev.l : 0;
       if (prev && m > prev.m) {
         // the drop: l rescaled by e^(m − m') before the block's terms are added
-        ls.push([t - DROP, before], [t - DROP, Math.exp(prev.m - m) * before], [t, Math.exp(prev.m - m) * before]);
+        const factor = Math.exp(prev.m - m);
+        ls.push([t - DROP, before], [t - DROP, factor * before], [t, factor * before]);
+        notes.push({ x: t - DROP, y: (1 + factor) * before / 2, text: `×${fmt(factor, 3)}` });
       } else ls.push([t, before]);
       ls.push([t, l]); // the add: + Σ e^(s_j − m')
-      prev = { m, l };
+      step.row.slice(2 + V[0].length).forEach((z, c) => {
+        if (prev) zs[c].push([t, prev.z[c]]); // o/ℓ holds until the block ends
+        zs[c].push([t, z]);
+      });
+      prev = { m, l, z: step.row.slice(2 + V[0].length) };
     }
-    const values = [...ms, ...ls].map(([, v]) => v);
-    const [low, high] = [Math.min(...values), Math.max(...values)];
-    draw(root.querySelector('[data-chart="running"]'), {
-      x: { min: 0, max: inputs.length, label: "t" },
-      y: { min: low, max: high > low ? high : low + 1 },
-      lines: [{ points: ms, label: "m" }, { points: ls, label: "ℓ" }],
-      cursor: shown > 0 ? steps[shown - 1].keys : undefined,
+    const n = inputs.length;
+    const cursor = shown > 0 ? steps[shown - 1].keys : undefined;
+    const x = { min: 0, max: n, label: "t" };
+    // In the browser, l and o/l are veiled beyond the keys processed (all of
+    // them before the first block), revealed as the reader steps; the page
+    // as built (without JavaScript, in print, in a notebook) shows them whole.
+    const later = typeof window === "undefined" ? undefined : cursor ?? 0;
+    const panel = (key) => root.querySelector(`[data-chart="${key}"]`);
+    // every other block of keys shaded: key j's bar at t = j, its block
+    // from t = start + 0.5 to end + 0.5
+    const bands = steps
+      .map((step, b) => ({ from: (b ? steps[b - 1].keys : 0) + 0.5, to: Math.min(step.keys + 0.5, n) }))
+      .filter((_, b) => b % 2 === 1);
+    draw(panel("scores"), {
+      bands, x, y: { min: Math.min(SCORES.min, ...s), max: Math.max(SCORES.max, ...s) },
+      lines: [{ points: s.map((sj, j) => [j + 1, sj]), dots: true }, { points: ms, label: "m" }],
+      cursor,
+    });
+    draw(panel("sum"), {
+      x, y: { min: 0, max: Math.max(1, ...ls.map(([, l]) => l)) },
+      lines: [{ points: ls, label: "ℓ" }], notes, cursor, later,
+    });
+    const columns = V[0].map((_, c) => V.map((row) => row[c]));
+    draw(panel("output"), {
+      x, y: { min: Math.min(0, ...columns.flat()), max: Math.max(1, ...columns.flat()) },
+      lines: zs.map((points, c) => ({ points, label: `o${"₁₂₃₄"[c]}/ℓ` })),
+      rules: plain.map((z, c) => ({ y: z, label: `softmax(s)V${"₁₂₃₄"[c]}` })),
+      cursor, later,
     });
   };
 
   const next = root.querySelector("button[data-next]");
-  const showUpTo = (count) => {
+  // `settle`: the reader is dragging, and only the last state is said.
+  const showUpTo = (count, settle = false) => {
     shown = Math.min(count, steps.length);
     // After the last block there is none to process: the button is disabled,
     // and the focus it had moves to "start again".
@@ -141,27 +193,73 @@ export function mount(root) {
     if (typeof window !== "undefined") next.disabled = end; // the build leaves every control disabled
     rows.forEach((tr, t) => tr.classList.toggle("explorable-later", t >= shown));
     rows.forEach((tr, t) => tr.classList.toggle("explorable-on", t === shown - 1));
-    chart();
-    if (shown === 0) return announce(root, words(root, "start"));
-    const [m, l, o1, o2, z1, z2] = steps[shown - 1].row;
+    chart(scores);
+    if (shown === 0) return (settle ? announceSettled : announce)(root, words(root, "start"));
+    const [m, l, , , z1, z2] = steps[shown - 1].row;
     const values = { keys: steps[shown - 1].keys, m: fmt(m, 4), l: fmt(l, 4), z: `(${fmt(z1, 4)}, ${fmt(z2, 4)})` };
-    announce(root, message(words(root, shown === steps.length ? "done" : "step"), values));
+    (settle ? announceSettled : announce)(root, message(words(root, shown === steps.length ? "done" : "step"), values));
   };
 
-  const restart = () => {
-    if (compute() === null) {
-      next.disabled = true;
-      rows.forEach((tr) => tr.classList.remove("explorable-on", "explorable-later"));
-      draw(root.querySelector('[data-chart="running"]'), {
+  // A score changed (typed, or its bar dragged): the blocks processed stay
+  // processed, with the new numbers; said once the reader stops.
+  const rescore = (j) => {
+    if (compute() === null) return refuse();
+    showUpTo(shown, true);
+    announceSettled(root, message(words(root, "moved"), {
+      s: sub("s", j + 1), value: fmt(scores[j], 1),
+      z: `(${plain.map((z) => fmt(z, 4)).join(", ")})`,
+    }));
+  };
+  const refuse = () => {
+    next.disabled = true;
+    rows.forEach((tr) => tr.classList.remove("explorable-on", "explorable-later"));
+    for (const key of ["scores", "sum", "output"]) {
+      draw(root.querySelector(`[data-chart="${key}"]`), {
         x: { min: 0, max: inputs.length, label: "t" }, y: { min: 0, max: 1 }, lines: [],
       });
-      return announce(root, error.innerHTML);
     }
+    return announce(root, error.innerHTML);
+  };
+  const restart = () => {
+    if (compute() === null) return refuse();
     showUpTo(0);
   };
-  for (const control of [...inputs, block]) control.addEventListener("input", restart);
+  inputs.forEach((input, j) => input.addEventListener("input", () => rescore(j)));
+  block.addEventListener("input", restart);
   next.addEventListener("click", () => showUpTo(shown + 1));
   root.querySelector("button[data-restart]").addEventListener("click", restart);
+
+  // Pressing a bar (the key nearest the pointer) and dragging sets its score.
+  const bars = root.querySelector('[data-chart="scores"]');
+  let dragged = null;
+  const drag = (event) => {
+    const [t, value] = valueAt(bars, event);
+    dragged ??= Math.min(inputs.length, Math.max(1, Math.round(t))) - 1;
+    const rounded = Math.round(value / STEP) * STEP;
+    if (Number(inputs[dragged].value) === rounded && inputs[dragged].value !== "") return;
+    inputs[dragged].value = String(rounded);
+    rescore(dragged);
+  };
+  bars.classList.add("explorable-drag");
+  bars.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0) return;
+    event.preventDefault();
+    bars.setPointerCapture(event.pointerId);
+    dragged = null;
+    drag(event);
+  });
+  bars.addEventListener("pointermove", (event) => {
+    if (bars.hasPointerCapture(event.pointerId)) drag(event);
+  });
+  // Pressing the l or o/l panel at t processes the blocks up to key t.
+  for (const key of ["sum", "output"]) {
+    follow(root.querySelector(`[data-chart="${key}"]`), (t) => {
+      if (!steps.length) return;
+      const keys = Math.round(t);
+      const count = keys === 0 ? 0 : steps.findIndex((step) => step.keys >= keys) + 1;
+      if (count !== shown) showUpTo(count, true);
+    });
+  }
   restart();
 }
 

@@ -1167,18 +1167,31 @@ def test_rope_drag_is_announced_once(load) -> None:
 
 
 def online_chart_agrees(page, s: list[float], block: int, keys: int | None) -> None:
-    """m and l against the keys processed, as steps from the package's
-    steps, l's drop by e^(m - m') drawn before each add (review F25), and the
-    cursor at ``keys`` (none before the first block)."""
-    chart = Chart(svg(page, "online", "running"))
-    lines = chart.lines()
-    for k, expected in enumerate(oracle.online_paths(s, block)):
-        (points,) = lines[k]
-        assert len(points) == len(expected), (k, points)
-        for (t, v), (t_expected, v_expected) in zip(points, expected, strict=True):
-            assert abs(t - t_expected) < 1e-3 and abs(v - v_expected) < 1e-3, (k, t, v)
-    cursor = chart.cursor()
-    assert (cursor is None) if keys is None else abs(cursor - keys) < 1e-3, cursor
+    """The three panels as the package computes them (the scores and m, l
+    with its drops by e^(m - m') and their factors, o / l against
+    softmax(s) V; review F25, issue 40), each with its cursor at ``keys``."""
+    svgs = {key: svg(page, "online", key) for key in ("scores", "sum", "output")}
+    oracle.online_panels_agree(svgs, s, block, keys)
+
+
+#: The page's point of the online panel `key` at (t, value) in its viewBox
+#: coordinates from the chart's ticks: [x, y] in CSS pixels of the viewport.
+PANEL_POINT = """([key, t, v]) => {
+    const svg = document.querySelector(
+        `.explorable[data-explorable="online"] svg[data-chart="${key}"]`);
+    const at = (axis, value) => {
+        const ticks = [...svg.querySelectorAll(`g[data-tick="${axis}"]`)];
+        const [a, b] = [ticks[0], ticks[ticks.length - 1]];
+        const place = (g) => Number(
+            g.querySelector("line").getAttribute(axis === "x" ? "x1" : "y1"));
+        const [va, vb] = [Number(a.dataset.at), Number(b.dataset.at)];
+        return place(a) + (value - va) * (place(b) - place(a)) / (vb - va);
+    };
+    const point = svg.createSVGPoint();
+    [point.x, point.y] = [at("x", t), at("y", v)];
+    const screen = point.matrixTransform(svg.getScreenCTM());
+    return [screen.x, screen.y];
+}"""
 
 
 def test_online_softmax(load) -> None:
@@ -1199,7 +1212,7 @@ def test_online_softmax(load) -> None:
     compare(page, "online", "values", explorables.ONLINE_V)  # V is shown (F18)
     online_chart_agrees(page, s, 1, None)
     # s = (1, 3, 0.5, 4): m rises at keys 2 and 4, and l drops there first
-    (ls,) = Chart(svg(page, "online", "running")).lines()[1]
+    (ls,) = Chart(svg(page, "online", "sum")).lines()[0]
     drops = [(a, b) for a, b in itertools.pairwise(ls) if b[1] < a[1] - 1e-9]
     assert [round(a[0] + oracle.ONLINE_DROP) for a, _ in drops] == [2, 4], drops
     button = root.locator("button[data-next]")
@@ -1223,16 +1236,80 @@ def test_online_softmax(load) -> None:
     root.locator('input[data-s="3"]').fill("0")
     s[3] = 0.0
     agrees(2)
+    online_chart_agrees(page, s, 2, None)
     root.locator("select[data-block]").select_option("4")
     state = agrees(4)
     online_chart_agrees(page, s, 4, None)
     root.locator("button[data-next]").click()
     online_chart_agrees(page, s, 4, 4)
     assert button.is_disabled()
+    # a new score keeps the blocks processed, with the new numbers
     root.locator('input[data-s="0"]').fill("-2.5")
     s[0] = -2.5
     agrees(4)
-    assert button.is_enabled()
+    online_chart_agrees(page, s, 4, 4)
+    assert button.is_disabled()
+    assert not watch.problems(), watch.problems()
+
+
+def test_online_softmax_is_acted_on_in_its_panels(load) -> None:
+    """Dragging a score's bar sets that score (its field too, to the fields'
+    step), the panels and tables follow, and the result is said once when
+    the drag ends; pressing the l or o/l panel at t processes the keys up to
+    t, as "next block" would."""
+    page, watch, root = load("efficient-attention", "online")
+    s = list(explorables.ONLINE_S)
+    root.scroll_into_view_if_needed()
+    panels = root.locator('svg[data-chart="scores"]')
+    panels.scroll_into_view_if_needed()
+    page.evaluate(COUNT_SAID, root.element_handle())
+    # key 2's bar (s_2 = 3) dragged down to 0.5, then up past key 4's 4 to 4.5
+    page.mouse.move(*page.evaluate(PANEL_POINT, ["scores", 2, 3]))
+    page.mouse.down()
+    for v in (2.0, 1.0, 0.5):
+        page.mouse.move(*page.evaluate(PANEL_POINT, ["scores", 2, v]), steps=3)
+    s[1] = 0.5
+    assert root.locator('input[data-s="1"]').input_value() == "0.5"
+    online_chart_agrees(page, s, 1, None)
+    state = oracle.online_state(s, 1)
+    compare(page, "online", "steps", state["steps"])
+    compare(page, "online", "plain", [state["plain"]])
+    # m no longer rises at key 2: l drops only at key 4
+    assert [x for x, _ in Chart(svg(page, "online", "sum")).notes()] == [
+        4 - oracle.ONLINE_DROP
+    ]
+    page.mouse.move(*page.evaluate(PANEL_POINT, ["scores", 2.4, 4.5]), steps=3)
+    page.mouse.up()
+    s[1] = 4.5
+    online_chart_agrees(page, s, 1, None)
+    page.wait_for_timeout(700)
+    assert page.evaluate("window.__said") == 1  # once, when the drag ends
+    said = status(page, "online")
+    plain = oracle.online_state(s, 1)["plain"]
+    assert "4.5" in said and oracle.fmt(plain[0], 4) in said, said
+    # pressing the l panel at t = 3 processes keys 1 to 3
+    page.mouse.click(*page.evaluate(PANEL_POINT, ["sum", 3, 0.5]))
+    online_chart_agrees(page, s, 1, 3)
+    rows = root.locator('[data-matrix="steps"] tbody tr')
+    assert "explorable-on" in (rows.nth(2).get_attribute("class") or "")
+    assert "explorable-later" in (rows.nth(3).get_attribute("class") or "")
+    # the steps not reached yet are blank in the browser
+    assert (
+        rows.nth(3)
+        .locator("td")
+        .first.evaluate("td => getComputedStyle(td).visibility")
+        == "hidden"
+    )
+    assert rows.nth(2).locator("td").first.is_visible()
+    # the o/l panel at t = 4 (blocks of 2: the second block)
+    root.locator("select[data-block]").select_option("2")
+    page.mouse.click(*page.evaluate(PANEL_POINT, ["output", 3.8, 1]))
+    online_chart_agrees(page, s, 2, 4)
+    assert root.locator("button[data-next]").is_disabled()
+    # and at t = 0: nothing processed
+    page.mouse.click(*page.evaluate(PANEL_POINT, ["output", 0, 1]))
+    online_chart_agrees(page, s, 2, None)
+    assert root.locator("button[data-next]").is_enabled()
     assert not watch.problems(), watch.problems()
 
 
@@ -1267,9 +1344,12 @@ def test_online_softmax_refuses_what_it_cannot_compute(load) -> None:
 def test_heads(load) -> None:
     page, watch, root = load("multi-head", "heads")
 
-    def agrees(h: int, w_o: str) -> dict:
-        state = oracle.heads_state(h, w_o)
+    def agrees(h: int, w_o: str, off: tuple[int, ...] = ()) -> dict:
+        state = oracle.heads_state(h, w_o, off)
+        compare(page, "heads", "w_o", state["w_o"])
         compare(page, "heads", "q", state["q"])
+        compare(page, "heads", "k", state["k"])
+        compare(page, "heads", "v", state["v"])
         for i in range(max(explorables.HEAD_COUNTS)):
             tables = root.locator(
                 f'[data-matrix="weights{i}"], [data-matrix="term{i}"]'
@@ -1315,6 +1395,26 @@ def test_heads(load) -> None:
     root.locator("select[data-w-o]").select_option("identity")
     agrees(4, "identity")
     assert "d" in status(page, "heads") and "1" in status(page, "heads")
+    # A head's block of W^O zeroed (ablated) and kept again, by the mouse and
+    # by the keyboard: its term is 0, the output the sum of the others.
+    uses = root.locator("button[data-use]")
+    assert [uses.nth(g).is_visible() for g in range(4)] == [True] * 4
+    uses.nth(1).click()
+    assert uses.nth(1).get_attribute("aria-pressed") == "false"
+    state = agrees(4, "identity", (1,))
+    assert not np.any(state["terms"][1])
+    assert "2" in status(page, "heads")
+    uses.nth(3).focus()
+    page.keyboard.press("Space")
+    agrees(4, "identity", (1, 3))
+    offs = root.locator('[data-matrix="w_o"] td.explorable-off')
+    assert offs.count() == 8  # rows 2 and 4
+    uses.nth(1).click()
+    agrees(4, "identity", (3,))
+    root.locator("select[data-h]").select_option("2")  # another h: every head kept
+    agrees(2, "identity")
+    assert [uses.nth(g).is_visible() for g in range(4)] == [True, True, False, False]
+    assert offs.count() == 0
     assert not watch.problems(), watch.problems()
 
 
@@ -1332,6 +1432,11 @@ HEAD_MAPS = """root => [...root.querySelectorAll(
                 name: button.getAttribute("aria-label"),
                 linked: td.classList.contains("explorable-linked")};
     })"""
+
+#: The cells of Q or K lit (i, j), in the order of the table.
+LIT = """(root, key) => [
+    ...root.querySelectorAll(`[data-matrix="${key}"] td.explorable-linked`)]
+    .map(td => [Number(td.dataset.i), Number(td.dataset.j)])"""
 
 #: The background of Q's first row, one cell a column, as the browser computes it.
 Q_COLOURS = """root => [...root.querySelectorAll('[data-matrix="q"] tr[data-i="0"] td')]
@@ -1412,8 +1517,24 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     assert linked == [(g, 0, 2) for g in range(4)]
     for g in range(4):
         assert oracle.fmt(state["weights"][g][0][2], 3) in said.inner_text()
+    # head 2 (d_k = 1, column 2): q_1's and k_3's entries lit, and the score
+    # they make, s = q_12 k_32 / sqrt(1), written term by term
+    assert root.evaluate(LIT, "q") == [[0, 1]]
+    assert root.evaluate(LIT, "k") == [[2, 1]]
+    # the value v_3 it weighs, and query 1's row of Concat and head_2 W^O_2
+    assert root.evaluate(LIT, "v") == [[2, 1]]
+    assert root.evaluate(LIT, "concat") == [[0, 1]]
+    assert root.evaluate(LIT, "term1") == [[0, c] for c in range(4)]
+    assert root.evaluate(LIT, "term0") == []
+    q, k = state["q"][0][1], state["k"][2][1]
+    text = said.inner_text()
+    assert f"{oracle.fmt(q, 2)} × {oracle.fmt(k, 2)}" in text, text
+    assert oracle.fmt(state["scores"][1][0][2], 3) in text, text
+    assert abs(state["scores"][1][0][2] - q * k) < 1e-12
     root.locator("select[data-h]").hover()
     assert not any(c["linked"] for c in root.evaluate(HEAD_MAPS))
+    for key in ("q", "k", "v", "concat", "term1"):
+        assert root.evaluate(LIT, key) == [], key
     # The keyboard: one Tab stop a map, the arrows move inside it.
     pointer_on_the_header(page)
     stops = root.locator('button[data-weight][tabindex="0"]:visible')
@@ -1426,10 +1547,43 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     expect(focused).to_be_focused()
     linked = [(c["g"], c["i"], c["j"]) for c in root.evaluate(HEAD_MAPS) if c["linked"]]
     assert linked == [(g, 1, 1) for g in range(4)]
+    assert root.evaluate(LIT, "q") == [[1, 2]] and root.evaluate(LIT, "k") == [[1, 2]]
     assert stops.count() == 4
     root.locator("select[data-h]").select_option("2")  # two heads: two marked cells
     linked = [(c["g"], c["i"], c["j"]) for c in root.evaluate(HEAD_MAPS) if c["linked"]]
     assert all(g < 2 for g, _, _ in linked)
+    # h = 2 (d_k = 2): head 1's cell (query 2, key 1) lights columns 1 and 2
+    # of q_2 and k_1, and the score is their two products over sqrt(2)
+    state = oracle.heads_state(2, "mixing")
+    root.locator('[data-matrix="weights0"] td[data-i="1"][data-j="0"] button').focus()
+    assert root.evaluate(LIT, "q") == [[1, 0], [1, 1]]
+    assert root.evaluate(LIT, "k") == [[0, 0], [0, 1]]
+    text = said.inner_text()
+    terms = " + ".join(
+        f"{oracle.fmt(state['q'][1][c], 2)} × {oracle.fmt(state['k'][0][c], 2)}"
+        for c in (0, 1)
+    ).replace("-", "\u2212")
+    assert terms in text and "√2" in text, text
+    assert oracle.fmt(state["scores"][0][1][0], 3) in text, text
+    assert oracle.fmt(state["weights"][0][1][0], 3) in text, text
+    assert not watch.problems(), watch.problems()
+
+
+def test_heads_pointing_at_a_cell_moves_nothing(load) -> None:
+    """The line under the maps keeps its height whatever cell is pointed at
+    (h = 1: the longest sums, four products), on a desktop and a phone."""
+    page, watch, root = load("multi-head", "heads")
+    root.locator("select[data-h]").select_option("1")
+    said = root.locator("[data-linked-said]")
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        pointer_on_the_header(page)
+        rest = said.bounding_box()["height"]
+        for i, j in itertools.product(range(3), range(3)):
+            cell = f'[data-matrix="weights0"] td[data-i="{i}"][data-j="{j}"] button'
+            root.locator(cell).focus()
+            assert "√4" in said.inner_text()
+            assert abs(said.bounding_box()["height"] - rest) < 0.5, (width, i, j)
     assert not watch.problems(), watch.problems()
 
 
@@ -1742,6 +1896,8 @@ def test_window_sinks_linked_and_announced_once(load) -> None:
 AXE_FIGURES = [
     ("sliding-window", "window_sinks"),
     ("attention-maps", "attention_maps"),
+    ("efficient-attention", "online"),
+    ("multi-head", "heads"),
 ]
 
 

@@ -269,7 +269,7 @@ def test_the_heads_are_drawn_as_the_package_computes_them() -> None:
     for i in range(2):
         for key, values in (("weights", state["weights"]), ("term", state["terms"])):
             np.testing.assert_allclose(tables[f"{key}{i}"], values[i], rtol=1e-12)
-    for key in ("q", "concat", "output"):
+    for key in ("q", "k", "v", "concat", "w_o", "output"):
         np.testing.assert_allclose(tables[key], state[key], rtol=1e-12, err_msg=key)
 
 
@@ -959,20 +959,20 @@ def test_the_heads_maps_are_named_in_words(language: str) -> None:
     assert words["query"].format(i=3) in html and words["key"].format(j=1) in html
 
 
-def test_the_online_chart_draws_the_package_s_running_max_and_sum() -> None:
-    """Without JavaScript: m and l after each key of the page's scores as
-    steps, l's drops by e^(m - m') before the adds, l = 0 before the first
-    key, and no cursor (no block processed yet)."""
-    expected = oracle.online_paths(list(explorables.ONLINE_S), 1)
+def test_the_online_panels_draw_the_package_s_running_max_sum_and_output() -> None:
+    """Without JavaScript: the scores as bars with m over them, l with its
+    drops by e^(m - m') (each factor written at its drop) before the adds,
+    o / l settling on softmax(s) V, after each key of the page's scores, on
+    one axis t; no cursor (no block processed yet)."""
     for language in ("ja", "zh-Hant", "zh-Hans"):
-        chart = Chart(charts(explorables.render("online", language))["running"])
-        lines = chart.lines()
-        for k, values in enumerate(expected):
-            (points,) = lines[k]
-            assert len(points) == len(values)
-            for (t, v), (t_expected, v_expected) in zip(points, values, strict=True):
-                assert abs(t - t_expected) < 1e-3 and abs(v - v_expected) < 1e-3
-        assert chart.cursor() is None
+        svgs = charts(explorables.render("online", language))
+        s = list(explorables.ONLINE_S)
+        oracle.online_panels_agree(svgs, s, 1, None, live=False)
+        # s = (1, 3, 0.5, 4): m rises at keys 2 and 4, by e^-2 and e^-1
+        assert [text for _, text in Chart(svgs["sum"]).notes()] == ["×0.135", "×0.368"]
+        # one axis t for the three panels
+        ticks = {key: Chart(svg).ticks["x"] for key, svg in svgs.items()}
+        assert ticks["scores"] == ticks["sum"] == ticks["output"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -1013,6 +1013,9 @@ def test_the_labels_set_their_maths_as_the_pages_do(language: str) -> None:
         ("example", "q", "Q = XW_Q"),
         ("example", "scores", r"S = QK^\top/\sqrt{d_k}"),
         ("heads", "q", "Q = XW_Q"),
+        ("heads", "k", "K = XW_K"),
+        ("heads", "v", "V = XW_V"),
+        ("heads", "w_o_matrix", "W^O"),
         ("softmax", "jacobian", r"\partial w_j/\partial u_l"),
         ("rope", "score", r"(\mathbf{q}R_m)(\mathbf{k}R_r)^\top"),
     ):
