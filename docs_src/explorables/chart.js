@@ -65,21 +65,24 @@ const px = (v) => v.toFixed(2);
 const GAP = 15;
 
 // Pressing on the chart and dragging sets the control the cursor shows:
-// onValue(v) with v the x under the pointer, within the x drawn last.
-// (The chart is aria-hidden; the keyboard moves the same control itself,
-// which onValue may focus.) Vertical swipes still scroll a phone's page.
+// onValue(v) with v the x under the pointer, within the x drawn last (on a
+// log axis, read on the log scale). (The chart is aria-hidden; the keyboard
+// moves the same control itself, which onValue may focus.) Vertical swipes
+// still scroll a phone's page. A press on a drawn element marked data-pick
+// (a line the reader picks by clicking it) is that element's, not a drag.
 export function follow(svg, onValue) {
   const at = (event) => {
     const point = svg.createSVGPoint();
     [point.x, point.y] = [event.clientX, event.clientY];
     const inside = point.matrixTransform(svg.getScreenCTM().inverse());
-    const { min, max } = svg.chartX;
-    const f = (inside.x - AREA.left) / (AREA.right - AREA.left);
-    return min + Math.min(1, Math.max(0, f)) * (max - min);
+    const { min, max, log } = svg.chartX;
+    const f = Math.min(1, Math.max(0, (inside.x - AREA.left) / (AREA.right - AREA.left)));
+    if (log) return 10 ** (Math.log10(min) + f * (Math.log10(max) - Math.log10(min)));
+    return min + f * (max - min);
   };
   svg.classList.add("explorable-follow");
   svg.addEventListener("pointerdown", (event) => {
-    if (event.button !== 0) return;
+    if (event.button !== 0 || event.target.closest("[data-pick]")) return;
     event.preventDefault();
     svg.setPointerCapture(event.pointerId);
     onValue(at(event));
@@ -103,12 +106,17 @@ export function follow(svg, onValue) {
 //   rules: [{y, label}]: horizontal lines across the plot, each labelled at its
 //     left end (its right end if the first line starts among the labels)
 //   cursor: the x of the vertical cursor (none if undefined)
-export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
+//   A line may also have key (written as data-key and data-pick on its path
+//   and its label, for a reader who picks a line by clicking it) and current
+//   (drawn stronger than the others: class explorable-line-current).
+//   marks: [{x, y}]: points drawn as rings on the lines (<circle data-mark>),
+//     where a line crosses a rule, say; one outside the axes is not drawn
+export function draw(svg, { x, y, lines = [], rules = [], cursor, marks = [] }) {
   const floor = y.floor ?? 0;
   const sx = scale(x);
   const sy = scale(floor ? { ...y, min: Math.max(floor, Math.min(y.min, y.max)),
     max: Math.max(floor * 10, y.max) } : y);
-  svg.chartX = { min: sx.min, max: sx.max }; // for follow(): the x drawn last
+  svg.chartX = { min: sx.min, max: sx.max, log: Boolean(x.log) }; // for follow(): the x drawn last
   const X = (v) => AREA.left + sx.at(v) * (AREA.right - AREA.left);
   const Y = (v) => AREA.bottom - sy.at(v) * (AREA.bottom - AREA.top);
   const drawable = (v, axis) => Number.isFinite(v) && (!axis.log || v > 0) &&
@@ -195,8 +203,10 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
       pen = "L";
       last = [X(u), Y(v)];
     }
-    parts.push(`<path class="explorable-line explorable-line-${k}" data-line="${k}" d="${d}"></path>`);
-    if (line.label && last) labels.push({ k, text: line.label, x: last[0], y: last[1] });
+    const pick = line.key ? ` data-key="${line.key}" data-pick` : "";
+    const current = line.current ? " explorable-line-current" : "";
+    parts.push(`<path class="explorable-line explorable-line-${k}${current}" data-line="${k}"${pick} d="${d}"></path>`);
+    if (line.label && last) labels.push({ k, text: line.label, x: last[0], y: last[1], pick, current });
   });
   // Direct labels at the lines' ends, at least GAP apart (a line of the
   // 12-unit text with room, on a phone's narrower drawing too), inside it.
@@ -207,8 +217,15 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor }) {
   if (labels.length) labels[labels.length - 1].y = Math.min(labels[labels.length - 1].y, AREA.bottom);
   for (let i = labels.length - 2; i >= 0; i--) labels[i].y = Math.min(labels[i].y, labels[i + 1].y - GAP);
   for (const label of labels) {
-    parts.push(`<text class="explorable-line-label explorable-line-${label.k}" data-label="${label.k}" ` +
+    parts.push(`<text class="explorable-line-label explorable-line-${label.k}${label.current}" ` +
+      `data-label="${label.k}"${label.pick} ` +
       `x="${px(label.x + 4)}" y="${px(label.y + 4)}">${label.text}</text>`);
+  }
+  for (const mark of marks) {
+    if (!drawable(mark.x, x) || !drawable(mark.y, y) || mark.x < sx.min || mark.x > sx.max ||
+      mark.y < sy.min || mark.y > sy.max) continue;
+    parts.push(`<circle class="explorable-mark" data-mark="${mark.x}" cx="${px(X(mark.x))}" ` +
+      `cy="${px(Y(mark.y))}" r="3.5"></circle>`);
   }
   if (cursor !== undefined && drawable(cursor, x)) {
     parts.push(`<line class="explorable-cursor" data-cursor="${cursor}" x1="${px(X(cursor))}" ` +
