@@ -856,7 +856,7 @@ def test_kv_cache_chart_refusals_and_units(load) -> None:
         sizes["tokens"] = n
         chart = kv_chart(page)
         assert abs(chart.cursor() - math.log10(n)) < 1e-3, (n, chart.cursor())
-        ((points,),) = chart.lines().values()
+        (points,) = chart.lines()[0]  # MHA's, the current kind
         assert points[-1][0] >= math.log10(n) - 1e-3
         for m in (1, 1000, n):  # drawn at n = m (to the drawing's 0.01 of a unit)
             log_n, log_b = min(points, key=lambda p: abs(p[0] - math.log10(m)))
@@ -952,9 +952,11 @@ def test_kv_cache_mla(load) -> None:
     assert root.locator("select[data-kind]").input_value() == preset.pop("kind")
     sizes.update(preset)
 
+    no_heads = explorables.words_for("kv_cache", "ja")["h_kv_mla"]
+
     def agrees(b: int) -> int:
         state = oracle.kv_state("mla", sizes, b)
-        assert result(page, "kv_cache", "h_kv")[0] == "\u2014"
+        assert result(page, "kv_cache", "h_kv")[0] == no_heads  # not the error's —
         text, full = result(page, "kv_cache", "per_token")
         assert int(full) == state["per_token"]
         text, full = result(page, "kv_cache", "total")
@@ -991,6 +993,91 @@ def test_kv_cache_mla(load) -> None:
     assert root.locator('input[data-size="d_k"]').is_enabled()
     state = oracle.kv_state("mha", sizes, 4)
     assert int(result(page, "kv_cache", "total")[1]) == state["total"]
+    assert not watch.problems(), watch.problems()
+
+
+def kv_lines_agree(page, sizes: dict, kind: str, b: int = 2) -> None:
+    """Each kind's line at the current sizes (the current one drawn stronger),
+    and each device's least n and its ring, as the package computes them."""
+    chart = kv_chart(page)
+    lines = chart.lines()
+    for k, each in enumerate(explorables.KV_KINDS):
+        (points,) = lines[k]
+        for log_n, log_b in points[:: max(1, len(points) // 6)]:
+            n = round(10**log_n)
+            if abs(math.log10(n) - log_n) > 1e-3:
+                continue  # only the whole n the chart samples
+            expected = oracle.kv_state(each, sizes | {"tokens": n}, b)["total"]
+            assert abs(log_b - math.log10(expected)) < 1e-3, (each, n)
+    current = re.findall(r'data-line="(\d)"[^>]*?data-key="(\w+)"', chart.svg)
+    strong = re.findall(r'explorable-line-current" data-line="(\d)"', chart.svg)
+    assert strong == [str(explorables.KV_KINDS.index(kind))], (strong, current)
+    for key, gb in explorables.KV_DEVICES:
+        memory = oracle.device_bytes(gb)
+        first = oracle.kv_fills(sizes, memory, kind, b)
+        at = oracle.kv_state(kind, sizes | {"tokens": first}, b)["total"]
+        before = oracle.kv_state(kind, sizes | {"tokens": first - 1}, b)["total"]
+        assert at > memory >= before or first == 1
+        fill = page.locator(f'.explorable[data-explorable="kv_cache"] [data-fill="{key}"]')
+        assert fill.get_attribute("data-value") == str(first)
+        assert oracle.grouped(first) in fill.inner_text()
+        if first <= chart.ticks["x"][-1][0]:  # ringed where the axis reaches
+            assert f'data-mark="{first}"' in chart.svg
+        else:
+            assert f'data-mark="{first}"' not in chart.svg
+
+
+def test_kv_cache_chart_is_dragged_and_picked(load) -> None:
+    """The four kinds are drawn as lines at the current sizes; clicking a
+    line's name picks its kind; pressing and dragging on the chart sets n
+    (said once, after the drag); the least n that outgrows each device is
+    written and ringed."""
+    page, watch, root = load("kv-cache", "kv_cache")
+    sizes = dict(explorables.KV_DEFAULT)
+    kv_lines_agree(page, sizes, "mha")
+    chart = root.locator('svg[data-chart="size"]')
+    chart.scroll_into_view_if_needed()
+    root.locator('svg[data-chart="size"] text[data-key="mqa"]').click()
+    assert root.locator("select[data-kind]").input_value() == "mqa"
+    assert int(result(page, "kv_cache", "total")[1]) == 96 * 2**20
+    assert root.locator('input[data-size="tokens"]').input_value() == "2048"  # not a drag
+    kv_lines_agree(page, sizes, "mqa")
+    root.locator("select[data-kind]").select_option("gqa")  # the keyboard's way
+    kv_lines_agree(page, sizes, "gqa")
+    # the pointer: press at n = 10, drag to n = 100 000
+    box = chart.bounding_box()
+    plot = kv_chart(page)
+
+    def at(n: float) -> float:
+        (a, pa), (b, pb) = plot.ticks["x"][0], plot.ticks["x"][-1]
+        a, b = math.log10(a), math.log10(b)
+        return box["x"] + box["width"] / 360 * (pa + (math.log10(n) - a) * (pb - pa) / (b - a))
+
+    tokens = root.locator('input[data-size="tokens"]')
+    root.evaluate(COUNT_SAID)
+    y = box["y"] + box["height"] * 0.9
+    page.mouse.move(at(10), y)
+    page.mouse.down()
+    assert abs(int(tokens.input_value()) - 10) <= 1
+    for n in (100, 1000, 10**4, 10**5):
+        page.mouse.move(at(n), y)
+    page.mouse.up()
+    n = int(tokens.input_value())
+    assert abs(math.log10(n) - 5) < 0.01, n
+    sizes["tokens"] = n
+    assert int(result(page, "kv_cache", "total")[1]) == oracle.kv_state("gqa", sizes, 2)["total"]
+    assert abs(kv_chart(page).cursor() - math.log10(n)) < 1e-3
+    page.wait_for_timeout(700)
+    assert page.evaluate("window.__said") == 1
+    assert f"n = {oracle.grouped(n)}" in status(page, "kv_cache")
+    # a window of 4096 keeps GQA's cache under every device: said, no ring
+    root.locator("input[data-window]").fill("4096")
+    for key, _ in explorables.KV_DEVICES:
+        fill = root.locator(f'[data-fill="{key}"]')
+        assert fill.get_attribute("data-value") == ""
+        total = oracle.kv_state("gqa", sizes, 2, window=4096)["total"]
+        assert oracle.in_units(total) in fill.inner_text()
+    assert "data-mark" not in kv_chart(page).svg
     assert not watch.problems(), watch.problems()
 
 
