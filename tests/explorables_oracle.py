@@ -164,7 +164,9 @@ def kv_state(kind: str, sizes: dict, bytes_per_value: int, window: int = 0) -> d
     return {"h_kv": h_kv, "total": total, "per_token": per_token}
 
 
-def kv_fills(sizes: dict, memory: int, kind: str = "mha", bytes_per_value: int = 2) -> int:
+def kv_fills(
+    sizes: dict, memory: int, kind: str = "mha", bytes_per_value: int = 2
+) -> int:
     """The least n whose cache (kv_cache_bytes) is larger than ``memory`` bytes."""
     per_token = kv_state(kind, sizes | {"tokens": 1}, bytes_per_value)["total"]
     return memory // per_token + 1

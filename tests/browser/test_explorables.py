@@ -1018,7 +1018,9 @@ def kv_lines_agree(page, sizes: dict, kind: str, b: int = 2) -> None:
         at = oracle.kv_state(kind, sizes | {"tokens": first}, b)["total"]
         before = oracle.kv_state(kind, sizes | {"tokens": first - 1}, b)["total"]
         assert at > memory >= before or first == 1
-        fill = page.locator(f'.explorable[data-explorable="kv_cache"] [data-fill="{key}"]')
+        fill = page.locator(
+            f'.explorable[data-explorable="kv_cache"] [data-fill="{key}"]'
+        )
         assert fill.get_attribute("data-value") == str(first)
         assert oracle.grouped(first) in fill.inner_text()
         if first <= chart.ticks["x"][-1][0]:  # ringed where the axis reaches
@@ -1040,7 +1042,9 @@ def test_kv_cache_chart_is_dragged_and_picked(load) -> None:
     root.locator('svg[data-chart="size"] text[data-key="mqa"]').click()
     assert root.locator("select[data-kind]").input_value() == "mqa"
     assert int(result(page, "kv_cache", "total")[1]) == 96 * 2**20
-    assert root.locator('input[data-size="tokens"]').input_value() == "2048"  # not a drag
+    assert (
+        root.locator('input[data-size="tokens"]').input_value() == "2048"
+    )  # not a drag
     kv_lines_agree(page, sizes, "mqa")
     root.locator("select[data-kind]").select_option("gqa")  # the keyboard's way
     kv_lines_agree(page, sizes, "gqa")
@@ -1051,7 +1055,9 @@ def test_kv_cache_chart_is_dragged_and_picked(load) -> None:
     def at(n: float) -> float:
         (a, pa), (b, pb) = plot.ticks["x"][0], plot.ticks["x"][-1]
         a, b = math.log10(a), math.log10(b)
-        return box["x"] + box["width"] / 360 * (pa + (math.log10(n) - a) * (pb - pa) / (b - a))
+        return box["x"] + box["width"] / 360 * (
+            pa + (math.log10(n) - a) * (pb - pa) / (b - a)
+        )
 
     tokens = root.locator('input[data-size="tokens"]')
     root.evaluate(COUNT_SAID)
@@ -1065,7 +1071,10 @@ def test_kv_cache_chart_is_dragged_and_picked(load) -> None:
     n = int(tokens.input_value())
     assert abs(math.log10(n) - 5) < 0.01, n
     sizes["tokens"] = n
-    assert int(result(page, "kv_cache", "total")[1]) == oracle.kv_state("gqa", sizes, 2)["total"]
+    assert (
+        int(result(page, "kv_cache", "total")[1])
+        == oracle.kv_state("gqa", sizes, 2)["total"]
+    )
     assert abs(kv_chart(page).cursor() - math.log10(n)) < 1e-3
     page.wait_for_timeout(700)
     assert page.evaluate("window.__said") == 1

@@ -748,16 +748,35 @@ def test_the_kv_chart_draws_the_package_s_sizes() -> None:
         assert re.search(rf'data-line="{k}" data-key="{kind}" data-pick', chart.svg)
         assert re.search(rf'data-label="{k}" data-key="{kind}" data-pick', chart.svg)
     assert chart.svg.count("explorable-line-current") == 2  # MHA's line and name
-    assert re.search(r'explorable-line-0 explorable-line-current" data-line="0"', chart.svg)
+    assert re.search(
+        r'explorable-line-0 explorable-line-current" data-line="0"', chart.svg
+    )
     # the least n whose cache is larger than each device: 5,087, 16,955, 29,882
     for key, gb in explorables.KV_DEVICES:
         first = oracle.kv_fills(sizes, oracle.device_bytes(gb))
-        assert kv_total(sizes, first) > oracle.device_bytes(gb) >= kv_total(sizes, first - 1)
-        assert f'data-fill="{key}" data-value="{first}">從 n = {oracle.grouped(first)} 起<' in html
-        mark = re.search(rf'<circle class="explorable-mark" data-mark="{first}" cx="([\d.]+)" cy="([\d.]+)"', chart.svg)
+        assert (
+            kv_total(sizes, first)
+            > oracle.device_bytes(gb)
+            >= kv_total(sizes, first - 1)
+        )
+        assert (
+            f'data-fill="{key}" data-value="{first}">從 n = {oracle.grouped(first)} 起<'
+            in html
+        )
+        mark = re.search(
+            rf'<circle class="explorable-mark" data-mark="{first}" '
+            r'cx="([\d.]+)" cy="([\d.]+)"',
+            chart.svg,
+        )
         assert abs(chart.value("x", float(mark[1])) - math.log10(first)) < 1e-3
-        assert abs(chart.value("y", float(mark[2])) - math.log10(oracle.device_bytes(gb))) < 1e-3
-    assert [oracle.kv_fills(sizes, oracle.device_bytes(gb)) for _, gb in explorables.KV_DEVICES] == [
+        assert (
+            abs(chart.value("y", float(mark[2])) - math.log10(oracle.device_bytes(gb)))
+            < 1e-3
+        )
+    assert [
+        oracle.kv_fills(sizes, oracle.device_bytes(gb))
+        for _, gb in explorables.KV_DEVICES
+    ] == [
         5087,
         16955,
         29882,
@@ -785,7 +804,9 @@ def test_the_kv_chart_bends_at_the_window() -> None:
     """With W = 4096 the cache stops growing at n = W: a flat line after it."""
     sizes = dict(explorables.KV_DEFAULT)
     html = draw_with("kv_cache", data_kv(window=4096))
-    ((points,), *_) = Chart(charts(html)["size"], log_x=True, log_y=True).lines().values()
+    ((points,), *_) = (
+        Chart(charts(html)["size"], log_x=True, log_y=True).lines().values()
+    )
     flat = [y for log_n, y in points if 10**log_n >= 4096 - 0.5]
     assert len(flat) > 3 and max(flat) - min(flat) < 1e-9
     expected = oracle.kv_state("mha", sizes | {"tokens": 10**6}, 2, window=4096)
@@ -794,8 +815,9 @@ def test_the_kv_chart_bends_at_the_window() -> None:
     grows = [y for log_n, y in points if 10**log_n <= 4096 + 0.5]
     assert grows[-1] - grows[0] > 3  # n = 1 to 4096: 3.6 decades
     # under the window the cache never outgrows a device: said, and no ring
+    never = "超えません（窓があるので、キャッシュは最大でも 18.00 GiB）"
     for key, _ in explorables.KV_DEVICES:
-        assert re.search(rf'data-fill="{key}" data-value="">超えません（窓があるので、キャッシュは最大でも 18.00 GiB）<', html)
+        assert f'data-fill="{key}" data-value="">{never}<' in html
     assert "explorable-mark" not in html
     assert oracle.in_units(kv_total(sizes, 4096)) == "18.00 GiB"
 
