@@ -1262,6 +1262,43 @@ def test_rope_drag_is_announced_once(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+def test_rope_chart_dragged_sets_m_minus_r(load) -> None:
+    """Pressing and dragging on the score chart sets m - r there: m moves and
+    r stays, unless m alone cannot reach the offset; said once."""
+    page, watch, root = load("positional-encoding", "rope")
+    m, r = root.locator("input[data-m]"), root.locator("input[data-n]")
+    chart = root.locator('svg[data-chart="score"]')
+    chart.scroll_into_view_if_needed()
+    box = chart.bounding_box()
+    plot = Chart(svg(page, "rope", "score"))
+
+    def at(v: float) -> float:
+        (a, pa), (b, pb) = plot.ticks["x"][0], plot.ticks["x"][-1]
+        return box["x"] + box["width"] / 360 * (pa + (v - a) * (pb - pa) / (b - a))
+
+    root.evaluate(COUNT_SAID)
+    y = box["y"] + box["height"] / 2
+    r0 = int(r.input_value())
+    page.mouse.move(at(2), y)
+    page.mouse.down()
+    for v in (4, 7, 9):
+        page.mouse.move(at(v), y)
+    page.mouse.up()
+    assert int(m.input_value()) - int(r.input_value()) == 9
+    assert int(r.input_value()) == r0  # r stays
+    rope_agrees(page, root, int(m.input_value()), r0, 4)
+    page.wait_for_timeout(700)
+    assert page.evaluate("window.__said") == 1
+    # a negative offset m alone cannot reach from r = 0: r moves too
+    page.mouse.move(at(-5), y)
+    page.mouse.down()
+    page.mouse.up()
+    pm, pr = int(m.input_value()), int(r.input_value())
+    assert pm - pr == -5, (pm, pr)
+    rope_agrees(page, root, pm, pr, 4)
+    assert not watch.problems(), watch.problems()
+
+
 def online_chart_agrees(page, s: list[float], block: int, keys: int | None) -> None:
     """m and l against the keys processed, as steps from the package's
     steps, l's drop by e^(m - m') drawn before each add (review F25), and the
@@ -1570,7 +1607,8 @@ def maps_agree(page, sentences, model, k: int, layer: int, head: int) -> None:
     assert result(page, "attention_maps", "rows") == (f"{rows} / {n - 1}", str(rows))
     said = status(page, "attention_maps")
     assert oracle.weight(below.mean()) in said and str(layer) in said
-    # Every head's bar: its mean weight on the previous character.
+    # Every head's thumbnail (its weights) and its mean weight on the
+    # previous character.
     bars = page.evaluate(BARS)
     assert len(bars) == len(weights) * weights[0].shape[0]
     for bar in bars:
@@ -1578,27 +1616,33 @@ def maps_agree(page, sentences, model, k: int, layer: int, head: int) -> None:
         prev = np.mean([w[i, i - 1] for i in range(1, n)])
         assert abs(float(bar["value"]) - prev) <= 1e-12, bar
         assert bar["text"] == oracle.weight(prev)
-        assert abs(bar["width"] - prev * bar["cell"]) < 1.5, bar  # the bar's length
+        assert bar["viewBox"] == f"0 0 {n} {n}"  # the sentence's n × n
+        shown = [(i, j, v) for i, j, v in bar["squares"] if i < n]
+        assert len(shown) == n * (n + 1) // 2  # at and below the diagonal
+        for i, j, v in shown:
+            assert abs(float(v) - w[i, j]) <= 1e-12, (bar["l"], bar["h"], i, j)
+        assert bar["side"] >= 40, bar  # a thumbnail, not a sliver
         assert bar["pressed"] == ((bar["l"], bar["h"]) == (layer, head)), bar
         assert bar["height"] >= 24, bar
 
 
-#: Every head's bar: layer, head, the shown mean and its full value, the
-#: bar's width and its cell's (inside its borders), whether its button is
-#: pressed, its height; once the bars' transitions are over.
-BARS = """async () => {
-  await Promise.all(document.getAnimations().map(a => a.finished));
-  return [...document.querySelectorAll('[data-summary] td[data-l]')].map(td => {
+#: Every head's thumbnail: layer, head, the shown mean and its full value,
+#: the thumbnail's viewBox, its squares (row, column, --w) and its drawn
+#: width, whether its button is pressed, its height.
+BARS = """() => [...document.querySelectorAll('[data-summary] td[data-l]')].map(td => {
     const b = td.querySelector("button");
+    const svg = b.querySelector("svg");
     return {l: Number(td.dataset.l), h: Number(td.dataset.h),
             text: b.textContent.trim(),
             value: b.querySelector("[data-value]").dataset.value,
-            width: td.querySelector(".explorable-bar").getBoundingClientRect().width,
-            cell: td.clientWidth,
+            viewBox: svg.getAttribute("viewBox"),
+            squares: [...svg.querySelectorAll("rect")].map(r => [
+                Number(r.getAttribute("y")), Number(r.getAttribute("x")),
+                r.style.getPropertyValue("--w")]),
+            side: svg.getBoundingClientRect().width,
             pressed: b.getAttribute("aria-pressed") === "true",
             height: b.getBoundingClientRect().height};
-});
-}"""
+})"""
 
 
 def test_attention_maps(load) -> None:
@@ -1624,7 +1668,8 @@ def test_attention_maps(load) -> None:
 
 
 def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
-    """A head's bar is a button that shows that head (the menus follow);
+    """A head's thumbnail is a button that shows that head (the menus
+    follow), and shows it while the pointer rests on it;
     pointing at a weight, or reaching it with the arrow keys, frames its
     query's and key's characters in the labels and says them."""
     page, watch, root = load("attention-maps", "attention_maps")
@@ -1640,6 +1685,24 @@ def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
     root.locator("select[data-sentence]").select_option("1")
     root.locator('[data-summary] td[data-l="3"][data-h="4"] button').click()
     maps_agree(page, sentences, model, 1, 3, 4)
+    # The pointer resting on a thumbnail shows its head below (not chosen,
+    # not said); leaving it, the chosen head comes back.
+    said_before = status(page, "attention_maps")
+    root.locator('[data-summary] td[data-l="1"][data-h="3"] button').hover()
+    preview = np.round(model.attention(sentences[1])[0][2], 4)
+    n1 = len(sentences[1])
+    for i, j, _, full, hidden in page.evaluate(
+        READ_TABLE, ["attention_maps", "weights"]
+    ):
+        if not hidden and j <= i:
+            assert abs(float(full) - preview[i, j]) <= 1e-12, (i, j)
+    assert root.locator("select[data-layer]").input_value() == "3"
+    assert root.locator("select[data-head]").input_value() == "4"
+    assert status(page, "attention_maps") == said_before
+    assert root.locator('[data-summary] [aria-pressed="true"]').count() == 1
+    root.locator("select[data-layer]").hover()
+    maps_agree(page, sentences, model, 1, 3, 4)
+    assert n1 == len(sentences[1])
 
     text = sentences[1]
     a = np.round(model.attention(text)[2][3], 4)
@@ -1831,6 +1894,56 @@ def test_window_sinks_linked_and_announced_once(load) -> None:
     assert page.evaluate("window.__said") == 1
     kept = oracle.window_state(n, 4, 2)["kept"]
     assert ", ".join(map(str, kept)) in status(page, "window_sinks")
+    assert not watch.problems(), watch.problems()
+
+
+def test_window_sinks_chart_dragged_and_cache_linked(load) -> None:
+    """Pressing and dragging on the chart sets n (said once, after the drag);
+    pointing at a cache row frames the grid's column of the key it holds."""
+    page, watch, root = load("sliding-window", "window_sinks")
+    slider = root.locator('input[data-size="n"]')
+    chart = root.locator('svg[data-chart="rows"]')
+    chart.scroll_into_view_if_needed()
+    box = chart.bounding_box()
+    plot = Chart(svg(page, "window_sinks", "rows"))
+
+    def at(v: float) -> float:
+        (a, pa), (b, pb) = plot.ticks["x"][0], plot.ticks["x"][-1]
+        return box["x"] + box["width"] / 360 * (pa + (v - a) * (pb - pa) / (b - a))
+
+    root.evaluate(COUNT_SAID)
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(at(3), y)
+    page.mouse.down()
+    assert slider.input_value() == "3"
+    for v in (6, 9, 12, 14):
+        page.mouse.move(at(v), y)
+    page.mouse.up()
+    assert slider.input_value() == "14"
+    window_agrees(page, root, 14, 4, 2)  # grid, cache, chart at once
+    page.wait_for_timeout(900)
+    assert page.evaluate("window.__said") == 1
+    kept = oracle.window_state(14, 4, 2)["kept"]
+    assert ", ".join(map(str, kept)) in status(page, "window_sinks")
+    page.mouse.move(at(18.5), y)  # past the largest n (16, room for labels): 16
+    page.mouse.down()
+    page.mouse.up()
+    assert slider.input_value() == str(explorables.WINDOW_DEFAULT["max"])
+    # a cache row pointed at: its key's column framed in the grid
+    slider.fill("10")
+    held = oracle.window_state(10, 4, 2)["slots"][0]
+    for r, p in enumerate(held):
+        root.locator(f'[data-matrix="cache"] td[data-j="{r}"]').hover()
+        framed = root.evaluate(
+            """root => [...root.querySelectorAll(
+                '[data-matrix="mask"] .explorable-column')]
+                .filter(c => !c.hidden && !c.parentElement.hidden)
+                .map(c => Number(c.dataset.j))"""
+        )
+        assert set(framed) == {int(p)}, (r, p, framed)
+        assert len(framed) == 10 + 1  # its 10 cells and its header
+    root.locator("select[data-size]").first.hover()
+    assert root.locator('[data-matrix="mask"] .explorable-column').count() == 0
     assert not watch.problems(), watch.problems()
 
 
