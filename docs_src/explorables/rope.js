@@ -7,12 +7,14 @@
 // angle between the rotated query and key, whose query arrow the reader
 // turns to move m; a chart draws the score at every offset m − r the
 // sliders reach (dots: whole offsets only), with a cursor at the current
-// m − r: moving m and r together leaves the cursor where it is.
+// m − r: moving m and r together leaves the cursor where it is. Pressing or
+// dragging on the chart sets m − r there: m moves, r stays (r moves too only
+// where m alone cannot reach the offset).
 import {
   announce, announceSettled, dataNode, esc, field, fill, fmt, frame, matrix, message, optionList,
   register, show, showSci, status, templates, words,
 } from "./core.js";
-import { chartBox, draw } from "./chart.js";
+import { chartBox, draw, follow } from "./chart.js";
 
 const BASE = 10000;
 // The page's vectors: bold q and k (mathematical bold, in the book's maths font).
@@ -232,6 +234,14 @@ export function mount(root) {
       setM(to, true);
     });
   }
+  follow(svg, (v) => {
+    const t = Math.round(v);
+    const next = Math.min(data.max, Math.max(0, Number(n.value) + t));
+    const r = Math.min(data.max, Math.max(0, next - t));
+    if (next === Number(m.value) && r === Number(n.value)) return;
+    [m.value, n.value] = [String(next), String(r)];
+    update(false); // said once the reader stops
+  });
   dSelect.addEventListener("input", () => update(true));
   shift.addEventListener("click", () => {
     m.value = String(Number(m.value) + 1);
