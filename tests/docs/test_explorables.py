@@ -427,9 +427,9 @@ def test_the_attention_maps_are_the_trained_model_s(language: str) -> None:
 
 @pytest.mark.parametrize("language", ["ja", "zh-Hant"])
 def test_every_head_s_previous_character_weight_is_a_bar(language: str) -> None:
-    """Without JavaScript: each of the 12 heads' mean weight on the previous
-    character (of the weights the page carries, the model's to 4 decimals),
-    as a bar of that length and a button named in words, layer 1's head 1
+    """Without JavaScript: each of the 12 heads' weights as a thumbnail heat
+    map and its mean weight on the previous character (of the weights the
+    page carries, the model's to 4 decimals), a button named in words, layer 1's head 1
     pressed; the chosen head's weights a heat map whose cells' colour is
     the weight, buttons at and below the diagonal only."""
     from attention_docs import load_pretrained
@@ -440,16 +440,25 @@ def test_every_head_s_previous_character_weight_is_a_bar(language: str) -> None:
     weights = load_pretrained(language).attention(sentence)
     figure = explorables.render("attention_maps", language)
     bars = re.findall(
-        r'<td data-l="(\d)" data-h="(\d)" class="explorable-bar-cell" '
-        r'style="--w: ([\d.]+)%;">.*?<button ([^>]*)><span data-value="([^"]+)">',
+        r'<td data-l="(\d)" data-h="(\d)" class="explorable-thumb-cell">'
+        r"<button ([^>]*)>(<svg.*?</svg>)<span data-value=\"([^\"]+)\">",
         figure,
     )
     assert len(bars) == len(weights) * weights[0].shape[0]
-    for layer, head, width, button, value in bars:
+    for layer, head, button, thumb, value in bars:
         a = np.round(weights[int(layer) - 1][int(head) - 1], explorables.MAP_DECIMALS)
         prev = np.mean([a[i, i - 1] for i in range(1, n)])
         assert abs(float(value) - prev) <= 1e-12, (layer, head)
-        assert abs(float(width) - 100 * prev) <= 0.005 + 1e-9
+        # the thumbnail: a square at and below the diagonal for each weight
+        assert f'viewBox="0 0 {n} {n}"' in thumb and 'aria-hidden="true"' in thumb
+        squares = re.findall(
+            r'<rect x="(\d+)" y="(\d+)"[^>]*style="--w: ([\d.e-]+);"', thumb
+        )
+        assert {(int(y), int(x)) for x, y, _ in squares} == {
+            (i, j) for i in range(n) for j in range(i + 1)
+        }
+        for x, y, v in squares:
+            assert float(v) == a[int(y), int(x)], (layer, head, y, x)
         pressed = (layer, head) == ("1", "1")
         assert f'aria-pressed="{str(pressed).lower()}"' in button
         name = words["pick"].format(l=layer, h=head, prev=oracle.weight(prev))
