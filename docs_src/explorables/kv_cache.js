@@ -18,14 +18,11 @@ import { chartBox, draw, follow } from "./chart.js";
 // data: the page's model (sizes), the widths in bytes and the kinds to offer,
 // and the devices whose memory the chart marks ([key, GB], 1 GB = 10^9 bytes).
 export function render(w, data) {
-  // A size that only some kinds use says, under it, when it is not used
-  // (mount() shows it and disables the input).
-  const why = (key) => (WHY[key]
-    ? `<small class="explorable-why" id="explorable-kv_cache-why-${key}" data-why hidden>${w[WHY[key]]}</small>`
-    : "");
+  // Every size draws a line of the chart (g GQA's, d_c and d_h^R MLA's, h
+  // and d_k the others'), so every one is live whatever the kind.
   const number = (key) => field(w[key],
     `<input type="number" min="${key === "rope" ? 0 : 1}" step="1" value="${data.sizes[key]}" ` +
-    `data-size="${key}" disabled inputmode="numeric">${why(key)}`);
+    `data-size="${key}" disabled inputmode="numeric">`);
   // A real model's sizes, set by one button each (data.presets).
   const preset = ([name, sizes]) =>
     `<button type="button" data-preset="${name}" ` +
@@ -68,13 +65,6 @@ export function render(w, data) {
     templates(w, "status", "status_mla", "invalid", "divides", "too_large", "step_effect", "step_none",
       "h_kv_mla", "fills_at", "fills_never", "at_n"));
 }
-
-// The kinds that use a size (the others do not: g for GQA only, d_c and
-// d_h^R for MLA only, h and d_k for all but MLA, which caches no key or value
-// heads), and the words that say why a size is not used.
-const ONLY = { groups: ["gqa"], latent: ["mla"], rope: ["mla"],
-  heads: ["mha", "gqa", "mqa"], d_k: ["mha", "gqa", "mqa"] };
-const WHY = { groups: "why_gqa", latent: "why_mla", rope: "why_mla", heads: "why_not_mla", d_k: "why_not_mla" };
 
 const UNITS = [["EiB", 2 ** 60], ["PiB", 2 ** 50], ["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20],
   ["KiB", 2 ** 10]];
@@ -178,30 +168,17 @@ export function mount(root) {
   // stepped: the "+1 token" button's click, whose effect is said; dragged:
   // n set on the chart, said once the reader stops
   const update = (stepped = false, dragged = false) => {
-    // the sizes the kind uses (ONLY)
-    const used = (input) => {
-      const only = ONLY[input.dataset.size];
-      return !only || only.includes(kind.value);
-    };
-    // an input the kind does not use is disabled (the build leaves them all
-    // so), drawn as such, and says why beside it
-    for (const input of inputs) {
-      if (typeof window !== "undefined") input.disabled = !used(input);
-      const note = input.closest("label").querySelector("[data-why]");
-      input.removeAttribute("aria-describedby"); // refuse() names it again
-      if (!note) continue;
-      note.hidden = used(input);
-      if (!used(input)) input.setAttribute("aria-describedby", note.id);
-    }
+    for (const input of inputs) input.removeAttribute("aria-describedby"); // refuse() names it again
     window_.removeAttribute("aria-describedby");
     const size = {};
     for (const input of inputs) size[input.dataset.size] = Number(input.value);
     // Above 2^53 − 1 a number input's integer is read rounded: refused.
-    const huge = inputs.filter((i) => used(i) && i.value.trim() !== "" &&
+    // Every size draws a line: each is checked, whatever the kind.
+    const huge = inputs.filter((i) => i.value.trim() !== "" &&
       Number.isInteger(size[i.dataset.size]) && !Number.isSafeInteger(size[i.dataset.size]));
-    const wrong = inputs.filter((i) => used(i) &&
+    const wrong = inputs.filter((i) =>
       !(Number.isSafeInteger(size[i.dataset.size]) && size[i.dataset.size] >= least(i.dataset.size)));
-    const divides = kind.value !== "gqa" || size.heads % size.groups === 0;
+    const divides = size.heads % size.groups === 0; // GQA's groups of heads
     for (const input of inputs) {
       input.setAttribute("aria-invalid", String(wrong.includes(input) || (!divides && input === groups)));
     }
@@ -225,12 +202,9 @@ export function mount(root) {
     const b = BigInt(bytes.value);
     const cached = (n) => BigInt(w > 0 ? Math.min(n, w) : n); // min(n, W)
     const mla = kind.value === "mla";
-    // the bytes a token of one sequence costs under kind k, null if the
-    // sizes k uses are not valid (its line is then not drawn)
-    const valid = (key) => Number.isSafeInteger(size[key]) && size[key] >= least(key);
+    // the bytes a token of one sequence costs under kind k (the sizes were
+    // all checked above)
     const perTokenOf = (k) => {
-      const keys = inputs.map((i) => i.dataset.size).filter((key) => !ONLY[key] || ONLY[key].includes(k));
-      if (!keys.every(valid) || (k === "gqa" && size.heads % size.groups !== 0)) return null;
       const hKv = { mha: size.heads, gqa: size.groups, mqa: 1 }[k];
       return k === "mla"
         // L · (d_c + d_h^R) · s bytes per token of one sequence: no key or value heads
@@ -240,7 +214,7 @@ export function mount(root) {
     };
     const totals = Object.fromEntries(kinds.map((k) => {
       const per = perTokenOf(k);
-      return [k, per === null ? null : (n) => per * cached(n) * BigInt(size.batch)];
+      return [k, (n) => per * cached(n) * BigInt(size.batch)];
     }));
     const hKv = { mha: size.heads, gqa: size.groups, mqa: 1 }[kind.value];
     const perToken = perTokenOf(kind.value);

@@ -53,10 +53,10 @@ export function render(w, data) {
     '<table class="explorable-matrix explorable-grid explorable-band" data-matrix="mask">' +
     `<caption>${w.mask}</caption><thead>` +
     `<tr><td></td><th scope="colgroup" colspan="${data.max}" class="explorable-axis">${w.keys}</th></tr>` +
-    // the corner: the words, or on a phone's narrow column "i \ j" (the
+    // the corner: the words, or on a phone's narrow column "i↓ j→" (the
     // words stay for a screen reader, and in the row above, the keys')
     `<tr><th scope="col" class="explorable-corner"><span class="explorable-corner-words">${w.queries}</span>` +
-    '<span class="explorable-corner-short" aria-hidden="true"><i>i</i> \\ <i>j</i></span></th>' +
+    '<span class="explorable-corner-short" aria-hidden="true"><i>i</i>↓ <i>j</i>→</span></th>' +
     `${head}</tr></thead>` +
     `<tbody>${body}</tbody></table></div>`;
   const swatch = (kind) => `<span class="explorable-swatch" data-kind="${kind}" aria-hidden="true"></span>`;

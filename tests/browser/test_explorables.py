@@ -791,7 +791,7 @@ def test_kv_cache(load) -> None:
     assert agrees("gqa", 2) == 768 * 2**20  # the page's prediction
     root.locator("select[data-kind]").select_option("mqa")
     assert agrees("mqa", 2) == 96 * 2**20
-    assert root.locator('input[data-size="groups"]').is_disabled()
+    assert root.locator('input[data-size="groups"]').is_enabled()  # GQA's line
     for key, n in (("layers", 80), ("heads", 64), ("d_k", 128), ("tokens", 10**6)):
         root.locator(f'input[data-size="{key}"]').fill(str(n))
         sizes[key] = n
@@ -906,24 +906,17 @@ def test_kv_cache_chart_refusals_and_units(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
-def test_kv_cache_names_the_wrong_field_and_greys_unused_ones(load) -> None:
-    """A size the kind does not use is drawn disabled and says why (g under
-    MHA); a refused value is named in the message (r37: "どの値も…" named
-    none), marked invalid and described by the message."""
+def test_kv_cache_names_the_wrong_field_and_keeps_every_field_live(load) -> None:
+    """Every size draws a line of the chart, so every field is live whatever
+    the kind (g is GQA's line under MHA too); a refused value is named in
+    the message (r37: "どの値も…" named none), marked invalid and described
+    by the message."""
     _, watch, root = load("kv-cache", "kv_cache")
-    words = explorables.words_for("kv_cache", "ja")
     groups = root.locator('input[data-size="groups"]')
-    layers = root.locator('input[data-size="layers"]')
-    why = root.locator("#explorable-kv_cache-why-groups")
-    assert groups.is_disabled() and layers.is_enabled()
-    expect(why).to_be_visible()
-    expect(why).to_have_text(words["why_gqa"])
-    assert groups.get_attribute("aria-describedby") == "explorable-kv_cache-why-groups"
-    opacity = "e => Number(getComputedStyle(e).opacity)"
-    assert groups.evaluate(opacity) < 0.7 and layers.evaluate(opacity) == 1
-    root.locator("select[data-kind]").select_option("gqa")
-    expect(why).to_be_hidden()
-    assert groups.is_enabled() and groups.evaluate(opacity) == 1
+    for key in ("layers", "heads", "groups", "d_k", "latent", "rope", "tokens"):
+        field = root.locator(f'input[data-size="{key}"]')
+        assert field.is_enabled() and field.get_attribute("aria-describedby") is None
+    assert root.locator(".explorable-why").count() == 0
     error = root.locator("[data-error]")
     groups.fill("7")  # 96 heads in 7 groups
     expect(error).to_contain_text("h = 96、g = 7")
@@ -947,7 +940,6 @@ def test_kv_cache_mla(load) -> None:
     page, watch, root = load("kv-cache", "kv_cache")
     sizes = dict(explorables.KV_DEFAULT)
     preset = dict(explorables.KV_PRESETS["deepseek_v3"])
-    assert root.locator('input[data-size="latent"]').is_disabled()
     root.locator('button[data-preset="deepseek_v3"]').click()
     assert root.locator("select[data-kind]").input_value() == preset.pop("kind")
     sizes.update(preset)
@@ -967,17 +959,9 @@ def test_kv_cache_mla(load) -> None:
         return state["per_token"]
 
     assert agrees(2) == 61 * (512 + 64) * 2  # the page's 70,272 bytes a token
-    # the inputs MLA does not use are disabled (review F28): h, g and d_k
-    for key, used in (
-        ("latent", True),
-        ("rope", True),
-        ("layers", True),
-        ("tokens", True),
-        ("heads", False),
-        ("groups", False),
-        ("d_k", False),
-    ):
-        assert root.locator(f'input[data-size="{key}"]').is_enabled() == used, key
+    # every field stays live: h, g and d_k draw the other kinds' lines
+    for key in ("latent", "rope", "layers", "tokens", "heads", "groups", "d_k"):
+        assert root.locator(f'input[data-size="{key}"]').is_enabled(), key
     root.locator('input[data-size="rope"]').fill("0")  # no RoPE key: allowed
     sizes["rope"] = 0
     agrees(2)
@@ -988,9 +972,6 @@ def test_kv_cache_mla(load) -> None:
     root.locator("select[data-bytes]").select_option("4")
     agrees(4)
     root.locator("select[data-kind]").select_option("mha")  # back to MHA
-    assert root.locator('input[data-size="latent"]').is_disabled()
-    assert root.locator('input[data-size="heads"]').is_enabled()
-    assert root.locator('input[data-size="d_k"]').is_enabled()
     state = oracle.kv_state("mha", sizes, 4)
     assert int(result(page, "kv_cache", "total")[1]) == state["total"]
     assert not watch.problems(), watch.problems()
@@ -1231,6 +1212,35 @@ def test_rope_query_arrow_turns_m(load) -> None:
     assert "m = 4" in status(page, "rope")
     page.keyboard.press("End")
     rope_agrees(page, root, explorables.ROPE_MAX, 0, 4)
+    assert not watch.problems(), watch.problems()
+
+
+def test_rope_key_arrow_turns_r(load) -> None:
+    """Dragging pair 0's key arrow (θ_0 = 1 rad) moves r by the turn over
+    θ_0 and leaves m; said once after the drag."""
+    page, watch, root = load("positional-encoding", "rope")
+    m, r = root.locator("input[data-m]"), root.locator("input[data-n]")
+    root.locator('[data-turn="0"]').scroll_into_view_if_needed()
+    box = root.locator('[data-pair="0"] svg').bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    radius = 0.35 * box["width"]
+    m0, r0 = int(m.input_value()), int(r.input_value())
+    state = oracle.rope_state(m0, r0, 4)
+    start = math.atan2(state["k"][1], state["k"][0])  # the key's direction
+    root.evaluate(COUNT_SAID)
+
+    def at(a: float) -> tuple[float, float]:
+        return cx + radius * math.cos(a), cy - radius * math.sin(a)
+
+    page.mouse.move(*at(start))
+    page.mouse.down()
+    for k in range(1, 9):  # +2 rad in all
+        page.mouse.move(*at(start + 0.25 * k))
+    page.mouse.up()
+    assert r.input_value() == str(r0 + 2) and m.input_value() == str(m0)
+    rope_agrees(page, root, m0, r0 + 2, 4)
+    page.wait_for_timeout(700)
+    assert page.evaluate("window.__said") == 1
     assert not watch.problems(), watch.problems()
 
 
