@@ -1961,6 +1961,8 @@ def test_window_sinks_chart_dragged_and_cache_linked(load) -> None:
 AXE_FIGURES = [
     ("sliding-window", "window_sinks"),
     ("attention-maps", "attention_maps"),
+    ("kv-cache", "kv_cache"),
+    ("positional-encoding", "rope"),
 ]
 
 
