@@ -91,7 +91,11 @@ export function render(w, data) {
     // Wider than a small phone's column: it scrolls in its own box, which a
     // keyboard can reach.
     `<div class="explorable-scroll" tabindex="0" role="region" aria-label="${esc(w.weights_region)}">` +
-    `${table}</div>` + `<p class="explorable-terms" data-linked-said>${w.linked_hint}</p>` +
+    `${table}</div>` +
+    // the colour's scale, 0 to 1, as the cells mix it (the caption says it in words)
+    '<p class="explorable-ramp-legend" aria-hidden="true"><span>0</span>' +
+    '<span class="explorable-ramp"></span><span>1</span></p>' +
+    `<p class="explorable-terms" data-linked-said>${w.linked_hint}</p>` +
     results + status() + templates(w, "status", "label", "pick", "linked", "linked_hint"));
 }
 

@@ -463,6 +463,12 @@ def test_every_head_s_previous_character_weight_is_a_bar(language: str) -> None:
         assert f'aria-pressed="{str(pressed).lower()}"' in button
         name = words["pick"].format(l=layer, h=head, prev=oracle.weight(prev))
         assert f'aria-label="{name}"' in button
+    # the colour's scale under the map, 0 to 1 (its words are the caption's)
+    assert re.search(
+        r'<p class="explorable-ramp-legend" aria-hidden="true"><span>0</span>'
+        r'<span class="explorable-ramp"></span><span>1</span></p>',
+        figure,
+    )
     grid = figure.split('data-matrix="weights"')[1].split("</table>")[0]
     a = np.round(weights[0][0], explorables.MAP_DECIMALS)
     cells = re.findall(r'<td data-i="(\d+)" data-j="(\d+)"([^>]*)>(<button)?', grid)
