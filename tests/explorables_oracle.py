@@ -165,6 +165,14 @@ def kv_state(kind: str, sizes: dict, bytes_per_value: int, window: int = 0) -> d
     return {"h_kv": h_kv, "total": total, "per_token": per_token}
 
 
+def kv_fills(
+    sizes: dict, memory: int, kind: str = "mha", bytes_per_value: int = 2
+) -> int:
+    """The least n whose cache (kv_cache_bytes) is larger than ``memory`` bytes."""
+    per_token = kv_state(kind, sizes | {"tokens": 1}, bytes_per_value)["total"]
+    return memory // per_token + 1
+
+
 def window_state(n: int, window: int, n_sink: int) -> dict:
     """The mask and its cells' kinds, the rolling cache after n tokens (the
     position each of its rows holds, -1 for a row not written yet), and the

@@ -1,10 +1,12 @@
 // The trained language model's attention weights on a sentence. The
 // weights were computed by attention_docs when the book was built; this
 // script only shows them and sums them.
-// - Every head's mean weight on the previous character,
-//   prev = (1 / (n − 1)) Σ_{i ≥ 2} A_{i,i−1}, as a bar, laid out as the page's
-//   figure lays out its maps (columns the layers, rows the heads); each bar
-//   is a button that shows its head below (so do the layer and head menus).
+// - Every head's weights as a small heat map (a thumbnail, as the page's
+//   figure draws them) over its mean weight on the previous character,
+//   prev = (1 / (n − 1)) Σ_{i ≥ 2} A_{i,i−1}, laid out as the page's figure
+//   lays out its maps (columns the layers, rows the heads); each is a button
+//   that shows its head below (so do the layer and head menus), and the
+//   pointer resting on one shows that head below until it leaves.
 // - The chosen head's weights A (rows the queries, columns the keys, one per
 //   character, positions from 1 as the page counts them) as a heat map in
 //   A's pink, as the masks' grid and the page's figure draw weights; the
@@ -42,14 +44,19 @@ export function render(w, data) {
     field(w.layer, `<select data-layer disabled>${optionList(count(data.layers), 1)}</select>`) +
     field(w.head, `<select data-head disabled>${optionList(count(data.heads), 1)}</select>`) +
     "</div>";
-  // Every head's prev as a bar: columns the layers, rows the heads.
+  // Every head's thumbnail and prev: columns the layers, rows the heads. A
+  // thumbnail has a square for each weight at or below the diagonal (row i
+  // the query, column j the key), its viewBox the sentence's n × n.
   const layerHeads = count(data.layers)
     .map((l) => `<th scope="col">${esc(message(w.layer_n, { l }))}</th>`).join("");
+  const squares = [...Array(n).keys()].flatMap((i) => [...Array(i + 1).keys()].map((j) =>
+    `<rect x="${j}" y="${i}" width="1" height="1"></rect>`)).join("");
+  const thumb = `<svg class="explorable-thumb" viewBox="0 0 ${first} ${first}" aria-hidden="true" ` +
+    `focusable="false">${squares}</svg>`;
   const bars = count(data.heads).map((h) => {
     const cells = count(data.layers).map((l) =>
-      `<td data-l="${l}" data-h="${h}" class="explorable-bar-cell">` +
-      '<span class="explorable-bar" aria-hidden="true"></span>' +
-      `<button type="button" data-pick aria-pressed="false" disabled>` +
+      `<td data-l="${l}" data-h="${h}" class="explorable-thumb-cell">` +
+      `<button type="button" data-pick aria-pressed="false" disabled>${thumb}` +
       '<span data-value="0">0</span></button></td>').join("");
     return `<tr><th scope="row">${esc(message(w.head_n, { h }))}</th>${cells}</tr>`;
   }).join("");
@@ -84,7 +91,11 @@ export function render(w, data) {
     // Wider than a small phone's column: it scrolls in its own box, which a
     // keyboard can reach.
     `<div class="explorable-scroll" tabindex="0" role="region" aria-label="${esc(w.weights_region)}">` +
-    `${table}</div>` + `<p class="explorable-terms" data-linked-said>${w.linked_hint}</p>` +
+    `${table}</div>` +
+    // the colour's scale, 0 to 1, as the cells mix it (the caption says it in words)
+    '<p class="explorable-ramp-legend" aria-hidden="true"><span>0</span>' +
+    '<span class="explorable-ramp"></span><span>1</span></p>' +
+    `<p class="explorable-terms" data-linked-said>${w.linked_hint}</p>` +
     results + status() + templates(w, "status", "label", "pick", "linked", "linked_hint"));
 }
 
@@ -106,9 +117,10 @@ export function mount(root) {
   const weights = [...table.querySelectorAll("button[data-weight]")];
   let pointed = null; // [i, j] under the pointer or the focus
 
+  let preview = null; // [l, h] of the thumbnail under the pointer
   const current = () => {
     const s = data.sentences[Number(sentence.value)];
-    const [l, h] = [Number(layer.value), Number(head.value)];
+    const [l, h] = preview ?? [Number(layer.value), Number(head.value)];
     return { s, l, h, a: s.weights[l - 1][h - 1] }; // A_ij: row i the query, column j the key
   };
 
@@ -128,17 +140,24 @@ export function mount(root) {
     });
   };
 
-  const update = () => {
+  // say: false while the pointer previews a head (nothing is chosen yet)
+  const update = (say = true) => {
     const { s, l, h, a } = current();
     const n = s.tokens.length;
-    // Every head's prev, its bar and its button; the chosen one pressed.
+    // Every head's thumbnail, prev and button; the chosen one pressed.
     for (const b of picks) {
       const td = b.closest("td");
       const [bl, bh] = [Number(td.dataset.l), Number(td.dataset.h)];
-      const prev = previousMean(s.weights[bl - 1][bh - 1]);
+      const weightsOf = s.weights[bl - 1][bh - 1];
+      const prev = previousMean(weightsOf);
       showWeight(b.querySelector("span"), prev);
-      td.style.setProperty("--w", `${(100 * prev).toFixed(2)}%`);
-      b.setAttribute("aria-pressed", String(bl === l && bh === h));
+      const svg = b.querySelector("svg");
+      svg.setAttribute("viewBox", `0 0 ${n} ${n}`);
+      for (const rect of svg.querySelectorAll("rect")) {
+        const [i, j] = [Number(rect.getAttribute("y")), Number(rect.getAttribute("x"))];
+        if (i < n) rect.style.setProperty("--w", String(weightsOf[i][j]));
+      }
+      b.setAttribute("aria-pressed", String(bl === Number(layer.value) && bh === Number(head.value)));
       b.setAttribute("aria-label", message(words(root, "pick"), { l: bl, h: bh, prev: weight(prev) }));
     }
     for (const th of table.querySelectorAll("thead th[data-j]")) {
@@ -179,19 +198,34 @@ export function mount(root) {
     const shown = root.querySelector('[data-result="rows"]');
     shown.dataset.value = String(rows);
     shown.textContent = `${rows} / ${n - 1}`;
+    root.toggleAttribute("data-preview", preview !== null);
+    if (!say) return;
     announce(root, message(words(root, "status"), {
       layer: l, head: h, previous: weight(previous), rows, n: n - 1,
     }));
   };
 
-  for (const select of [sentence, layer, head]) select.addEventListener("input", update);
-  // A head's bar: that head below, its layer and head in the menus.
+  for (const select of [sentence, layer, head]) select.addEventListener("input", () => update());
+  // A head's thumbnail: that head below, its layer and head in the menus;
+  // under the pointer, that head below until the pointer leaves (not said:
+  // a click or the keyboard chooses).
   for (const b of picks) {
+    const td = b.closest("td");
     b.addEventListener("click", () => {
-      const td = b.closest("td");
+      preview = null;
       layer.value = td.dataset.l;
       head.value = td.dataset.h;
       update();
+    });
+    b.addEventListener("pointerenter", (event) => {
+      if (event.pointerType !== "mouse") return; // a touch is a click
+      preview = [Number(td.dataset.l), Number(td.dataset.h)];
+      update(false);
+    });
+    b.addEventListener("pointerleave", () => {
+      if (preview === null) return;
+      preview = null;
+      update(false);
     });
   }
   // The weights at or below the diagonal: End goes to the query's own key.

@@ -70,14 +70,16 @@ const px = (v) => v.toFixed(2);
 const GAP = 15;
 
 // Pressing on the chart and dragging sets the control the cursor shows:
-// onValue(v) with v the x under the pointer, within the x drawn last.
-// (The chart is aria-hidden; the keyboard moves the same control itself,
-// which onValue may focus.) Vertical swipes still scroll a phone's page.
+// onValue(v) with v the x under the pointer, within the x drawn last (on a
+// log axis, read on the log scale). (The chart is aria-hidden; the keyboard
+// moves the same control itself, which onValue may focus.) Vertical swipes
+// still scroll a phone's page. A press on a drawn element marked data-pick
+// (a line the reader picks by clicking it) is that element's, not a drag.
 export function follow(svg, onValue) {
   const at = (event) => valueAt(svg, event)[0];
   svg.classList.add("explorable-follow");
   svg.addEventListener("pointerdown", (event) => {
-    if (event.button !== 0) return;
+    if (event.button !== 0 || event.target.closest("[data-pick]")) return;
     event.preventDefault();
     svg.setPointerCapture(event.pointerId);
     onValue(at(event));
@@ -88,13 +90,16 @@ export function follow(svg, onValue) {
 }
 
 // The values [x, y] under the pointer's `event`, each within the axis drawn
-// last (a linear y axis), for a chart the reader drags in two directions.
+// last (a log axis read on its log scale), for a chart the reader drags.
 export function valueAt(svg, event) {
   const AREA = areaOf(svg);
   const point = svg.createSVGPoint();
   [point.x, point.y] = [event.clientX, event.clientY];
   const inside = point.matrixTransform(svg.getScreenCTM().inverse());
-  const within = (f, { min, max }) => min + Math.min(1, Math.max(0, f)) * (max - min);
+  const within = (f, { min, max, log }) => {
+    const g = Math.min(1, Math.max(0, f));
+    return log ? 10 ** (Math.log10(min) + g * (Math.log10(max) - Math.log10(min))) : min + g * (max - min);
+  };
   return [within((inside.x - AREA.left) / (AREA.right - AREA.left), svg.chartX),
     within((AREA.bottom - inside.y) / (AREA.bottom - AREA.top), svg.chartY)];
 }
@@ -119,14 +124,20 @@ export function valueAt(svg, event) {
 //     steps not reached yet (none if undefined)
 //   bands: [{from, to}]: x ranges shaded behind the plot (<rect data-band>),
 //     e.g. every other block of keys
-export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later, bands = [] }) {
+//   A line may also have key (written as data-key and data-pick on its path
+//   and its label, for a reader who picks a line by clicking it) and current
+//   (drawn stronger than the others: class explorable-line-current).
+//   marks: [{x, y}]: points drawn as rings on the lines (<circle data-mark>),
+//     where a line crosses a rule, say; one outside the axes is not drawn
+export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later, bands = [], marks = [] }) {
   const AREA = areaOf(svg);
   const floor = y.floor ?? 0;
   const sx = scale(x);
   const sy = scale(floor ? { ...y, min: Math.max(floor, Math.min(y.min, y.max)),
     max: Math.max(floor * 10, y.max) } : y);
-  svg.chartX = { min: sx.min, max: sx.max }; // for follow(): the x drawn last
-  svg.chartY = { min: sy.min, max: sy.max }; // for valueAt(): the y drawn last
+  // for follow() and valueAt(): the axes drawn last
+  svg.chartX = { min: sx.min, max: sx.max, log: Boolean(x.log) };
+  svg.chartY = { min: sy.min, max: sy.max, log: Boolean(y.log) };
   const X = (v) => AREA.left + sx.at(v) * (AREA.right - AREA.left);
   const Y = (v) => AREA.bottom - sy.at(v) * (AREA.bottom - AREA.top);
   const drawable = (v, axis) => Number.isFinite(v) && (!axis.log || v > 0) &&
@@ -214,8 +225,10 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
       pen = "L";
       last = [X(u), Y(v)];
     }
-    parts.push(`<path class="explorable-line explorable-line-${k}" data-line="${k}" d="${d}"></path>`);
-    if (line.label && last) labels.push({ k, text: line.label, x: last[0], y: last[1] });
+    const pick = line.key ? ` data-key="${line.key}" data-pick` : "";
+    const current = line.current ? " explorable-line-current" : "";
+    parts.push(`<path class="explorable-line explorable-line-${k}${current}" data-line="${k}"${pick} d="${d}"></path>`);
+    if (line.label && last) labels.push({ k, text: line.label, x: last[0], y: last[1], pick, current });
   });
   // Direct labels at the lines' ends, at least GAP apart (a line of the
   // 12-unit text with room, on a phone's narrower drawing too), inside it.
@@ -226,7 +239,8 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
   if (labels.length) labels[labels.length - 1].y = Math.min(labels[labels.length - 1].y, AREA.bottom);
   for (let i = labels.length - 2; i >= 0; i--) labels[i].y = Math.min(labels[i].y, labels[i + 1].y - GAP);
   for (const label of labels) {
-    parts.push(`<text class="explorable-line-label explorable-line-${label.k}" data-label="${label.k}" ` +
+    parts.push(`<text class="explorable-line-label explorable-line-${label.k}${label.current}" ` +
+      `data-label="${label.k}"${label.pick} ` +
       `x="${px(label.x + 4)}" y="${px(label.y + 4)}">${label.text}</text>`);
   }
   for (const note of notes.filter((n) => drawable(n.x, x) && drawable(n.y, y))) {
@@ -236,6 +250,12 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
   if (later !== undefined && drawable(later, x) && X(later) < AREA.right) {
     parts.push(`<rect class="explorable-later" data-later="${later}" x="${px(X(later))}" y="${AREA.top}" ` +
       `width="${px(AREA.right + 30 - X(later))}" height="${AREA.bottom - AREA.top}"></rect>`);
+  }
+  for (const mark of marks) {
+    if (!drawable(mark.x, x) || !drawable(mark.y, y) || mark.x < sx.min || mark.x > sx.max ||
+      mark.y < sy.min || mark.y > sy.max) continue;
+    parts.push(`<circle class="explorable-mark" data-mark="${mark.x}" cx="${px(X(mark.x))}" ` +
+      `cy="${px(Y(mark.y))}" r="3.5"></circle>`);
   }
   if (cursor !== undefined && drawable(cursor, x)) {
     parts.push(`<line class="explorable-cursor" data-cursor="${cursor}" x1="${px(X(cursor))}" ` +

@@ -4,60 +4,67 @@
 // L · (d_c + d_h^R) · n · s · b bytes (kv_cache_bytes' latent_dim, rope_dim).
 // A window W > 0 caches min(n, W) tokens a layer instead of n
 // (kv_cache_bytes(..., window=W)).
-// A chart draws the size against n (log axes) for the current settings, with
-// a line for the memory of one GPU of a few real devices and a cursor at n.
+// A chart draws the size against n (log axes) for each kind at the current
+// sizes, the current kind's line stronger, with a line for the memory of one
+// GPU of a few real devices, a ring where the current kind's cache outgrows
+// each, and a cursor at n that the reader drags; clicking a kind's line or
+// its name picks that kind.
 import {
-  announce, field, fmt, frame, message, optionList, register, sci, speak, status, templates, words,
+  announce, announceSettled, field, fmt, frame, message, optionList, register, sci, speak, status, templates,
+  words,
 } from "./core.js";
-import { chartBox, draw } from "./chart.js";
+import { chartBox, draw, follow } from "./chart.js";
 
 // data: the page's model (sizes), the widths in bytes and the kinds to offer,
 // and the devices whose memory the chart marks ([key, GB], 1 GB = 10^9 bytes).
 export function render(w, data) {
-  // A size that only some kinds use says, under it, when it is not used
-  // (mount() shows it and disables the input).
-  const why = (key) => (WHY[key]
-    ? `<small class="explorable-why" id="explorable-kv_cache-why-${key}" data-why hidden>${w[WHY[key]]}</small>`
-    : "");
+  // Every size draws a line of the chart (g GQA's, d_c and d_h^R MLA's, h
+  // and d_k the others'), so every one is live whatever the kind.
   const number = (key) => field(w[key],
     `<input type="number" min="${key === "rope" ? 0 : 1}" step="1" value="${data.sizes[key]}" ` +
-    `data-size="${key}" disabled inputmode="numeric">${why(key)}`);
+    `data-size="${key}" disabled inputmode="numeric">`);
   // A real model's sizes, set by one button each (data.presets).
   const preset = ([name, sizes]) =>
     `<button type="button" data-preset="${name}" ` +
     Object.entries(sizes).map(([k, v]) => `data-set-${k}="${v}"`).join(" ") +
     ` disabled>${w[`preset_${name}`]}</button>`;
+  // Three groups: the attention kind with the sizes of its own, the model,
+  // and the run (n, b, W); results and chart beside them where there is room.
+  const group = (legend, inner) =>
+    `<fieldset class="explorable-group"><legend>${legend}</legend>${inner}</fieldset>`;
   const controls =
     '<div class="explorable-controls explorable-form">' +
-    field(w.kind, `<select data-kind disabled>${optionList(data.kinds, data.kinds[0], w)}</select>`) +
-    ["layers", "heads", "groups", "d_k", "tokens"].map(number).join("") +
-    ["latent", "rope"].filter((k) => k in data.sizes).map(number).join("") +
-    field(w.bytes, `<select data-bytes disabled>${optionList(data.bytes, data.bytes[0])}</select>`) +
-    number("batch") +
-    field(w.window, `<input type="number" min="0" step="1" value="${data.window}" data-window ` +
-      'disabled inputmode="numeric">') +
-    `<button type="button" data-step disabled>${w.step}</button>` +
+    group(w.group_kind,
+      field(w.kind, `<select data-kind disabled>${optionList(data.kinds, data.kinds[0], w)}</select>`) +
+      ["groups", "latent", "rope"].filter((k) => k in data.sizes).map(number).join("")) +
+    group(w.group_model, ["layers", "heads", "d_k"].map(number).join("") +
+      field(w.bytes, `<select data-bytes disabled>${optionList(data.bytes, data.bytes[0])}</select>`)) +
+    group(w.group_run, number("tokens") + number("batch") +
+      field(w.window, `<input type="number" min="0" step="1" value="${data.window}" data-window ` +
+        'disabled inputmode="numeric">') +
+      `<button type="button" data-step disabled>${w.step}</button>`) +
     Object.entries(data.presets || {}).map(preset).join("") +
     '<p class="explorable-error" id="explorable-kv_cache-error" data-error hidden></p></div>';
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const results =
     '<dl class="explorable-results">' +
     ["h_kv", "per_token", "total", "total_units"].map(result).join("") + "</dl>";
+  // Where the current kind's cache alone outgrows each device's memory (the
+  // chart's rings): the least n, or never under a window.
+  const fills = `<p class="explorable-note" id="explorable-kv_cache-fills">${w.fills}</p>` +
+    '<dl class="explorable-results" data-fills aria-labelledby="explorable-kv_cache-fills">' +
+    data.devices.map(([k]) => `<dt>${w[`device_${k}`]}</dt><dd data-fill="${k}" data-value="">—</dd>`).join("") +
+    "</dl>";
   const devices = `<span data-devices="${data.devices.map(([k, gb]) => `${k}:${gb}`).join(" ")}" ` +
     `${data.devices.map(([k]) => `data-device-${k}="${w[`device_${k}`]}"`).join(" ")} hidden></span>`;
   return frame("kv_cache", w,
-    controls + '<p class="explorable-effect" data-step-effect data-value=""></p>' + results +
-    `<div class="explorable-charts">${chartBox("size", w.chart)}</div>` + devices +
+    controls + '<p class="explorable-effect" data-step-effect data-value=""></p>' +
+    `<div class="explorable-charts explorable-kv-out"><div>${results}${fills}</div>` +
+    `${chartBox("size", w.chart)}</div>` + devices +
     `<p class="explorable-note">${w.devices}</p>` + status() +
-    templates(w, "status", "status_mla", "invalid", "divides", "too_large", "step_effect", "step_none"));
+    templates(w, "status", "status_mla", "invalid", "divides", "too_large", "step_effect", "step_none",
+      "h_kv_mla", "fills_at", "fills_never", "at_n"));
 }
-
-// The kinds that use a size (the others do not: g for GQA only, d_c and
-// d_h^R for MLA only, h and d_k for all but MLA, which caches no key or value
-// heads), and the words that say why a size is not used.
-const ONLY = { groups: ["gqa"], latent: ["mla"], rope: ["mla"],
-  heads: ["mha", "gqa", "mqa"], d_k: ["mha", "gqa", "mqa"] };
-const WHY = { groups: "why_gqa", latent: "why_mla", rope: "why_mla", heads: "why_not_mla", d_k: "why_not_mla" };
 
 const UNITS = [["EiB", 2 ** 60], ["PiB", 2 ** 50], ["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20],
   ["KiB", 2 ** 10]];
@@ -105,33 +112,43 @@ export function mount(root) {
   const deviceNode = root.querySelector("[data-devices]");
   const devices = deviceNode.dataset.devices.split(" ").map((item) => {
     const [key, gb] = item.split(":");
-    return { y: Number(gb) * 10 ** 9, label: deviceNode.getAttribute(`data-device-${key}`) };
+    return { key, y: Number(gb) * 10 ** 9, bytes: BigInt(gb) * 10n ** 9n,
+      label: deviceNode.getAttribute(`data-device-${key}`) };
   });
   const result = (key) => root.querySelector(`[data-result="${key}"]`);
   const label = (input) => input.closest("label").querySelector("span").innerHTML;
   const least = (key) => (key === "rope" ? 0 : 1); // d_h^R may be 0
+  const kinds = [...kind.options].map((o) => o.value);
 
   const set = (key, n, html) => {
     result(key).dataset.value = String(n);
     result(key).innerHTML = html;
   };
-  // The size against n (1 to at least a million tokens), and the devices.
-  const plot = (totalAt, n) => {
+  // The size against n (1 to at least a million tokens) of each kind
+  // (totals[k](n), null: a kind whose sizes are not valid), the devices, and
+  // the rings where the current kind's line crosses them.
+  const plot = (totals, n, marks = []) => {
     const nMax = Math.max(1e6, 10 ** Math.ceil(Math.log10(n || 1)));
     const ns = new Set([n]);
     for (let p = 1; p <= nMax; p *= 10) for (const m of [1, 2, 5]) if (m * p <= nMax) ns.add(m * p);
     const window = Number(window_.value);
     if (window > 0 && window < nMax) ns.add(window);
-    const points = totalAt ? [...ns].sort((a, b) => a - b).map((m) => [m, Number(totalAt(m))]) : [];
-    const ys = [...points.map(([, y]) => y), ...devices.map((d) => d.y)];
+    const sorted = [...ns].sort((a, b) => a - b);
+    const lines = kinds.map((k) => ({
+      key: k, label: k.toUpperCase(), current: totals && k === kind.value,
+      points: totals && totals[k] ? sorted.map((m) => [m, Number(totals[k](m))]) : [],
+    }));
+    const ys = [...lines.flatMap((l) => l.points.map(([, y]) => y)), ...devices.map((d) => d.y)];
     draw(chart, {
       x: { min: 1, max: nMax, log: true, label: "n" },
       y: { log: true, ticks: byteTicks(Math.min(...ys), Math.max(...ys)) },
-      lines: [{ points }],
+      lines,
       rules: devices,
-      cursor: totalAt ? n : undefined,
+      cursor: totals ? n : undefined,
+      marks,
     });
   };
+  const fillsOf = (key) => root.querySelector(`[data-fill="${key}"]`);
 
   const refuse = (html, input) => {
     for (const key of ["h_kv", "per_token", "total", "total_units"]) set(key, "", "—");
@@ -140,36 +157,28 @@ export function mount(root) {
     if (input) input.setAttribute("aria-describedby", error.id);
     effect.textContent = "";
     effect.dataset.value = "";
+    for (const device of devices) {
+      fillsOf(device.key).dataset.value = "";
+      fillsOf(device.key).textContent = "—";
+    }
     plot(null, 1);
     announce(root, html);
   };
 
-  // stepped: the "+1 token" button's click, whose effect is said
-  const update = (stepped = false) => {
-    // the sizes the kind uses (ONLY)
-    const used = (input) => {
-      const only = ONLY[input.dataset.size];
-      return !only || only.includes(kind.value);
-    };
-    // an input the kind does not use is disabled (the build leaves them all
-    // so), drawn as such, and says why beside it
-    for (const input of inputs) {
-      if (typeof window !== "undefined") input.disabled = !used(input);
-      const note = input.closest("label").querySelector("[data-why]");
-      input.removeAttribute("aria-describedby"); // refuse() names it again
-      if (!note) continue;
-      note.hidden = used(input);
-      if (!used(input)) input.setAttribute("aria-describedby", note.id);
-    }
+  // stepped: the "+1 token" button's click, whose effect is said; dragged:
+  // n set on the chart, said once the reader stops
+  const update = (stepped = false, dragged = false) => {
+    for (const input of inputs) input.removeAttribute("aria-describedby"); // refuse() names it again
     window_.removeAttribute("aria-describedby");
     const size = {};
     for (const input of inputs) size[input.dataset.size] = Number(input.value);
     // Above 2^53 − 1 a number input's integer is read rounded: refused.
-    const huge = inputs.filter((i) => used(i) && i.value.trim() !== "" &&
+    // Every size draws a line: each is checked, whatever the kind.
+    const huge = inputs.filter((i) => i.value.trim() !== "" &&
       Number.isInteger(size[i.dataset.size]) && !Number.isSafeInteger(size[i.dataset.size]));
-    const wrong = inputs.filter((i) => used(i) &&
+    const wrong = inputs.filter((i) =>
       !(Number.isSafeInteger(size[i.dataset.size]) && size[i.dataset.size] >= least(i.dataset.size)));
-    const divides = kind.value !== "gqa" || size.heads % size.groups === 0;
+    const divides = size.heads % size.groups === 0; // GQA's groups of heads
     for (const input of inputs) {
       input.setAttribute("aria-invalid", String(wrong.includes(input) || (!divides && input === groups)));
     }
@@ -193,20 +202,45 @@ export function mount(root) {
     const b = BigInt(bytes.value);
     const cached = (n) => BigInt(w > 0 ? Math.min(n, w) : n); // min(n, W)
     const mla = kind.value === "mla";
+    // the bytes a token of one sequence costs under kind k (the sizes were
+    // all checked above)
+    const perTokenOf = (k) => {
+      const hKv = { mha: size.heads, gqa: size.groups, mqa: 1 }[k];
+      return k === "mla"
+        // L · (d_c + d_h^R) · s bytes per token of one sequence: no key or value heads
+        ? BigInt(size.layers) * BigInt(size.latent + size.rope) * b
+        // 2 (keys and values) · L · h_kv · d_k · s bytes per token of one sequence
+        : 2n * BigInt(size.layers) * BigInt(hKv) * BigInt(size.d_k) * b;
+    };
+    const totals = Object.fromEntries(kinds.map((k) => {
+      const per = perTokenOf(k);
+      return [k, (n) => per * cached(n) * BigInt(size.batch)];
+    }));
     const hKv = { mha: size.heads, gqa: size.groups, mqa: 1 }[kind.value];
-    const perToken = mla
-      // L · (d_c + d_h^R) · s bytes per token of one sequence: no key or value heads
-      ? BigInt(size.layers) * BigInt(size.latent + size.rope) * b
-      // 2 (keys and values) · L · h_kv · d_k · s bytes per token of one sequence
-      : 2n * BigInt(size.layers) * BigInt(hKv) * BigInt(size.d_k) * b;
-    const totalAt = (n) => perToken * cached(n) * BigInt(size.batch);
+    const perToken = perTokenOf(kind.value);
+    const totalAt = totals[kind.value];
     const total = totalAt(size.tokens);
-    if (mla) set("h_kv", "", "—");
+    if (mla) set("h_kv", "", words(root, "h_kv_mla"));
     else set("h_kv", hKv, String(hKv));
     set("per_token", perToken, inUnits(perToken));
     set("total", total, grouped(total));
     set("total_units", total, inUnits(total));
-    plot(totalAt, size.tokens);
+    // the least n whose cache is larger than the device's memory:
+    // floor(memory / (per token · b)) + 1, unless a window keeps it below
+    const marks = [];
+    for (const device of devices) {
+      const first = device.bytes / (perToken * BigInt(size.batch)) + 1n;
+      const out = fillsOf(device.key);
+      if (w > 0 && first > BigInt(w)) {
+        out.dataset.value = "";
+        out.innerHTML = message(words(root, "fills_never"), { max: inUnits(totalAt(w)) });
+      } else {
+        out.dataset.value = String(first);
+        out.innerHTML = message(words(root, "fills_at"), { n: grouped(first) });
+        marks.push({ x: Number(first), y: device.y });
+      }
+    }
+    plot(totals, size.tokens, marks);
     let said = mla
       ? message(words(root, "status_mla"), { total: inUnits(total), width: size.latent + size.rope })
       : message(words(root, "status"), { total: inUnits(total), h_kv: hKv });
@@ -221,7 +255,8 @@ export function mount(root) {
         : message(words(root, "step_none"), { n: grouped(size.tokens) });
       said = `${effect.innerHTML} ${said}`;
     }
-    announce(root, said);
+    if (dragged) announceSettled(root, message(words(root, "at_n"), { n: grouped(size.tokens) }) + said);
+    else announce(root, said);
   };
   for (const control of [kind, bytes, window_, ...inputs]) control.addEventListener("input", () => update());
   // A preset: its kind and sizes into the controls (the other sizes stay).
@@ -238,9 +273,24 @@ export function mount(root) {
       update();
     });
   }
+  // Pressing or dragging on the chart sets n there (three significant
+  // digits: 1, 2, …, 999, 1,000, 1,010, …), as the input would.
+  const tokens = root.querySelector('input[data-size="tokens"]');
+  follow(chart, (v) => {
+    const n = v < 1000 ? Math.max(1, Math.round(v)) : Number(v.toPrecision(3));
+    if (String(n) === tokens.value) return;
+    tokens.value = String(n);
+    update(false, true);
+  });
+  // Clicking a kind's line or its name picks that kind.
+  chart.addEventListener("click", (event) => {
+    const picked = event.target.closest("[data-pick]");
+    if (!picked || picked.dataset.key === kind.value) return;
+    kind.value = picked.dataset.key;
+    update();
+  });
   // One more token decoded: its key and value rows join the cache.
   root.querySelector("button[data-step]").addEventListener("click", () => {
-    const tokens = root.querySelector('input[data-size="tokens"]');
     const n = Number(tokens.value);
     if (!Number.isSafeInteger(n + 1)) return update(); // the input says why
     tokens.value = String(n + 1);

@@ -7,12 +7,14 @@
 // angle between the rotated query and key, whose query arrow the reader
 // turns to move m; a chart draws the score at every offset m − r the
 // sliders reach (dots: whole offsets only), with a cursor at the current
-// m − r: moving m and r together leaves the cursor where it is.
+// m − r: moving m and r together leaves the cursor where it is. Pressing or
+// dragging on the chart sets m − r there: m moves, r stays (r moves too only
+// where m alone cannot reach the offset).
 import {
   announce, announceSettled, dataNode, esc, field, fill, fmt, frame, matrix, message, optionList,
   register, show, showSci, status, templates, words,
 } from "./core.js";
-import { chartBox, draw } from "./chart.js";
+import { chartBox, draw, follow } from "./chart.js";
 
 const BASE = 10000;
 // The page's vectors: bold q and k (mathematical bold, in the book's maths font).
@@ -47,7 +49,8 @@ export function render(w, data) {
     `text-anchor="middle" dominant-baseline="central">${BOLD[name]}</text>`;
   // One plane a pair, at least 160 px; those past d / 2 are hidden. Its
   // drawing is a slider of m: dragging the query's arrow around (or the
-  // arrow keys on it) turns the query, and so moves its position m.
+  // arrow keys on it) turns the query, and so moves its position m;
+  // dragging the key's arrow turns the key and moves r.
   const planes = [...Array(most / 2).keys()].map((i) =>
     `<div class="explorable-plane" data-pair="${i}"${2 * i < data.d ? "" : " hidden"}>` +
     `<div class="explorable-plane-turn" role="slider" tabindex="0" data-turn="${i}" ` +
@@ -185,26 +188,36 @@ export function mount(root) {
   }
   // Turning the query's arrow of pair i sets m: the pointer's turn since it
   // was pressed, over θ_i, added to m then (whole positions, within the
-  // slider's range); the arrow keys step m by one.
-  const setM = (value, settled) => {
+  // slider's range); the arrow keys step m by one. Pressed nearer the key's
+  // arrow, the turn sets r the same way (the r slider is its keyboard's way).
+  const setPosition = (input, value, settled) => {
     const next = Math.min(data.max, Math.max(0, value));
-    if (next === Number(m.value) && !settled) return;
-    m.value = String(next);
+    if (next === Number(input.value) && !settled) return;
+    input.value = String(next);
     update(settled);
   };
+  const setM = (value, settled) => setPosition(m, value, settled);
+  // the angle of pair i's arrow of `name` on the screen (y up)
+  const arrowAngle = (name, i) => {
+    const line = root.querySelector(`[data-arrow="${name}${i}"]`);
+    return Math.atan2(-Number(line.getAttribute("y2")), Number(line.getAttribute("x2")));
+  };
+  const apart = (a, b) => Math.abs(Math.atan2(Math.sin(a - b), Math.cos(a - b)));
   for (const turn of root.querySelectorAll("[data-turn]")) {
     const i = Number(turn.dataset.turn);
     const angleOf = (event) => {
       const box = turn.querySelector("svg").getBoundingClientRect();
       return Math.atan2(box.top + box.height / 2 - event.clientY, event.clientX - box.left - box.width / 2);
     };
-    let drag = null; // {m0, last, turned}
+    let drag = null; // {input, p0, last, turned}: the slider turned, its value then
     turn.addEventListener("pointerdown", (event) => {
       if (event.button !== 0) return;
       event.preventDefault();
       turn.setPointerCapture(event.pointerId);
       turn.focus({ preventScroll: true });
-      drag = { m0: Number(m.value), last: angleOf(event), turned: 0 };
+      const a = angleOf(event);
+      const input = apart(a, arrowAngle("k", i)) < apart(a, arrowAngle("q", i)) ? n : m;
+      drag = { input, p0: Number(input.value), last: a, turned: 0 };
     });
     turn.addEventListener("pointermove", (event) => {
       if (!drag) return;
@@ -214,7 +227,7 @@ export function mount(root) {
       drag.turned += step;
       drag.last = a;
       const theta = frequencies(Number(dSelect.value))[i];
-      setM(drag.m0 + Math.round(drag.turned / theta), false);
+      setPosition(drag.input, drag.p0 + Math.round(drag.turned / theta), false);
     });
     const end = () => {
       if (!drag) return;
@@ -232,6 +245,14 @@ export function mount(root) {
       setM(to, true);
     });
   }
+  follow(svg, (v) => {
+    const t = Math.round(v);
+    const next = Math.min(data.max, Math.max(0, Number(n.value) + t));
+    const r = Math.min(data.max, Math.max(0, next - t));
+    if (next === Number(m.value) && r === Number(n.value)) return;
+    [m.value, n.value] = [String(next), String(r)];
+    update(false); // said once the reader stops
+  });
   dSelect.addEventListener("input", () => update(true));
   shift.addEventListener("click", () => {
     m.value = String(Number(m.value) + 1);

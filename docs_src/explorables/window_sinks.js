@@ -9,15 +9,17 @@
 //   r(p) = p (p < n_sink), n_sink + (p − n_sink) mod W (p ≥ n_sink): which
 //   position each row holds when the newest query is computed;
 // - a chart of the cache's rows against the tokens written, min(t, n_sink + W),
-//   beside a cache without a window (t rows), with a cursor at n.
+//   beside a cache without a window (t rows), with a cursor at n that the
+//   reader drags (pressing on the chart sets n, as the slider does).
 // Each cell of the grid is a button (one Tab stop, arrow keys inside):
 // pointing at it or focusing it shows the cache as query i meets it, frames
-// query i's row and the cache row holding key j, and says both in words.
+// query i's row and the cache row holding key j, and says both in words;
+// pointing at a cache row frames the grid's column of the key it holds.
 import {
   announce, announceSettled, cellAt, esc, field, frame, linkCells, message, optionList, register,
   resize, status, templates, words,
 } from "./core.js";
-import { chartBox, draw } from "./chart.js";
+import { chartBox, draw, follow } from "./chart.js";
 
 const SINKS = [0, 1, 2, 3, 4];
 
@@ -51,7 +53,11 @@ export function render(w, data) {
     '<table class="explorable-matrix explorable-grid explorable-band" data-matrix="mask">' +
     `<caption>${w.mask}</caption><thead>` +
     `<tr><td></td><th scope="colgroup" colspan="${data.max}" class="explorable-axis">${w.keys}</th></tr>` +
-    `<tr><th scope="col" class="explorable-corner">${w.queries}</th>${head}</tr></thead>` +
+    // the corner: the words, or on a phone's narrow column "i↓ j→" (the
+    // words stay for a screen reader, and in the row above, the keys')
+    `<tr><th scope="col" class="explorable-corner"><span class="explorable-corner-words">${w.queries}</span>` +
+    '<span class="explorable-corner-short" aria-hidden="true"><i>i</i>↓ <i>j</i>→</span></th>' +
+    `${head}</tr></thead>` +
     `<tbody>${body}</tbody></table></div>`;
   const swatch = (kind) => `<span class="explorable-swatch" data-kind="${kind}" aria-hidden="true"></span>`;
   const legend =
@@ -208,6 +214,26 @@ export function mount(root) {
       message(words(root, "status"), { rows: held.length, n, positions: kept.join(", ") }));
   };
 
+  // Pressing or dragging on the chart sets n (a whole number from 1 to the
+  // slider's largest), said once the reader stops, as the slider's drag.
+  const slider = root.querySelector('[data-size="n"]');
+  follow(chart, (v) => {
+    const n = Math.min(Number(slider.max), Math.max(1, Math.round(v)));
+    if (String(n) === slider.value) return;
+    slider.value = String(n);
+    update(false);
+  });
+  // A cache row under the pointer frames the grid's column of the key it
+  // holds (the keyboard reaches the same link from the grid's cells).
+  const frameColumn = (p) => {
+    for (const cell of grid.querySelectorAll("[data-j]")) {
+      cell.classList.toggle("explorable-column", p !== null && Number(cell.dataset.j) === p);
+    }
+  };
+  for (const td of slots.querySelectorAll("td[data-j]")) {
+    td.addEventListener("pointerenter", () => frameColumn(td.dataset.value === "-1" ? null : Number(td.dataset.value)));
+    td.addEventListener("pointerleave", () => frameColumn(null));
+  }
   linkCells(buttons, (b) => {
     pointed = b && cellAt(b);
     link();

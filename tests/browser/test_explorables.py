@@ -791,7 +791,7 @@ def test_kv_cache(load) -> None:
     assert agrees("gqa", 2) == 768 * 2**20  # the page's prediction
     root.locator("select[data-kind]").select_option("mqa")
     assert agrees("mqa", 2) == 96 * 2**20
-    assert root.locator('input[data-size="groups"]').is_disabled()
+    assert root.locator('input[data-size="groups"]').is_enabled()  # GQA's line
     for key, n in (("layers", 80), ("heads", 64), ("d_k", 128), ("tokens", 10**6)):
         root.locator(f'input[data-size="{key}"]').fill(str(n))
         sizes[key] = n
@@ -856,7 +856,7 @@ def test_kv_cache_chart_refusals_and_units(load) -> None:
         sizes["tokens"] = n
         chart = kv_chart(page)
         assert abs(chart.cursor() - math.log10(n)) < 1e-3, (n, chart.cursor())
-        ((points,),) = chart.lines().values()
+        (points,) = chart.lines()[0]  # MHA's, the current kind
         assert points[-1][0] >= math.log10(n) - 1e-3
         for m in (1, 1000, n):  # drawn at n = m (to the drawing's 0.01 of a unit)
             log_n, log_b = min(points, key=lambda p: abs(p[0] - math.log10(m)))
@@ -906,24 +906,17 @@ def test_kv_cache_chart_refusals_and_units(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
-def test_kv_cache_names_the_wrong_field_and_greys_unused_ones(load) -> None:
-    """A size the kind does not use is drawn disabled and says why (g under
-    MHA); a refused value is named in the message (r37: "どの値も…" named
-    none), marked invalid and described by the message."""
+def test_kv_cache_names_the_wrong_field_and_keeps_every_field_live(load) -> None:
+    """Every size draws a line of the chart, so every field is live whatever
+    the kind (g is GQA's line under MHA too); a refused value is named in
+    the message (r37: "どの値も…" named none), marked invalid and described
+    by the message."""
     _, watch, root = load("kv-cache", "kv_cache")
-    words = explorables.words_for("kv_cache", "ja")
     groups = root.locator('input[data-size="groups"]')
-    layers = root.locator('input[data-size="layers"]')
-    why = root.locator("#explorable-kv_cache-why-groups")
-    assert groups.is_disabled() and layers.is_enabled()
-    expect(why).to_be_visible()
-    expect(why).to_have_text(words["why_gqa"])
-    assert groups.get_attribute("aria-describedby") == "explorable-kv_cache-why-groups"
-    opacity = "e => Number(getComputedStyle(e).opacity)"
-    assert groups.evaluate(opacity) < 0.7 and layers.evaluate(opacity) == 1
-    root.locator("select[data-kind]").select_option("gqa")
-    expect(why).to_be_hidden()
-    assert groups.is_enabled() and groups.evaluate(opacity) == 1
+    for key in ("layers", "heads", "groups", "d_k", "latent", "rope", "tokens"):
+        field = root.locator(f'input[data-size="{key}"]')
+        assert field.is_enabled() and field.get_attribute("aria-describedby") is None
+    assert root.locator(".explorable-why").count() == 0
     error = root.locator("[data-error]")
     groups.fill("7")  # 96 heads in 7 groups
     expect(error).to_contain_text("h = 96、g = 7")
@@ -947,14 +940,15 @@ def test_kv_cache_mla(load) -> None:
     page, watch, root = load("kv-cache", "kv_cache")
     sizes = dict(explorables.KV_DEFAULT)
     preset = dict(explorables.KV_PRESETS["deepseek_v3"])
-    assert root.locator('input[data-size="latent"]').is_disabled()
     root.locator('button[data-preset="deepseek_v3"]').click()
     assert root.locator("select[data-kind]").input_value() == preset.pop("kind")
     sizes.update(preset)
 
+    no_heads = explorables.words_for("kv_cache", "ja")["h_kv_mla"]
+
     def agrees(b: int) -> int:
         state = oracle.kv_state("mla", sizes, b)
-        assert result(page, "kv_cache", "h_kv")[0] == "\u2014"
+        assert result(page, "kv_cache", "h_kv")[0] == no_heads  # not the error's —
         text, full = result(page, "kv_cache", "per_token")
         assert int(full) == state["per_token"]
         text, full = result(page, "kv_cache", "total")
@@ -965,17 +959,9 @@ def test_kv_cache_mla(load) -> None:
         return state["per_token"]
 
     assert agrees(2) == 61 * (512 + 64) * 2  # the page's 70,272 bytes a token
-    # the inputs MLA does not use are disabled (review F28): h, g and d_k
-    for key, used in (
-        ("latent", True),
-        ("rope", True),
-        ("layers", True),
-        ("tokens", True),
-        ("heads", False),
-        ("groups", False),
-        ("d_k", False),
-    ):
-        assert root.locator(f'input[data-size="{key}"]').is_enabled() == used, key
+    # every field stays live: h, g and d_k draw the other kinds' lines
+    for key in ("latent", "rope", "layers", "tokens", "heads", "groups", "d_k"):
+        assert root.locator(f'input[data-size="{key}"]').is_enabled(), key
     root.locator('input[data-size="rope"]').fill("0")  # no RoPE key: allowed
     sizes["rope"] = 0
     agrees(2)
@@ -986,11 +972,102 @@ def test_kv_cache_mla(load) -> None:
     root.locator("select[data-bytes]").select_option("4")
     agrees(4)
     root.locator("select[data-kind]").select_option("mha")  # back to MHA
-    assert root.locator('input[data-size="latent"]').is_disabled()
-    assert root.locator('input[data-size="heads"]').is_enabled()
-    assert root.locator('input[data-size="d_k"]').is_enabled()
     state = oracle.kv_state("mha", sizes, 4)
     assert int(result(page, "kv_cache", "total")[1]) == state["total"]
+    assert not watch.problems(), watch.problems()
+
+
+def kv_lines_agree(page, sizes: dict, kind: str, b: int = 2) -> None:
+    """Each kind's line at the current sizes (the current one drawn stronger),
+    and each device's least n and its ring, as the package computes them."""
+    chart = kv_chart(page)
+    lines = chart.lines()
+    for k, each in enumerate(explorables.KV_KINDS):
+        (points,) = lines[k]
+        for log_n, log_b in points[:: max(1, len(points) // 6)]:
+            n = round(10**log_n)
+            if abs(math.log10(n) - log_n) > 1e-3:
+                continue  # only the whole n the chart samples
+            expected = oracle.kv_state(each, sizes | {"tokens": n}, b)["total"]
+            assert abs(log_b - math.log10(expected)) < 1e-3, (each, n)
+    current = re.findall(r'data-line="(\d)"[^>]*?data-key="(\w+)"', chart.svg)
+    strong = re.findall(r'explorable-line-current" data-line="(\d)"', chart.svg)
+    assert strong == [str(explorables.KV_KINDS.index(kind))], (strong, current)
+    for key, gb in explorables.KV_DEVICES:
+        memory = oracle.device_bytes(gb)
+        first = oracle.kv_fills(sizes, memory, kind, b)
+        at = oracle.kv_state(kind, sizes | {"tokens": first}, b)["total"]
+        before = oracle.kv_state(kind, sizes | {"tokens": first - 1}, b)["total"]
+        assert at > memory >= before or first == 1
+        fill = page.locator(
+            f'.explorable[data-explorable="kv_cache"] [data-fill="{key}"]'
+        )
+        assert fill.get_attribute("data-value") == str(first)
+        assert oracle.grouped(first) in fill.inner_text()
+        if first <= chart.ticks["x"][-1][0]:  # ringed where the axis reaches
+            assert f'data-mark="{first}"' in chart.svg
+        else:
+            assert f'data-mark="{first}"' not in chart.svg
+
+
+def test_kv_cache_chart_is_dragged_and_picked(load) -> None:
+    """The four kinds are drawn as lines at the current sizes; clicking a
+    line's name picks its kind; pressing and dragging on the chart sets n
+    (said once, after the drag); the least n that outgrows each device is
+    written and ringed."""
+    page, watch, root = load("kv-cache", "kv_cache")
+    sizes = dict(explorables.KV_DEFAULT)
+    kv_lines_agree(page, sizes, "mha")
+    chart = root.locator('svg[data-chart="size"]')
+    chart.scroll_into_view_if_needed()
+    root.locator('svg[data-chart="size"] text[data-key="mqa"]').click()
+    assert root.locator("select[data-kind]").input_value() == "mqa"
+    assert int(result(page, "kv_cache", "total")[1]) == 96 * 2**20
+    assert (
+        root.locator('input[data-size="tokens"]').input_value() == "2048"
+    )  # not a drag
+    kv_lines_agree(page, sizes, "mqa")
+    root.locator("select[data-kind]").select_option("gqa")  # the keyboard's way
+    kv_lines_agree(page, sizes, "gqa")
+    # the pointer: press at n = 10, drag to n = 100 000
+    box = chart.bounding_box()
+    plot = kv_chart(page)
+
+    def at(n: float) -> float:
+        (a, pa), (b, pb) = plot.ticks["x"][0], plot.ticks["x"][-1]
+        a, b = math.log10(a), math.log10(b)
+        return box["x"] + box["width"] / 360 * (
+            pa + (math.log10(n) - a) * (pb - pa) / (b - a)
+        )
+
+    tokens = root.locator('input[data-size="tokens"]')
+    root.evaluate(COUNT_SAID)
+    y = box["y"] + box["height"] * 0.9
+    page.mouse.move(at(10), y)
+    page.mouse.down()
+    assert abs(int(tokens.input_value()) - 10) <= 1
+    for n in (100, 1000, 10**4, 10**5):
+        page.mouse.move(at(n), y)
+    page.mouse.up()
+    n = int(tokens.input_value())
+    assert abs(math.log10(n) - 5) < 0.01, n
+    sizes["tokens"] = n
+    assert (
+        int(result(page, "kv_cache", "total")[1])
+        == oracle.kv_state("gqa", sizes, 2)["total"]
+    )
+    assert abs(kv_chart(page).cursor() - math.log10(n)) < 1e-3
+    page.wait_for_timeout(700)
+    assert page.evaluate("window.__said") == 1
+    assert f"n = {oracle.grouped(n)}" in status(page, "kv_cache")
+    # a window of 4096 keeps GQA's cache under every device: said, no ring
+    root.locator("input[data-window]").fill("4096")
+    for key, _ in explorables.KV_DEVICES:
+        fill = root.locator(f'[data-fill="{key}"]')
+        assert fill.get_attribute("data-value") == ""
+        total = oracle.kv_state("gqa", sizes, 2, window=4096)["total"]
+        assert oracle.in_units(total) in fill.inner_text()
+    assert "data-mark" not in kv_chart(page).svg
     assert not watch.problems(), watch.problems()
 
 
@@ -1138,6 +1215,35 @@ def test_rope_query_arrow_turns_m(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+def test_rope_key_arrow_turns_r(load) -> None:
+    """Dragging pair 0's key arrow (θ_0 = 1 rad) moves r by the turn over
+    θ_0 and leaves m; said once after the drag."""
+    page, watch, root = load("positional-encoding", "rope")
+    m, r = root.locator("input[data-m]"), root.locator("input[data-n]")
+    root.locator('[data-turn="0"]').scroll_into_view_if_needed()
+    box = root.locator('[data-pair="0"] svg').bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    radius = 0.35 * box["width"]
+    m0, r0 = int(m.input_value()), int(r.input_value())
+    state = oracle.rope_state(m0, r0, 4)
+    start = math.atan2(state["k"][1], state["k"][0])  # the key's direction
+    root.evaluate(COUNT_SAID)
+
+    def at(a: float) -> tuple[float, float]:
+        return cx + radius * math.cos(a), cy - radius * math.sin(a)
+
+    page.mouse.move(*at(start))
+    page.mouse.down()
+    for k in range(1, 9):  # +2 rad in all
+        page.mouse.move(*at(start + 0.25 * k))
+    page.mouse.up()
+    assert r.input_value() == str(r0 + 2) and m.input_value() == str(m0)
+    rope_agrees(page, root, m0, r0 + 2, 4)
+    page.wait_for_timeout(700)
+    assert page.evaluate("window.__said") == 1
+    assert not watch.problems(), watch.problems()
+
+
 def test_rope_drag_is_announced_once(load) -> None:
     """Dragging m moves the cursor and the numbers at once; the live region
     speaks once, after the drag."""
@@ -1163,6 +1269,43 @@ def test_rope_drag_is_announced_once(load) -> None:
     page.wait_for_timeout(700)
     assert page.evaluate("window.__said") == 1
     assert oracle.fmt(state["score"], 4) in status(page, "rope")
+    assert not watch.problems(), watch.problems()
+
+
+def test_rope_chart_dragged_sets_m_minus_r(load) -> None:
+    """Pressing and dragging on the score chart sets m - r there: m moves and
+    r stays, unless m alone cannot reach the offset; said once."""
+    page, watch, root = load("positional-encoding", "rope")
+    m, r = root.locator("input[data-m]"), root.locator("input[data-n]")
+    chart = root.locator('svg[data-chart="score"]')
+    chart.scroll_into_view_if_needed()
+    box = chart.bounding_box()
+    plot = Chart(svg(page, "rope", "score"))
+
+    def at(v: float) -> float:
+        (a, pa), (b, pb) = plot.ticks["x"][0], plot.ticks["x"][-1]
+        return box["x"] + box["width"] / 360 * (pa + (v - a) * (pb - pa) / (b - a))
+
+    root.evaluate(COUNT_SAID)
+    y = box["y"] + box["height"] / 2
+    r0 = int(r.input_value())
+    page.mouse.move(at(2), y)
+    page.mouse.down()
+    for v in (4, 7, 9):
+        page.mouse.move(at(v), y)
+    page.mouse.up()
+    assert int(m.input_value()) - int(r.input_value()) == 9
+    assert int(r.input_value()) == r0  # r stays
+    rope_agrees(page, root, int(m.input_value()), r0, 4)
+    page.wait_for_timeout(700)
+    assert page.evaluate("window.__said") == 1
+    # a negative offset m alone cannot reach from r = 0: r moves too
+    page.mouse.move(at(-5), y)
+    page.mouse.down()
+    page.mouse.up()
+    pm, pr = int(m.input_value()), int(r.input_value())
+    assert pm - pr == -5, (pm, pr)
+    rope_agrees(page, root, pm, pr, 4)
     assert not watch.problems(), watch.problems()
 
 
@@ -1628,7 +1771,8 @@ def maps_agree(page, sentences, model, k: int, layer: int, head: int) -> None:
     assert result(page, "attention_maps", "rows") == (f"{rows} / {n - 1}", str(rows))
     said = status(page, "attention_maps")
     assert oracle.weight(below.mean()) in said and str(layer) in said
-    # Every head's bar: its mean weight on the previous character.
+    # Every head's thumbnail (its weights) and its mean weight on the
+    # previous character.
     bars = page.evaluate(BARS)
     assert len(bars) == len(weights) * weights[0].shape[0]
     for bar in bars:
@@ -1636,27 +1780,33 @@ def maps_agree(page, sentences, model, k: int, layer: int, head: int) -> None:
         prev = np.mean([w[i, i - 1] for i in range(1, n)])
         assert abs(float(bar["value"]) - prev) <= 1e-12, bar
         assert bar["text"] == oracle.weight(prev)
-        assert abs(bar["width"] - prev * bar["cell"]) < 1.5, bar  # the bar's length
+        assert bar["viewBox"] == f"0 0 {n} {n}"  # the sentence's n × n
+        shown = [(i, j, v) for i, j, v in bar["squares"] if i < n]
+        assert len(shown) == n * (n + 1) // 2  # at and below the diagonal
+        for i, j, v in shown:
+            assert abs(float(v) - w[i, j]) <= 1e-12, (bar["l"], bar["h"], i, j)
+        assert bar["side"] >= 40, bar  # a thumbnail, not a sliver
         assert bar["pressed"] == ((bar["l"], bar["h"]) == (layer, head)), bar
         assert bar["height"] >= 24, bar
 
 
-#: Every head's bar: layer, head, the shown mean and its full value, the
-#: bar's width and its cell's (inside its borders), whether its button is
-#: pressed, its height; once the bars' transitions are over.
-BARS = """async () => {
-  await Promise.all(document.getAnimations().map(a => a.finished));
-  return [...document.querySelectorAll('[data-summary] td[data-l]')].map(td => {
+#: Every head's thumbnail: layer, head, the shown mean and its full value,
+#: the thumbnail's viewBox, its squares (row, column, --w) and its drawn
+#: width, whether its button is pressed, its height.
+BARS = """() => [...document.querySelectorAll('[data-summary] td[data-l]')].map(td => {
     const b = td.querySelector("button");
+    const svg = b.querySelector("svg");
     return {l: Number(td.dataset.l), h: Number(td.dataset.h),
             text: b.textContent.trim(),
             value: b.querySelector("[data-value]").dataset.value,
-            width: td.querySelector(".explorable-bar").getBoundingClientRect().width,
-            cell: td.clientWidth,
+            viewBox: svg.getAttribute("viewBox"),
+            squares: [...svg.querySelectorAll("rect")].map(r => [
+                Number(r.getAttribute("y")), Number(r.getAttribute("x")),
+                r.style.getPropertyValue("--w")]),
+            side: svg.getBoundingClientRect().width,
             pressed: b.getAttribute("aria-pressed") === "true",
             height: b.getBoundingClientRect().height};
-});
-}"""
+})"""
 
 
 def test_attention_maps(load) -> None:
@@ -1682,7 +1832,8 @@ def test_attention_maps(load) -> None:
 
 
 def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
-    """A head's bar is a button that shows that head (the menus follow);
+    """A head's thumbnail is a button that shows that head (the menus
+    follow), and shows it while the pointer rests on it;
     pointing at a weight, or reaching it with the arrow keys, frames its
     query's and key's characters in the labels and says them."""
     page, watch, root = load("attention-maps", "attention_maps")
@@ -1698,6 +1849,24 @@ def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
     root.locator("select[data-sentence]").select_option("1")
     root.locator('[data-summary] td[data-l="3"][data-h="4"] button').click()
     maps_agree(page, sentences, model, 1, 3, 4)
+    # The pointer resting on a thumbnail shows its head below (not chosen,
+    # not said); leaving it, the chosen head comes back.
+    said_before = status(page, "attention_maps")
+    root.locator('[data-summary] td[data-l="1"][data-h="3"] button').hover()
+    preview = np.round(model.attention(sentences[1])[0][2], 4)
+    n1 = len(sentences[1])
+    for i, j, _, full, hidden in page.evaluate(
+        READ_TABLE, ["attention_maps", "weights"]
+    ):
+        if not hidden and j <= i:
+            assert abs(float(full) - preview[i, j]) <= 1e-12, (i, j)
+    assert root.locator("select[data-layer]").input_value() == "3"
+    assert root.locator("select[data-head]").input_value() == "4"
+    assert status(page, "attention_maps") == said_before
+    assert root.locator('[data-summary] [aria-pressed="true"]').count() == 1
+    root.locator("select[data-layer]").hover()
+    maps_agree(page, sentences, model, 1, 3, 4)
+    assert n1 == len(sentences[1])
 
     text = sentences[1]
     a = np.round(model.attention(text)[2][3], 4)
@@ -1892,12 +2061,64 @@ def test_window_sinks_linked_and_announced_once(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+def test_window_sinks_chart_dragged_and_cache_linked(load) -> None:
+    """Pressing and dragging on the chart sets n (said once, after the drag);
+    pointing at a cache row frames the grid's column of the key it holds."""
+    page, watch, root = load("sliding-window", "window_sinks")
+    slider = root.locator('input[data-size="n"]')
+    chart = root.locator('svg[data-chart="rows"]')
+    chart.scroll_into_view_if_needed()
+    box = chart.bounding_box()
+    plot = Chart(svg(page, "window_sinks", "rows"))
+
+    def at(v: float) -> float:
+        (a, pa), (b, pb) = plot.ticks["x"][0], plot.ticks["x"][-1]
+        return box["x"] + box["width"] / 360 * (pa + (v - a) * (pb - pa) / (b - a))
+
+    root.evaluate(COUNT_SAID)
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(at(3), y)
+    page.mouse.down()
+    assert slider.input_value() == "3"
+    for v in (6, 9, 12, 14):
+        page.mouse.move(at(v), y)
+    page.mouse.up()
+    assert slider.input_value() == "14"
+    window_agrees(page, root, 14, 4, 2)  # grid, cache, chart at once
+    page.wait_for_timeout(900)
+    assert page.evaluate("window.__said") == 1
+    kept = oracle.window_state(14, 4, 2)["kept"]
+    assert ", ".join(map(str, kept)) in status(page, "window_sinks")
+    page.mouse.move(at(18.5), y)  # past the largest n (16, room for labels): 16
+    page.mouse.down()
+    page.mouse.up()
+    assert slider.input_value() == str(explorables.WINDOW_DEFAULT["max"])
+    # a cache row pointed at: its key's column framed in the grid
+    slider.fill("10")
+    held = oracle.window_state(10, 4, 2)["slots"][0]
+    for r, p in enumerate(held):
+        root.locator(f'[data-matrix="cache"] td[data-j="{r}"]').hover()
+        framed = root.evaluate(
+            """root => [...root.querySelectorAll(
+                '[data-matrix="mask"] .explorable-column')]
+                .filter(c => !c.hidden && !c.parentElement.hidden)
+                .map(c => Number(c.dataset.j))"""
+        )
+        assert set(framed) == {int(p)}, (r, p, framed)
+        assert len(framed) == 10 + 1  # its 10 cells and its header
+    root.locator("select[data-size]").first.hover()
+    assert root.locator('[data-matrix="mask"] .explorable-column').count() == 0
+    assert not watch.problems(), watch.problems()
+
+
 #: The figures redrawn for issue 40 whose pages no sample's axe run loads.
 AXE_FIGURES = [
     ("sliding-window", "window_sinks"),
     ("attention-maps", "attention_maps"),
     ("efficient-attention", "online"),
     ("multi-head", "heads"),
+    ("kv-cache", "kv_cache"),
+    ("positional-encoding", "rope"),
 ]
 
 

@@ -427,9 +427,9 @@ def test_the_attention_maps_are_the_trained_model_s(language: str) -> None:
 
 @pytest.mark.parametrize("language", ["ja", "zh-Hant"])
 def test_every_head_s_previous_character_weight_is_a_bar(language: str) -> None:
-    """Without JavaScript: each of the 12 heads' mean weight on the previous
-    character (of the weights the page carries, the model's to 4 decimals),
-    as a bar of that length and a button named in words, layer 1's head 1
+    """Without JavaScript: each of the 12 heads' weights as a thumbnail heat
+    map and its mean weight on the previous character (of the weights the
+    page carries, the model's to 4 decimals), a button named in words, layer 1's head 1
     pressed; the chosen head's weights a heat map whose cells' colour is
     the weight, buttons at and below the diagonal only."""
     from attention_docs import load_pretrained
@@ -440,20 +440,35 @@ def test_every_head_s_previous_character_weight_is_a_bar(language: str) -> None:
     weights = load_pretrained(language).attention(sentence)
     figure = explorables.render("attention_maps", language)
     bars = re.findall(
-        r'<td data-l="(\d)" data-h="(\d)" class="explorable-bar-cell" '
-        r'style="--w: ([\d.]+)%;">.*?<button ([^>]*)><span data-value="([^"]+)">',
+        r'<td data-l="(\d)" data-h="(\d)" class="explorable-thumb-cell">'
+        r"<button ([^>]*)>(<svg.*?</svg>)<span data-value=\"([^\"]+)\">",
         figure,
     )
     assert len(bars) == len(weights) * weights[0].shape[0]
-    for layer, head, width, button, value in bars:
+    for layer, head, button, thumb, value in bars:
         a = np.round(weights[int(layer) - 1][int(head) - 1], explorables.MAP_DECIMALS)
         prev = np.mean([a[i, i - 1] for i in range(1, n)])
         assert abs(float(value) - prev) <= 1e-12, (layer, head)
-        assert abs(float(width) - 100 * prev) <= 0.005 + 1e-9
+        # the thumbnail: a square at and below the diagonal for each weight
+        assert f'viewBox="0 0 {n} {n}"' in thumb and 'aria-hidden="true"' in thumb
+        squares = re.findall(
+            r'<rect x="(\d+)" y="(\d+)"[^>]*style="--w: ([\d.e-]+);"', thumb
+        )
+        assert {(int(y), int(x)) for x, y, _ in squares} == {
+            (i, j) for i in range(n) for j in range(i + 1)
+        }
+        for x, y, v in squares:
+            assert float(v) == a[int(y), int(x)], (layer, head, y, x)
         pressed = (layer, head) == ("1", "1")
         assert f'aria-pressed="{str(pressed).lower()}"' in button
         name = words["pick"].format(l=layer, h=head, prev=oracle.weight(prev))
         assert f'aria-label="{name}"' in button
+    # the colour's scale under the map, 0 to 1 (its words are the caption's)
+    assert re.search(
+        r'<p class="explorable-ramp-legend" aria-hidden="true"><span>0</span>'
+        r'<span class="explorable-ramp"></span><span>1</span></p>',
+        figure,
+    )
     grid = figure.split('data-matrix="weights"')[1].split("</table>")[0]
     a = np.round(weights[0][0], explorables.MAP_DECIMALS)
     cells = re.findall(r'<td data-i="(\d+)" data-j="(\d+)"([^>]*)>(<button)?', grid)
@@ -726,31 +741,73 @@ def kv_total(sizes: dict, n: int, kind: str = "mha", b: int = 2) -> int:
 
 
 def test_the_kv_chart_draws_the_package_s_sizes() -> None:
-    """The size against n (GPT-3 175B, MHA), the cursor at n = 2048, and a
-    line at each device's memory, all read back through the axes' ticks."""
+    """The size against n (GPT-3 175B) of each kind, MHA's line the current
+    one, the cursor at n = 2048, a line at each device's memory, and a ring
+    where MHA's cache outgrows it, all read back through the axes' ticks."""
     sizes = explorables.KV_DEFAULT
-    chart = Chart(
-        charts(explorables.render("kv_cache", "zh-Hant"))["size"],
-        log_x=True,
-        log_y=True,
-    )
+    html = explorables.render("kv_cache", "zh-Hant")
+    chart = Chart(charts(html)["size"], log_x=True, log_y=True)
     assert abs(chart.cursor() - math.log10(sizes["tokens"])) < 1e-3
-    ((points,),) = chart.lines().values()
+    lines = chart.lines()
+    assert sorted(lines) == list(range(len(explorables.KV_KINDS)))
     # n = 1, 2, 5, 10, …, 10^6 and the cursor's 2048, in order
     drawn_n = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 2048, 5000]
     drawn_n += [m * 10**k for k in range(4, 7) for m in (1, 2, 5) if m * 10**k <= 10**6]
-    assert len(points) == len(drawn_n)
-    for (log_n, log_bytes), n in zip(points, drawn_n, strict=True):
-        assert abs(log_n - math.log10(n)) < 1e-3, (n, log_n)
-        assert abs(log_bytes - math.log10(kv_total(sizes, n))) < 1e-3, n
+    for k, kind in enumerate(explorables.KV_KINDS):
+        (points,) = lines[k]
+        assert len(points) == len(drawn_n)
+        for (log_n, log_bytes), n in zip(points, drawn_n, strict=True):
+            assert abs(log_n - math.log10(n)) < 1e-3, (n, log_n)
+            assert abs(log_bytes - math.log10(kv_total(sizes, n, kind))) < 1e-3, n
+        # each line and its name pick its kind; MHA's is the current one
+        assert re.search(rf'data-line="{k}" data-key="{kind}" data-pick', chart.svg)
+        assert re.search(rf'data-label="{k}" data-key="{kind}" data-pick', chart.svg)
+    assert chart.svg.count("explorable-line-current") == 2  # MHA's line and name
+    assert re.search(
+        r'explorable-line-0 explorable-line-current" data-line="0"', chart.svg
+    )
+    # the least n whose cache is larger than each device: 5,087, 16,955, 29,882
+    for key, gb in explorables.KV_DEVICES:
+        first = oracle.kv_fills(sizes, oracle.device_bytes(gb))
+        assert (
+            kv_total(sizes, first)
+            > oracle.device_bytes(gb)
+            >= kv_total(sizes, first - 1)
+        )
+        assert (
+            f'data-fill="{key}" data-value="{first}">從 n = {oracle.grouped(first)} 起<'
+            in html
+        )
+        mark = re.search(
+            rf'<circle class="explorable-mark" data-mark="{first}" '
+            r'cx="([\d.]+)" cy="([\d.]+)"',
+            chart.svg,
+        )
+        assert abs(chart.value("x", float(mark[1])) - math.log10(first)) < 1e-3
+        assert (
+            abs(chart.value("y", float(mark[2])) - math.log10(oracle.device_bytes(gb)))
+            < 1e-3
+        )
+    assert [
+        oracle.kv_fills(sizes, oracle.device_bytes(gb))
+        for _, gb in explorables.KV_DEVICES
+    ] == [
+        5087,
+        16955,
+        29882,
+    ]
+    points = lines[0][0]
     rules = chart.rules()
     assert sorted(at for at, _ in rules) == [
         oracle.device_bytes(gb) for _, gb in explorables.KV_DEVICES
     ]
     for at, drawn_at in rules:
         assert abs(drawn_at - math.log10(at)) < 1e-3
-    # 1 MiB to 1 PiB: the cache of one token (4.5 MiB) to a million (4.3 TiB)
+    # 1 KiB to 1 PiB: MQA's cache of one token (48 KiB) to MHA's of a
+    # million (4.3 TiB)
+    assert kv_total(sizes, 1, "mqa") == 48 * 2**10
     assert [text for text in re.findall(r">(1 [KMGTP]i?B)<", chart.svg)] == [
+        "1 KiB",
         "1 MiB",
         "1 GiB",
         "1 TiB",
@@ -762,7 +819,9 @@ def test_the_kv_chart_bends_at_the_window() -> None:
     """With W = 4096 the cache stops growing at n = W: a flat line after it."""
     sizes = dict(explorables.KV_DEFAULT)
     html = draw_with("kv_cache", data_kv(window=4096))
-    ((points,),) = Chart(charts(html)["size"], log_x=True, log_y=True).lines().values()
+    ((points,), *_) = (
+        Chart(charts(html)["size"], log_x=True, log_y=True).lines().values()
+    )
     flat = [y for log_n, y in points if 10**log_n >= 4096 - 0.5]
     assert len(flat) > 3 and max(flat) - min(flat) < 1e-9
     expected = oracle.kv_state("mha", sizes | {"tokens": 10**6}, 2, window=4096)
@@ -770,6 +829,12 @@ def test_the_kv_chart_bends_at_the_window() -> None:
     assert abs(flat[0] - math.log10(expected["total"])) < 1e-3
     grows = [y for log_n, y in points if 10**log_n <= 4096 + 0.5]
     assert grows[-1] - grows[0] > 3  # n = 1 to 4096: 3.6 decades
+    # under the window the cache never outgrows a device: said, and no ring
+    never = "超えません（窓があるので、キャッシュは最大でも 18.00 GiB）"
+    for key, _ in explorables.KV_DEVICES:
+        assert f'data-fill="{key}" data-value="">{never}<' in html
+    assert "explorable-mark" not in html
+    assert oracle.in_units(kv_total(sizes, 4096)) == "18.00 GiB"
 
 
 def data_kv(**changes) -> dict:
@@ -859,8 +924,9 @@ def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
     starts = re.findall(
         r'<path class="explorable-line[^"]*"[^>]*d="M[\d.]+ ([\d.]+)', svg
     )
-    low = max(float(y) for y in starts)
-    assert low > max(heights) + 4 or low < top_label, (low, heights)
+    assert len(starts) == len(explorables.KV_KINDS)  # every kind's line
+    for low in (float(y) for y in starts):
+        assert low > max(heights) + 4 or low < top_label, (low, heights)
 
 
 @pytest.mark.parametrize(("m", "r", "d"), [(3, 0, 4), (0, 3, 16), (32, 29, 8)])
