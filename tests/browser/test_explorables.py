@@ -242,6 +242,11 @@ def softmax_charts_agree(page, x, t: float) -> None:
     assert min(at for at, _ in jmax.ticks["y"]) >= SOFTMAX_FLOOR
 
 
+#: Each Jacobian cell's indices and its colours' parts (--p, --n).
+JACOBIAN_COLOURS = """tds => tds.map(td => [Number(td.dataset.i), Number(td.dataset.j),
+    td.style.getPropertyValue("--p"), td.style.getPropertyValue("--n")])"""
+
+
 def test_softmax(load) -> None:
     page, watch, root = load("softmax", "softmax")
     said = root.locator(".explorable-status")
@@ -256,6 +261,14 @@ def test_softmax(load) -> None:
             page, "softmax", "weights", np.column_stack([x, state["tx"], state["s"]])
         )
         compare(page, "softmax", "jacobian", state["jacobian"])
+        # the Jacobian's colours: its entry's positive and negative parts
+        # over 1/4, the largest an entry can be (r44: a wall of numbers)
+        for i, j, p, n in root.locator(
+            '[data-matrix="jacobian"] td[data-i]'
+        ).evaluate_all(JACOBIAN_COLOURS):
+            v = state["jacobian"][i][j]
+            assert abs(float(p) - 4 * max(0.0, v)) < 1e-12, (i, j, p, v)
+            assert abs(float(n) - 4 * max(0.0, -v)) < 1e-12, (i, j, n, v)
         for key in ("largest", "rest", "jmax"):
             check(*result(page, "softmax", key), state[key], f"softmax/{key}")
         softmax_charts_agree(page, x, t)
@@ -328,6 +341,12 @@ def test_softmax_says_underflow_and_its_charts_move_t(load) -> None:
         text, full = result(page, "softmax", key)
         assert float(full) == 0.0 and text == underflow, (key, text)
     expect(root.locator(".explorable-status")).to_contain_text(underflow)
+    # the weights that float64 rounds to 0 say so too, not "0.0000" (r44)
+    assert state["s"][:2] == [0.0, 0.0]
+    cells = page.evaluate(READ_TABLE, ["softmax", "weights"])
+    shown = {i: (text, full) for i, j, text, full, _ in cells if j == 2}
+    assert shown[0] == shown[1] == (underflow, "0"), shown
+    assert shown[2][0] == oracle.fmt(state["s"][2], 4)
     softmax_charts_agree(page, x, 5.0)
     chart = svg(page, "softmax", "jmax")
     assert "10\u207b\u00b3" not in chart  # no 10^-63 ... 10^-315 ticks
