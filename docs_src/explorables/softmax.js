@@ -182,6 +182,28 @@ export function mount(root) {
       t: fmt(scale, 1), largest: fmt(now.largest, 4), rest: small(now.rest), jmax: small(now.jmax),
     }));
   };
+  // Views linked (pointer): a weight's row marks its line on the chart and
+  // the Jacobian's row and column of that weight; a Jacobian entry
+  // ∂w_j/∂u_l marks the rows of w_j and w_l and their lines.
+  const link = (js, cells) => {
+    for (const el of root.querySelectorAll(".explorable-linked")) el.classList.remove("explorable-linked");
+    for (const j of js) {
+      for (const td of root.querySelectorAll(`[data-matrix="weights"] td[data-i="${j}"]`)) td.classList.add("explorable-linked");
+      root.querySelector(`[data-chart="weights"] [data-line="${j}"]`)?.classList.add("explorable-linked");
+    }
+    for (const td of cells) td.classList.add("explorable-linked");
+  };
+  const jacobianCells = [...root.querySelectorAll('[data-matrix="jacobian"] td[data-i]')];
+  for (const tr of root.querySelectorAll('[data-matrix="weights"] tbody tr')) {
+    const j = tr.dataset.i;
+    tr.addEventListener("pointerenter", () =>
+      link([j], jacobianCells.filter((td) => td.dataset.i === j || td.dataset.j === j)));
+    tr.addEventListener("pointerleave", () => link([], []));
+  }
+  for (const td of jacobianCells) {
+    td.addEventListener("pointerenter", () => link([td.dataset.i, td.dataset.j], [td]));
+    td.addEventListener("pointerleave", () => link([], []));
+  }
   for (const input of [...xs, t]) input.addEventListener("input", () => update(false));
   // Pressing or dragging on a chart sets t there (to the slider's step) and
   // hands the slider the focus, so that the arrow keys go on from there.

@@ -389,6 +389,26 @@ def test_softmax_says_underflow_and_its_charts_move_t(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+def test_softmax_views_are_linked(load) -> None:
+    """Pointing at w_j's row marks its line and the Jacobian's row and column
+    j; pointing at an entry of the Jacobian marks w_j's and w_l's rows (r44)."""
+    page, watch, root = load("softmax", "softmax")
+    root.locator('[data-matrix="weights"] tr[data-i="2"] td').first.hover()
+    jacobian = root.locator('[data-matrix="jacobian"] td.explorable-linked')
+    assert jacobian.count() == 5  # row 3 and column 3
+    assert root.locator('[data-matrix="weights"] td.explorable-linked').count() == 3
+    line = root.locator('[data-chart="weights"] .explorable-linked')
+    assert line.count() == 1 and line.get_attribute("data-line") == "2"
+    root.locator('[data-matrix="jacobian"] td[data-i="0"][data-j="1"]').hover()
+    assert jacobian.count() == 1
+    rows = root.locator('[data-matrix="weights"] td.explorable-linked')
+    assert rows.count() == 6
+    assert root.locator('[data-chart="weights"] .explorable-linked').count() == 2
+    pointer_on_the_header(page)
+    assert root.locator(".explorable-linked").count() == 0
+    assert not watch.problems(), watch.problems()
+
+
 def test_softmax_drag_is_announced_once(load) -> None:
     """Dragging t across the slider moves the cursor with it and updates the
     numbers at once, but the live region speaks once, after the drag."""
