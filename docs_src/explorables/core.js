@@ -307,14 +307,15 @@ export const cellAt = (button) => {
 // arrow keys, Home and End move the focus among the cells (one Tab stop a
 // grid: the focused button's tabindex is 0, the others' −1, as the WAI-ARIA
 // grid pattern's roving tabindex); rows() is the
-// number of queries shown, last(i) the last key of query i's row.
-export function linkCells(buttons, point, { rows, last }) {
+// number of queries shown, last(i) the last key of query i's row. The cells'
+// controls are buttons, or those `control` selects (masks.js: checkboxes).
+export function linkCells(buttons, point, { rows, last, control = "button" }) {
   for (const b of buttons) {
     const on = () => point(b);
     const off = () => point(null);
     b.addEventListener("focus", () => {
       // the focused cell is the grid's Tab stop, however it got the focus
-      for (const other of b.closest("[data-matrix]").querySelectorAll("button")) {
+      for (const other of b.closest("[data-matrix]").querySelectorAll(control)) {
         other.tabIndex = other === b ? 0 : -1;
       }
       on();
@@ -331,7 +332,7 @@ export function linkCells(buttons, point, { rows, last }) {
       if (!to || to[0] < 0 || to[0] >= rows() || to[1] < 0 || to[1] > last(to[0])) return;
       event.preventDefault();
       const next = b.closest("[data-matrix]")
-        .querySelector(`td[data-i="${to[0]}"][data-j="${to[1]}"] button`);
+        .querySelector(`td[data-i="${to[0]}"][data-j="${to[1]}"] ${control}`);
       b.tabIndex = -1;
       next.tabIndex = 0;
       next.focus();

@@ -2,13 +2,53 @@
 // Q = X W_Q, K = X W_K, V = X W_V, the scores S = Q Kᵀ / √d_k, the weights
 // A = softmax(S) row by row, and the output Z = A V, each matrix in its
 // colour in the book's figures, S and A as heat maps. Pointing at a score
-// s_ij (or focusing it) lights up q_i and k_j and writes the products that
-// make it; choosing an entry z_ij marks the row of weights and the column
-// of values that made it.
+// s_ij or a weight a_ij (or focusing it) lights up q_i and k_j, marks s_ij
+// and a_ij and their query's rows of S and A (the softmax is taken over the
+// row), draws the products q_ip k_jp as bars beside the score they sum to
+// (the strip, under the tables) and writes s_ij and a_ij term by term;
+// choosing an entry z_ij marks the rows of scores and weights and the
+// column of values that made it.
 import {
   announce, dataNode, esc, fill, fmt, frame, linkCells, matmul, matrix, message, register, show, softmax,
   speak, status, sub, templates, transpose, words,
 } from "./core.js";
+
+// The strip's drawing: one bar a product q_ip k_jp, then (past a rule) the
+// score s_ij they make, (Σ_p q_ip k_jp) / √d_k, on one scale from a zero
+// line: near the foot when no value is negative, near the top when none is
+// positive, in the middle otherwise. A fixed viewBox: nothing moves.
+const STRIP = { width: 300, height: 124, slot: 48, bar: 28 };
+
+function drawStrip(svg, products, score) {
+  const values = [...products, score];
+  const [up, down] = [values.some((v) => v > 0), values.some((v) => v < 0)];
+  const zero = up && down ? 62 : down ? 20 : 100;
+  const reach = up && down ? 38 : 78;
+  const unit = reach / Math.max(1e-300, ...values.map(Math.abs));
+  const num = (v) => v.toFixed(2);
+  const rule = 10 + products.length * STRIP.slot + 4;
+  const parts = [
+    `<line class="explorable-zero" x1="4" x2="${STRIP.width - 4}" y1="${zero}" y2="${zero}"></line>`,
+    `<line class="explorable-zero" x1="${rule}" x2="${rule}" y1="4" y2="${STRIP.height - 16}" stroke-dasharray="3 3"></line>`,
+  ];
+  values.forEach((v, p) => {
+    const last = p === products.length;
+    const x = 10 + p * STRIP.slot + (last ? 12 : 0);
+    const h = Math.abs(v) * unit;
+    const top = v >= 0 ? zero - h : zero;
+    const label = v >= 0 ? top - 4 : top + h + 12;
+    const half = STRIP.bar / 2;
+    const bar = last
+      ? `<rect class="explorable-strip-s" x="${x}" y="${num(top)}" width="${STRIP.bar}" height="${num(h)}"></rect>`
+      : `<rect class="explorable-strip-q" x="${x}" y="${num(top)}" width="${half}" height="${num(h)}"></rect>` +
+        `<rect class="explorable-strip-k" x="${x + half}" y="${num(top)}" width="${half}" height="${num(h)}"></rect>`;
+    parts.push(`<g ${last ? "data-score-bar" : `data-product="${p}"`} data-value="${v}">${bar}` +
+      `<text x="${x + half}" y="${num(label)}" text-anchor="middle">${fmt(v, last ? 3 : 2)}</text>` +
+      `<text class="explorable-strip-name" x="${x + half}" y="${STRIP.height - 2}" text-anchor="middle">` +
+      `${last ? "s" : `p = ${p + 1}`}</text></g>`);
+  });
+  svg.innerHTML = parts.join("");
+}
 
 // data: the running example's X (n × d_model) and W_Q, W_K, W_V.
 export function render(w, data) {
@@ -25,6 +65,8 @@ export function render(w, data) {
     `<td${attrs}><button type="button" data-${kind} tabindex="${i === 0 && j === 0 ? 0 : -1}" ` +
     (kind === "pick" ? 'aria-pressed="false"' : 'aria-describedby="explorable-example-terms"') +
     ' data-value="0" disabled>0</button></td>';
+  // S with the range its colours span, under it.
+  const range = `<p class="explorable-range-note" data-s-range>${w.s_range}</p>`;
   const keys = labels("k").slice(0, n);
   const shaded = (key, html) => html.replace('class="explorable-matrix"', `class="explorable-matrix explorable-fill-${key}"`);
   const tables =
@@ -33,14 +75,20 @@ export function render(w, data) {
     shaded("q", matrix("q", w.q, labels("q"), dims)) +
     shaded("k", matrix("k", w.k, labels("k"), dims)) +
     shaded("v", matrix("v", w.v, labels("v"), dims)) +
-    shaded("s", matrix("scores", w.scores, labels("q"), keys, { cell: button("score") })) +
-    shaded("a", matrix("weights", w.weights, labels("q"), keys)) +
+    `<div>${shaded("s", matrix("scores", w.scores, labels("q"), keys, { cell: button("score") }))}${range}</div>` +
+    shaded("a", matrix("weights", w.weights, labels("q"), keys, { cell: button("weight") })) +
     shaded("z", matrix("output", w.output, labels("z"), dims, { cell: button("pick") })) + "</div>";
   const weights = { w_q: data.w_q, w_k: data.w_k, w_v: data.w_v };
   const error = '<p class="explorable-error" id="explorable-example-error" data-error hidden></p>';
+  // The products of the score in view, drawn (aria-hidden: the terms say them).
+  const strip =
+    `<div class="explorable-strip" aria-hidden="true"><p class="explorable-chart-title">${w.strip}</p>` +
+    `<svg data-strip viewBox="0 0 ${STRIP.width} ${STRIP.height}" focusable="false"></svg></div>`;
   return frame("example", w, dataNode(weights) + error + tables +
-    `<p class="explorable-terms" id="explorable-example-terms">${w.terms_hint}</p>` + status() +
-    templates(w, "hint", "sum", "pick", "score", "terms", "terms_hint", "empty", "too_large"));
+    `<div class="explorable-detail">${strip}<p class="explorable-terms" id="explorable-example-terms"></p></div>` +
+    `<p class="explorable-note">${w.terms_hint}</p>` + status() +
+    templates(w, "hint", "sum", "pick", "score", "weight", "terms", "weight_terms", "s_range", "empty",
+      "too_large"));
 }
 
 export function mount(root) {
@@ -48,13 +96,17 @@ export function mount(root) {
   const inputs = [...root.querySelectorAll("input[data-x]")];
   const picks = [...root.querySelectorAll("button[data-pick]")];
   const scoreButtons = [...root.querySelectorAll("button[data-score]")];
+  const weightButtons = [...root.querySelectorAll("button[data-weight]")];
+  const strip = root.querySelector("[data-strip]");
+  const range = root.querySelector("[data-s-range]");
   const table = (key) => root.querySelector(`[data-matrix="${key}"]`);
   const terms = root.querySelector(".explorable-terms");
   const error = root.querySelector("[data-error]");
   const at = (b) => [Number(b.closest("td").dataset.i), Number(b.closest("td").dataset.j)];
   let state = null;
   let chosen = null;
-  let pointed = null;
+  let pointed = null; // the score or weight under the pointer or the focus
+  let shown = [0, 0]; // the score the strip and the terms show: the last pointed
   let later = null;
 
   // Say `html` now, or after the reader has stopped typing for a moment
@@ -72,7 +124,9 @@ export function mount(root) {
     if (!chosen) return say(words(root, "hint"), wait);
     const [i, j] = chosen;
     picks.find((b) => at(b)[0] === i && at(b)[1] === j).setAttribute("aria-pressed", "true");
-    for (const cell of table("weights").querySelectorAll(`td[data-i="${i}"]`)) cell.classList.add("explorable-on");
+    for (const key of ["scores", "weights"]) {
+      for (const cell of table(key).querySelectorAll(`td[data-i="${i}"]`)) cell.classList.add("explorable-on");
+    }
     for (const cell of table("v").querySelectorAll(`td[data-j="${j}"]`)) cell.classList.add("explorable-on");
     // z_ij = sum_p A_ip V_pj
     const products = state.weights[i].map((a, p) => `${fmt(a, 3)} × ${fmt(state.v[p][j], 2)}`);
@@ -81,24 +135,43 @@ export function mount(root) {
     }), wait);
   };
 
-  // The score the reader points at: q_i's and k_j's rows lit, and
-  // s_ij = (Σ_p q_ip k_jp) / √d_k written term by term.
+  // The score or weight the reader points at: q_i's and k_j's rows lit,
+  // s_ij and a_ij marked, and their query's rows of S and A framed. The
+  // strip and the terms show the last one pointed at (s_11 at first):
+  // s_ij = (Σ_p q_ip k_jp) / √d_k, and a_ij = e^{s_ij} / Σ_l e^{s_il}.
   const point = () => {
-    for (const cell of root.querySelectorAll(".explorable-linked")) cell.classList.remove("explorable-linked");
-    if (!pointed || !state) {
-      terms.textContent = words(root, "terms_hint");
+    for (const cell of root.querySelectorAll(".explorable-linked, .explorable-row")) {
+      cell.classList.remove("explorable-linked", "explorable-row");
+    }
+    if (!state) {
+      terms.textContent = "";
+      strip.innerHTML = "";
       return;
     }
-    const [i, j] = pointed;
-    for (const cell of table("q").querySelectorAll(`td[data-i="${i}"]`)) cell.classList.add("explorable-linked");
-    for (const cell of table("k").querySelectorAll(`td[data-i="${j}"]`)) cell.classList.add("explorable-linked");
-    for (const cell of table("scores").querySelectorAll(`td[data-i="${i}"][data-j="${j}"]`)) {
-      cell.classList.add("explorable-linked");
+    if (pointed) {
+      shown = pointed;
+      const [i, j] = pointed;
+      const mark = (key, selector, name) => {
+        for (const cell of table(key).querySelectorAll(selector)) cell.classList.add(name);
+      };
+      mark("q", `td[data-i="${i}"]`, "explorable-linked");
+      mark("k", `td[data-i="${j}"]`, "explorable-linked");
+      for (const key of ["scores", "weights"]) {
+        mark(key, `td[data-i="${i}"]:not([data-j="${j}"])`, "explorable-row");
+        mark(key, `td[data-i="${i}"][data-j="${j}"]`, "explorable-linked");
+      }
     }
-    const products = state.q[i].map((x, p) => `${fmt(x, 2)} × ${fmt(state.k[j][p], 2)}`);
+    const [i, j] = shown;
+    const products = state.q[i].map((x, p) => x * state.k[j][p]); // q_ip k_jp
+    drawStrip(strip, products, state.scores[i][j]);
+    const written = state.q[i].map((x, p) => `${fmt(x, 2)} × ${fmt(state.k[j][p], 2)}`);
+    const e = (s) => `e<sup>${fmt(s, 3)}</sup>`;
     speak(terms, message(words(root, "terms"), {
-      i: i + 1, j: j + 1, terms: products.join(" + "),
+      i: i + 1, j: j + 1, terms: written.join(" + "),
       root: fmt(Math.sqrt(state.q[0].length), 2), value: fmt(state.scores[i][j], 3),
+    }) + "<br>" + message(words(root, "weight_terms"), {
+      i: i + 1, j: j + 1, value: fmt(state.weights[i][j], 3),
+      terms: `${e(state.scores[i][j])} / (${state.scores[i].map(e).join(" + ")})`,
     }));
   };
 
@@ -117,7 +190,8 @@ export function mount(root) {
       shown.textContent = "\u2014";
       cell.style.removeProperty("--w");
     }
-    for (const b of [...scoreButtons, ...picks]) b.removeAttribute("aria-label");
+    for (const b of [...scoreButtons, ...weightButtons, ...picks]) b.removeAttribute("aria-label");
+    range.textContent = "\u2014";
     highlight(wait);
     point();
   };
@@ -148,11 +222,17 @@ export function mount(root) {
     const output = matmul(weights, v); // (n, n) @ (n, d_v) -> (n, d_v)
     state = { q, k, v, scores, weights, output };
     for (const key of ["q", "k", "v"]) fill(root, key, state[key], 2);
-    fill(root, "weights", weights, 3);
     // The heat maps: A's colour is the weight; S's, the score's place
-    // between the smallest and the largest score.
+    // between the smallest and the largest score, said under S.
     const low = Math.min(...scores.flat());
-    const span = Math.max(...scores.flat()) - low;
+    const high = Math.max(...scores.flat());
+    const span = high - low;
+    range.textContent = message(words(root, "s_range"), { low: fmt(low, 3), high: fmt(high, 3) });
+    for (const b of weightButtons) {
+      const [i, j] = at(b);
+      show(b, weights[i][j], 3);
+      b.setAttribute("aria-label", message(words(root, "weight"), { i: i + 1, j: j + 1, value: fmt(weights[i][j], 3) }));
+    }
     for (const b of scoreButtons) {
       const [i, j] = at(b);
       show(b, scores[i][j], 3);
@@ -182,7 +262,9 @@ export function mount(root) {
   // Pointing at a score or focusing it lights up its q and k; the arrow
   // keys, Home and End move through each grid (one Tab stop a grid).
   const n = table("scores").querySelectorAll("tbody tr").length; // queries (and keys)
-  linkCells(scoreButtons, (b) => { pointed = b ? at(b) : null; point(); }, { rows: () => n, last: () => n - 1 });
+  for (const buttons of [scoreButtons, weightButtons]) {
+    linkCells(buttons, (b) => { pointed = b ? at(b) : null; point(); }, { rows: () => n, last: () => n - 1 });
+  }
   const width = table("output").querySelectorAll("tbody tr:first-child td").length;
   linkCells(picks, () => {}, { rows: () => n, last: () => width - 1 });
   update();

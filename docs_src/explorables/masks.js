@@ -4,12 +4,16 @@
 // click, a tap or Space toggles M_ij. A masked cell is hatched (a cue that
 // is not a colour) and its weight is 0. The causal (bottom-right aligned)
 // and padding presets set the whole grid. Masked scores become −∞ before the
-// softmax; a fully masked row gets zero weights and output. The masked
-// scores and the output stay beside the grid, in smaller tables, and the
-// cell under the pointer or the focus marks its score and its output row.
+// softmax; a fully masked row gets zero weights and output. Each row's sum
+// stands at its end: 1 once the row is normalised again, 0 for a row with
+// no key. The grid is one Tab stop, moved through with the arrow keys
+// (linkCells); a toggle says the row's new weights, and whether M is still
+// the causal mask. The masked scores and the output stay beside the grid,
+// in smaller tables, and the cell under the pointer or the focus marks its
+// query's row of scores and its output row.
 import {
-  announce, dataNode, esc, field, fill, frame, matmul, matrix, message, optionList, register,
-  resize, show, softmax, status, sub, templates, transpose, words,
+  announce, dataNode, esc, field, fill, fmt, frame, linkCells, matmul, matrix, message, optionList,
+  register, resize, show, softmax, status, sub, templates, transpose, words,
 } from "./core.js";
 
 // data: the running example's q, k, v (n rows each); every cell may attend.
@@ -19,10 +23,12 @@ export function render(w, data) {
   const select = (key, label, options) =>
     field(label, `<select data-${key} disabled>${optionList(options, n)}</select>`);
   const preset = (key) => `<button type="button" data-preset="${key}" disabled>${w[key]}</button>`;
+  // Each preset beside the sizes it reads, wrapped as one group.
+  const group = (html) => `<span class="explorable-group">${html}</span>`;
   const controls =
     '<div class="explorable-controls">' +
-    select("nq", w.n_q, sizes) + select("nk", w.n_k, sizes) + preset("causal") + preset("all") +
-    select("length", w.length, [0, ...sizes]) + preset("padding") + "</div>";
+    group(select("nq", w.n_q, sizes) + select("nk", w.n_k, sizes) + preset("causal")) +
+    group(select("length", w.length, [0, ...sizes]) + preset("padding")) + preset("all") + "</div>";
   // The grid: rows the queries, columns the keys, in words. The causal mask
   // (n_q = n_k = n) is the default: query i sees key j when j <= i.
   const query = (i) => esc(message(w.query, { i }));
@@ -32,23 +38,27 @@ export function render(w, data) {
     const cells = sizes.map((j) => {
       const on = j <= i;
       const attrs = `data-i="${i - 1}" data-j="${j - 1}"`;
+      // one Tab stop for the grid (its first cell); the arrow keys move
       return `<td ${attrs}${on ? "" : " data-masked"}>` +
         `<input type="checkbox" aria-label="${esc(message(w.cell, { i, j }))}" data-cell ${attrs}` +
-        `${on ? " checked" : ""} disabled><span data-value="0">0</span></td>`;
+        ` tabindex="${i === 1 && j === 1 ? 0 : -1}"${on ? " checked" : ""} disabled>` +
+        '<span data-value="0">0</span></td>';
     });
-    return `<tr data-i="${i - 1}"><th scope="row">${query(i)}</th>${cells.join("")}</tr>`;
+    const total = `<td class="explorable-sum" data-sum="${i - 1}" data-value="0">0</td>`;
+    return `<tr data-i="${i - 1}"><th scope="row">${query(i)}</th>${cells.join("")}${total}</tr>`;
   }).join("");
   const grid =
     '<table class="explorable-matrix explorable-grid" data-matrix="weights">' +
     `<caption>${w.weights}</caption><thead>` +
-    `<tr><td></td><th scope="colgroup" colspan="${n}" class="explorable-axis">${w.keys}</th></tr>` +
-    `<tr><td></td>${head}</tr></thead><tbody>${body}</tbody></table>`;
+    `<tr><td></td><th scope="colgroup" colspan="${n}" class="explorable-axis">${w.keys}</th><td></td></tr>` +
+    `<tr><td></td>${head}<th scope="col" class="explorable-sum">${w.sum}</th></tr></thead>` +
+    `<tbody>${body}</tbody></table>`;
   // The legend: the ramp of the weights, and the hatch of a masked cell.
   const legend =
     '<ul class="explorable-legend">' +
     `<li><span class="explorable-swatch explorable-ramp" aria-hidden="true"></span>${w.legend_weight}</li>` +
     `<li><span class="explorable-swatch explorable-hatch" aria-hidden="true"></span>${w.legend_masked}</li>` +
-    `<li>${w.legend_causal}</li></ul>`;
+    `<li>${w.legend_sum}</li></ul>`;
   const rows = sizes.map((i) => sub("q", i));
   const cols = sizes.map((j) => sub("k", j));
   const dims = data.v[0].map((_, j) => String(j + 1));
@@ -58,7 +68,7 @@ export function render(w, data) {
     matrix("output", w.output, sizes.map((i) => sub("z", i)), dims) + "</div>";
   return frame("masks", w, dataNode(data) + controls +
     `<div class="explorable-tables">${grid}${legend}</div>` + tables + status() +
-    templates(w, "status_ok", "status_empty"));
+    templates(w, "status_ok", "status_empty", "status_row", "causal_yes", "causal_inside", "causal_no"));
 }
 
 export function mount(root) {
@@ -84,7 +94,8 @@ export function mount(root) {
     update();
   };
 
-  const update = () => {
+  // toggled: the cell the reader just toggled, whose row is said.
+  const update = (toggled = null) => {
     const [q, k] = sizes();
     // The last n_q queries, the first n_k keys and values of the example.
     const Q = data.q.slice(n - q);
@@ -112,29 +123,60 @@ export function mount(root) {
       root.querySelector(`[data-matrix="scores"] td[data-i="${i}"][data-j="${j}"]`)
         .toggleAttribute("data-masked", !mask[i][j]);
     }));
+    // Each row's sum: 1 (to rounding) once normalised again, 0 with no key.
+    weights.forEach((row, i) => {
+      show(root.querySelector(`[data-sum="${i}"]`), row.reduce((a, b) => a + b, 0), 3);
+    });
     const empty = mask.flatMap((row, i) => (row.some(Boolean) ? [] : [i + 1]));
     for (const tr of root.querySelectorAll('[data-matrix="weights"] tbody tr')) {
       tr.toggleAttribute("data-empty", empty.includes(Number(tr.dataset.i) + 1));
     }
-    announce(root, empty.length
-      ? message(words(root, "status_empty"), { rows: empty.join(", ") })
-      : words(root, "status_ok"));
+    // The grid's Tab stop stays on a shown cell when the grid shrinks.
+    const stop = cells.find((c) => c.tabIndex === 0);
+    if (!stop || Number(stop.dataset.i) >= q || Number(stop.dataset.j) >= k) {
+      for (const c of cells) c.tabIndex = c === cell(0, 0) ? 0 : -1;
+    }
+    // M against causal_mask(n_q, n_k): the same, inside it (no query sees
+    // a later key), or allowing `count` cells that it forbids.
+    const future = mask.flatMap((row, i) => row.filter((m, j) => m && !presets.causal(i, j, q, k)));
+    const same = mask.every((row, i) => row.every((m, j) => m === presets.causal(i, j, q, k)));
+    const causal = future.length
+      ? message(words(root, "causal_no"), { count: future.length })
+      : words(root, same ? "causal_yes" : "causal_inside");
+    let said;
+    if (toggled && mask[Number(toggled.dataset.i)].some(Boolean)) {
+      // The toggled row, normalised again: its weights and their sum.
+      const i = Number(toggled.dataset.i);
+      said = message(words(root, "status_row"), {
+        i: i + 1, weights: weights[i].map((a) => fmt(a, 3)).join(", "),
+      });
+      const tr = toggled.closest("tr");
+      tr.removeAttribute("data-changed");
+      void tr.offsetWidth; // the row's flash starts again
+      tr.setAttribute("data-changed", "");
+    } else {
+      said = empty.length ? message(words(root, "status_empty"), { rows: empty.join(", ") }) : words(root, "status_ok");
+    }
+    announce(root, `${said}${causal}`);
   };
 
-  // The cell under the pointer or the focus marks its score s_ij and its
-  // output row z_i in the smaller tables.
-  const link = (c, on) => {
+  // The cell under the pointer or the focus marks its query's row of
+  // scores (the softmax is taken over that row) and its output row z_i in
+  // the smaller tables, s_ij in bold.
+  const point = (c) => {
+    for (const td of root.querySelectorAll(".explorable-linked, .explorable-pointed")) {
+      td.classList.remove("explorable-linked", "explorable-pointed");
+    }
+    if (!c) return;
     const [i, j] = [c.dataset.i, c.dataset.j];
     for (const td of root.querySelectorAll(
-      `[data-matrix="scores"] td[data-i="${i}"][data-j="${j}"], [data-matrix="output"] td[data-i="${i}"]`
-    )) td.classList.toggle("explorable-linked", on);
+      `[data-matrix="scores"] td[data-i="${i}"], [data-matrix="output"] td[data-i="${i}"]`
+    )) td.classList.add("explorable-linked");
+    root.querySelector(`[data-matrix="scores"] td[data-i="${i}"][data-j="${j}"]`).classList.add("explorable-pointed");
   };
-  for (const c of cells) {
-    c.addEventListener("change", update);
-    for (const [type, on] of [["focus", true], ["blur", false], ["pointerenter", true], ["pointerleave", false]]) {
-      c.addEventListener(type, () => link(c, on));
-    }
-  }
+  for (const c of cells) c.addEventListener("change", () => update(c));
+  // One Tab stop; the arrow keys, Home and End move among the shown cells.
+  linkCells(cells, point, { rows: () => sizes()[0], last: () => sizes()[1] - 1, control: "input[data-cell]" });
   nq.addEventListener("change", () => apply("causal"));
   nk.addEventListener("change", () => apply("causal"));
   for (const button of root.querySelectorAll("button[data-preset]")) {

@@ -38,15 +38,21 @@ export function render(w, data) {
   const weights = matrix("weights", w.weights, labels,
     [sub("x", "j"), `${sub("u", "j")} = t${sub("x", "j")}`, sub("w", "j")],
     { cell: (i, j, attrs) => (j === 2 ? bar(i, j, attrs) : numberCell(attrs)) });
+  // The Jacobian as a diverging heat map (explorables.css): --p and --n
+  // its entry's positive and negative part over 1/4, the largest an entry
+  // can be (s_j (1 − s_j) and s_j s_l are at most 1/4), so that the map
+  // fades to the page's colour as the softmax saturates.
   const jacobian = matrix("jacobian", w.jacobian,
-    labels.map((_, j) => sub("w", j + 1)), labels.map((_, j) => sub("u", j + 1)));
+    labels.map((_, j) => sub("w", j + 1)), labels.map((_, j) => sub("u", j + 1)))
+    .replace('class="explorable-matrix"', 'class="explorable-matrix explorable-diverging"');
+  const scaleNote = `<p class="explorable-range-note">${w.jacobian_colours}</p>`;
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const results = `<dl class="explorable-results">${result("largest")}${result("rest")}${result("jmax")}</dl>`;
   const charts = `<div class="explorable-charts">${chartBox("weights", w.chart_weights)}` +
     `${chartBox("jmax", w.chart_jmax)}</div>`;
   return frame("softmax", w,
     `<div class="explorable-controls">${inputs}${error}<div class="explorable-range">${scale}</div></div>` +
-    charts + `<div class="explorable-tables">${weights}${jacobian}</div>` +
+    charts + `<div class="explorable-tables">${weights}<div>${jacobian}${scaleNote}</div></div>` +
     results + `<p class="explorable-note">${w.temperature}</p>` + status() +
     templates(w, "status", "empty", "overflow", "underflow"));
 }
@@ -138,15 +144,29 @@ export function mount(root) {
         blank(cell.querySelector("[data-value]") || cell);
       }
       for (const bar of root.querySelectorAll(".explorable-bar")) bar.style.setProperty("--w", "0%");
+      for (const td of root.querySelectorAll('[data-matrix="jacobian"] td[data-i]')) {
+        td.style.removeProperty("--p");
+        td.style.removeProperty("--n");
+      }
       for (const dd of root.querySelectorAll("[data-result]")) blank(dd);
       return (settled ? announce : announceSettled)(root, problem[1]);
     }
     fill(root, "weights", x.map((xj, j) => [xj, now.tx[j]]), 2);
     now.s.forEach((sj, j) => {
-      show(root.querySelector(`[data-s="${j}"]`), sj, 4);
+      const el = root.querySelector(`[data-s="${j}"]`);
+      // A weight that float64 rounds to 0 is said to be below 10^−308, as ε is.
+      if (sj === 0) {
+        el.dataset.value = "0";
+        speak(el, words(root, "underflow"));
+      } else show(el, sj, 4);
       root.querySelectorAll(".explorable-bar")[j].style.setProperty("--w", `${(100 * sj).toFixed(2)}%`);
     });
     fill(root, "jacobian", now.jacobian, 4);
+    for (const td of root.querySelectorAll('[data-matrix="jacobian"] td[data-i]')) {
+      const v = now.jacobian[td.dataset.i][td.dataset.j];
+      td.style.setProperty("--p", String(Math.max(0, v) * 4));
+      td.style.setProperty("--n", String(Math.max(0, -v) * 4));
+    }
     show(root.querySelector("[data-result=largest]"), now.largest, 4);
     // A value that float64 rounds to 0 (below its least, 4.9 × 10^−324) is
     // said to be less than 10^−308, not "0.0 × 10^0".
@@ -162,6 +182,28 @@ export function mount(root) {
       t: fmt(scale, 1), largest: fmt(now.largest, 4), rest: small(now.rest), jmax: small(now.jmax),
     }));
   };
+  // Views linked (pointer): a weight's row marks its line on the chart and
+  // the Jacobian's row and column of that weight; a Jacobian entry
+  // ∂w_j/∂u_l marks the rows of w_j and w_l and their lines.
+  const link = (js, cells) => {
+    for (const el of root.querySelectorAll(".explorable-linked")) el.classList.remove("explorable-linked");
+    for (const j of js) {
+      for (const td of root.querySelectorAll(`[data-matrix="weights"] td[data-i="${j}"]`)) td.classList.add("explorable-linked");
+      root.querySelector(`[data-chart="weights"] [data-line="${j}"]`)?.classList.add("explorable-linked");
+    }
+    for (const td of cells) td.classList.add("explorable-linked");
+  };
+  const jacobianCells = [...root.querySelectorAll('[data-matrix="jacobian"] td[data-i]')];
+  for (const tr of root.querySelectorAll('[data-matrix="weights"] tbody tr')) {
+    const j = tr.dataset.i;
+    tr.addEventListener("pointerenter", () =>
+      link([j], jacobianCells.filter((td) => td.dataset.i === j || td.dataset.j === j)));
+    tr.addEventListener("pointerleave", () => link([], []));
+  }
+  for (const td of jacobianCells) {
+    td.addEventListener("pointerenter", () => link([td.dataset.i, td.dataset.j], [td]));
+    td.addEventListener("pointerleave", () => link([], []));
+  }
   for (const input of [...xs, t]) input.addEventListener("input", () => update(false));
   // Pressing or dragging on a chart sets t there (to the slider's step) and
   // hands the slider the focus, so that the arrow keys go on from there.

@@ -242,6 +242,11 @@ def softmax_charts_agree(page, x, t: float) -> None:
     assert min(at for at, _ in jmax.ticks["y"]) >= SOFTMAX_FLOOR
 
 
+#: Each Jacobian cell's indices and its colours' parts (--p, --n).
+JACOBIAN_COLOURS = """tds => tds.map(td => [Number(td.dataset.i), Number(td.dataset.j),
+    td.style.getPropertyValue("--p"), td.style.getPropertyValue("--n")])"""
+
+
 def test_softmax(load) -> None:
     page, watch, root = load("softmax", "softmax")
     said = root.locator(".explorable-status")
@@ -256,6 +261,14 @@ def test_softmax(load) -> None:
             page, "softmax", "weights", np.column_stack([x, state["tx"], state["s"]])
         )
         compare(page, "softmax", "jacobian", state["jacobian"])
+        # the Jacobian's colours: its entry's positive and negative parts
+        # over 1/4, the largest an entry can be (r44: a wall of numbers)
+        for i, j, p, n in root.locator(
+            '[data-matrix="jacobian"] td[data-i]'
+        ).evaluate_all(JACOBIAN_COLOURS):
+            v = state["jacobian"][i][j]
+            assert abs(float(p) - 4 * max(0.0, v)) < 1e-12, (i, j, p, v)
+            assert abs(float(n) - 4 * max(0.0, -v)) < 1e-12, (i, j, n, v)
         for key in ("largest", "rest", "jmax"):
             check(*result(page, "softmax", key), state[key], f"softmax/{key}")
         softmax_charts_agree(page, x, t)
@@ -328,6 +341,12 @@ def test_softmax_says_underflow_and_its_charts_move_t(load) -> None:
         text, full = result(page, "softmax", key)
         assert float(full) == 0.0 and text == underflow, (key, text)
     expect(root.locator(".explorable-status")).to_contain_text(underflow)
+    # the weights that float64 rounds to 0 say so too, not "0.0000" (r44)
+    assert state["s"][:2] == [0.0, 0.0]
+    cells = page.evaluate(READ_TABLE, ["softmax", "weights"])
+    shown = {i: (text, full) for i, j, text, full, _ in cells if j == 2}
+    assert shown[0] == shown[1] == (underflow, "0"), shown
+    assert shown[2][0] == oracle.fmt(state["s"][2], 4)
     softmax_charts_agree(page, x, 5.0)
     chart = svg(page, "softmax", "jmax")
     assert "10\u207b\u00b3" not in chart  # no 10^-63 ... 10^-315 ticks
@@ -367,6 +386,26 @@ def test_softmax_says_underflow_and_its_charts_move_t(load) -> None:
         page.keyboard.press("ArrowLeft")
         assert scale.input_value() == "6.9"
         softmax_charts_agree(page, x, 6.9)
+    assert not watch.problems(), watch.problems()
+
+
+def test_softmax_views_are_linked(load) -> None:
+    """Pointing at w_j's row marks its line and the Jacobian's row and column
+    j; pointing at an entry of the Jacobian marks w_j's and w_l's rows (r44)."""
+    page, watch, root = load("softmax", "softmax")
+    root.locator('[data-matrix="weights"] tr[data-i="2"] td').first.hover()
+    jacobian = root.locator('[data-matrix="jacobian"] td.explorable-linked')
+    assert jacobian.count() == 5  # row 3 and column 3
+    assert root.locator('[data-matrix="weights"] td.explorable-linked').count() == 3
+    line = root.locator('[data-chart="weights"] .explorable-linked')
+    assert line.count() == 1 and line.get_attribute("data-line") == "2"
+    root.locator('[data-matrix="jacobian"] td[data-i="0"][data-j="1"]').hover()
+    assert jacobian.count() == 1
+    rows = root.locator('[data-matrix="weights"] td.explorable-linked')
+    assert rows.count() == 6
+    assert root.locator('[data-chart="weights"] .explorable-linked').count() == 2
+    pointer_on_the_header(page)
+    assert root.locator(".explorable-linked").count() == 0
     assert not watch.problems(), watch.problems()
 
 
@@ -459,6 +498,13 @@ def test_masks(load) -> None:
         compare(page, "masks", "scores", state["scores"])
         compare(page, "masks", "weights", state["weights"])
         compare(page, "masks", "output", state["output"])
+        # each shown row's sum at its end: 1 once normalised, 0 with no key
+        for i in range(n_q):
+            total = root.locator(f'td[data-sum="{i}"]')
+            expected = float(np.sum(state["weights"][i]))
+            shown, full = total.inner_text(), total.get_attribute("data-value")
+            check(shown, full, expected, f"sum {i}")
+            assert abs(expected - mask[i].any()) < 1e-12
         return mask
 
     assert (agrees(3, 3) == causal_mask(3, 3)).all()  # the default state
@@ -475,7 +521,14 @@ def test_masks(load) -> None:
     box.focus()
     page.keyboard.press("Space")  # toggled with the keyboard
     assert not box.is_checked()
-    agrees(2, 3)
+    mask = agrees(2, 3)
+    # the toggled row said, normalised again; M no longer the causal mask
+    # but inside it (it forbids a cell more)
+    weights = oracle.masks_state(2, 3, mask)["weights"][1]
+    said = status(page, "masks")
+    assert "クエリ 2" in said and ", ".join(oracle.fmt(a, 3) for a in weights) in said
+    words = explorables.words_for("masks", "ja")
+    assert said.endswith(words["causal_inside"]), said
     root.locator("select[data-length]").select_option("1")
     root.locator('button[data-preset="padding"]').click()
     mask = agrees(2, 3)
@@ -485,6 +538,9 @@ def test_masks(load) -> None:
     assert not agrees(2, 3).any()  # every row fully masked: zeros, no NaN
     root.locator('button[data-preset="all"]').click()
     assert agrees(2, 3).all()
+    # every key for both queries: one cell the causal mask forbids is allowed
+    no = words["causal_no"].format(count=1)
+    assert status(page, "masks").endswith(no), status(page, "masks")
     # The grid itself is the control: a click anywhere on a cell toggles it.
     root.locator('[data-matrix="weights"] td[data-i="1"][data-j="2"]').click()
     mask = agrees(2, 3)
@@ -568,17 +624,47 @@ def test_masks_grid_is_drawn_and_named(load) -> None:
     cell = root.locator('[data-matrix="weights"] td[data-i="1"][data-j="2"]')
     cell.hover()
     linked = root.locator(".explorable-linked")
-    score = '[data-matrix="scores"] td[data-i="1"][data-j="2"].explorable-linked'
+    # the query's whole row of scores (its softmax), s_ij in bold
+    scores = '[data-matrix="scores"] td[data-i="1"].explorable-linked'
+    assert root.locator(scores).count() == 3
+    score = '[data-matrix="scores"] td[data-i="1"][data-j="2"].explorable-pointed'
     assert root.locator(score).count() == 1
+    assert root.locator(".explorable-pointed").count() == 1
     output = '[data-matrix="output"] td[data-i="1"].explorable-linked'
     d_v = running_example()[3].shape[1]
     assert root.locator(output).count() == d_v
-    assert linked.count() == 1 + d_v
+    assert linked.count() == 3 + d_v
     root.locator("select[data-nq]").hover()
     assert linked.count() == 0
+    pointer_on_the_header(page)
     root.get_by_role("checkbox", name="クエリ 3 がキー 1 を参照してよい").focus()
-    score = '[data-matrix="scores"] td[data-i="2"][data-j="0"].explorable-linked'
+    score = '[data-matrix="scores"] td[data-i="2"][data-j="0"].explorable-pointed'
     assert root.locator(score).count() == 1
+    # One Tab stop for the grid (r44: nine), moved through with the arrow
+    # keys, Home and End; Space toggles the focused cell.
+    assert root.locator('input[data-cell][tabindex="0"]').count() == 1
+    focused = "() => ['i', 'j'].map(k => document.activeElement.dataset[k])"
+    moves = (
+        ("ArrowRight", ["2", "1"]),
+        ("ArrowUp", ["1", "1"]),
+        ("End", ["1", "2"]),
+        ("Home", ["1", "0"]),
+        ("ArrowDown", ["2", "0"]),
+    )
+    for key, where in moves:
+        page.keyboard.press(key)
+        assert page.evaluate(focused) == where, key
+        assert root.locator('input[data-cell][tabindex="0"]').count() == 1
+    page.keyboard.press("ArrowDown")  # the last row: the focus stays
+    assert page.evaluate(focused) == ["2", "0"]
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Space")
+    assert not root.locator('input[data-cell][data-i="2"][data-j="1"]').is_checked()
+    # the grid shrinks under the Tab stop: the stop goes back to the first cell
+    root.locator("select[data-nq]").select_option("2")
+    stop = root.locator('input[data-cell][tabindex="0"]')
+    assert stop.count() == 1 and stop.get_attribute("data-i") == "0"
+    assert stop.get_attribute("data-j") == "0"
     assert not watch.problems(), watch.problems()
 
 
@@ -608,7 +694,9 @@ def test_running_example(load) -> None:
     page.keyboard.press("Enter")
     assert button.get_attribute("aria-pressed") == "true"
     marked = root.locator(".explorable-on")
-    assert marked.count() == 6  # the weights of row 3 and the values of column 2
+    assert marked.count() == 9  # the scores and weights of row 3, V's column 2
+    scores = root.locator('[data-matrix="scores"] td[data-i="2"].explorable-on')
+    assert scores.count() == 3
     weights = root.locator('[data-matrix="weights"] td[data-i="2"].explorable-on')
     values = root.locator('[data-matrix="v"] td[data-j="1"].explorable-on')
     assert weights.count() == 3 and values.count() == 3
@@ -696,18 +784,64 @@ def test_running_example_is_named_and_linked(load) -> None:
             assert root.locator(
                 f'[data-matrix="{key}"] td[data-i="{row}"].explorable-linked'
             ).count() == len(state[key][row]), key
-        score = (
-            f'[data-matrix="scores"] td[data-i="{i}"][data-j="{j}"].explorable-linked'
-        )
-        assert root.locator(score).count() == 1
-        assert root.locator(".explorable-linked").count() == 1 + 2 * len(state["q"][i])
+        # s_ij and a_ij marked, the rest of their query's rows of S and A framed
+        n = len(state["k"])
+        for key in ("scores", "weights"):
+            one = f'[data-matrix="{key}"] td[data-i="{i}"][data-j="{j}"]'
+            assert root.locator(f"{one}.explorable-linked").count() == 1, key
+            row = f'[data-matrix="{key}"] td[data-i="{i}"].explorable-row'
+            assert root.locator(row).count() == n - 1, key
+        assert root.locator(".explorable-row").count() == 2 * (n - 1)
+        assert root.locator(".explorable-linked").count() == 2 + 2 * len(state["q"][i])
+        strip_agrees(i, j)
+
+    def strip_agrees(i: int, j: int) -> None:
+        """The strip's bars and the terms: q_ip k_jp, s_ij, and a_ij."""
         terms = root.locator(".explorable-terms").inner_text()
         for p, q in enumerate(state["q"][i]):
             assert f"{oracle.fmt(q, 2)} × {oracle.fmt(state['k'][j][p], 2)}" in terms
-        assert terms.endswith(oracle.fmt(state["scores"][i][j], 3)), terms
+            bar = root.locator(f'[data-strip] [data-product="{p}"]')
+            check(
+                bar.locator("text").first.text_content(),
+                bar.get_attribute("data-value"),
+                q * state["k"][j][p],
+                f"q{i}{p} k{j}{p}",
+            )
+        bar = root.locator("[data-strip] [data-score-bar]")
+        check(
+            bar.locator("text").first.text_content(),
+            bar.get_attribute("data-value"),
+            state["scores"][i][j],
+            "s",
+        )
+        shown = root.locator(".explorable-terms").evaluate(SHOWN_TEXT)
+        first, second = shown.split(f"a{i + 1}{j + 1} =")
+        assert first.strip().endswith(oracle.fmt(state["scores"][i][j], 3)), terms
+        assert f"= {oracle.fmt(state['weights'][i][j], 3)}" in second, terms
+        for s in state["scores"][i]:
+            assert oracle.fmt(s, 3) in second, terms
 
+    strip_agrees(0, 0)  # at first the strip shows s_11, and nothing is lit
+    assert root.locator(".explorable-linked, .explorable-row").count() == 0
     root.locator('[data-matrix="scores"] td[data-i="0"][data-j="1"] button').hover()
     lit(0, 1)
+    # A's entries are pointable too (r44): the same score, its weight marked
+    root.locator('[data-matrix="weights"] td[data-i="2"][data-j="2"] button').hover()
+    lit(2, 2)
+    pointer_on_the_header(page)  # the strip keeps the last one pointed at
+    assert root.locator(".explorable-linked, .explorable-row").count() == 0
+    strip_agrees(2, 2)
+    for i, j in np.ndindex(z.shape[0], z.shape[0]):  # A's entries named in words
+        value = oracle.fmt(state["weights"][i][j], 3)
+        name = f"a({i + 1}, {j + 1}) = {value}："
+        name += f"クエリ {i + 1} がキー {j + 1} に向ける重み"
+        assert root.get_by_role("button", name=name, exact=True).count() == 1, name
+    low, high = np.min(state["scores"]), np.max(state["scores"])
+    low, high = oracle.fmt(low, 3), oracle.fmt(high, 3)
+    assert root.locator("[data-s-range]").inner_text() == (
+        f"色は最小 {low}（淡い）から最大 {high}（濃い）まで"
+    )
+    root.locator('[data-matrix="scores"] td[data-i="0"][data-j="1"] button').hover()
     # Maths set as the text sets it (review F39): the pages' MathML, in the
     # book's maths font, √d_k one radical whose bar the browser draws with it.
     for where in ('[data-matrix="scores"] caption', ".explorable-terms"):
@@ -731,7 +865,7 @@ def test_running_example_is_named_and_linked(load) -> None:
     lit(1, len(state["k"]) - 1)
     page.keyboard.press("Home")
     lit(1, 0)
-    for key in ("scores", "output"):
+    for key in ("scores", "weights", "output"):
         stops = root.locator(f'[data-matrix="{key}"] button[tabindex="0"]')
         assert stops.count() == 1, key
     focused = (

@@ -228,6 +228,8 @@ def grid_cells(figure: str) -> dict[tuple[int, int], dict[str, str]]:
     cells = {}
     for attrs, inner in re.findall(r"<td ([^>]*)>(.*?)</td>", grid):
         a = dict(re.findall(r'([\w-]+)(?:="([^"]*)")?', attrs))
+        if "data-sum" in a:  # a row's sum, at the row's end
+            continue
         box = dict(re.findall(r'([\w-]+)(?:="([^"]*)")?', inner.split(">")[0]))
         cells[int(a["data-i"]), int(a["data-j"])] = a | {"box": box}
     return cells
@@ -250,6 +252,15 @@ def test_the_masks_grid_is_drawn_hatched_and_named(language: str) -> None:
         assert cell["box"]["aria-label"] == name
     assert len(cells) == 9
     assert words["query"].format(i=1) in figure and words["key"].format(j=3) in figure
+    # one Tab stop for the grid, its first cell; each row's sum at its end
+    stops = [ij for ij, cell in cells.items() if cell["box"]["tabindex"] == "0"]
+    assert stops == [(0, 0)]
+    sums = re.findall(r'data-sum="(\d)" data-value="([^"]*)">([^<]*)<', figure)
+    assert [(int(i), float(v), text) for i, v, text in sums] == [
+        (i, float(np.sum(weights[i])), "1.000") for i in range(3)
+    ]
+    said = re.search(r'class="explorable-status"[^>]*>(.*?)</p>', figure)[1]
+    assert said == words["status_ok"] + words["causal_yes"]
 
 
 def test_the_example_outputs_are_named_in_words() -> None:
@@ -295,6 +306,8 @@ def band_cells(figure: str) -> dict[tuple[int, int], dict[str, str]]:
     cells = {}
     for attrs, inner in re.findall(r"<td ([^>]*)>(.*?)</td>", grid):
         a = dict(re.findall(r'([\w-]+)(?:="([^"]*)")?', attrs))
+        if "data-sum" in a:  # a row's sum, at the row's end
+            continue
         button = dict(re.findall(r'([\w-]+)(?:="([^"]*)")?', inner.split(">")[0]))
         cells[int(a["data-i"]), int(a["data-j"])] = a | {"button": button}
     return cells
