@@ -881,7 +881,7 @@ def test_running_example_is_named_and_linked(load) -> None:
     for i, j in np.ndindex(z.shape[0], z.shape[0]):  # A's entries named in words
         value = oracle.fmt(state["weights"][i][j], 3)
         name = f"a({i + 1}, {j + 1}) = {value}："
-        name += f"クエリ {i + 1} がキー {j + 1} に向ける重み"
+        name += f"クエリ {i + 1} がキー {j + 1} に置く重み"
         assert root.get_by_role("button", name=name, exact=True).count() == 1, name
     low, high = np.min(state["scores"]), np.max(state["scores"])
     low, high = oracle.fmt(low, 3), oracle.fmt(high, 3)
