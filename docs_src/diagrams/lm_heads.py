@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from attention_book.diagrams import canvas, palette, text, weights_cmap
+from attention_book.diagrams import canvas, cells, palette, text, weights_cmap
 from attention_docs import causal_mask, load_pretrained
 from attention_docs.plotting import hatch_masked
 
@@ -31,17 +31,13 @@ def heat(ax, x: float, y: float, a: np.ndarray, cell: float) -> None:
     the cells the causal mask takes away hatched, as the masks figures are."""
     cmap, line = weights_cmap(), palette()["line"]
     n = a.shape[0]
-    for i in range(n):
-        for j in range(i + 1):  # causal: keys 1..i only
-            ax.add_patch(
-                Rectangle(
-                    (x + j * cell, y + i * cell),
-                    cell,
-                    cell,
-                    facecolor=cmap(float(a[i, j])),
-                    edgecolor="none",
-                )
-            )
+    causal = [(i, j) for i in range(n) for j in range(i + 1)]  # keys 1..i only
+    cells(
+        ax,
+        [(x + j * cell, y + i * cell) for i, j in causal],
+        cell,
+        [cmap(float(a[i, j])) for i, j in causal],
+    )
     hatch_masked(ax, causal_mask(n), origin=(x, y), cell=cell)
     ax.add_patch(
         Rectangle((x, y), n * cell, n * cell, fill=False, edgecolor=line, lw=0.8)
@@ -111,11 +107,12 @@ def scale(ax, middle: float, y: float, name: str) -> None:
     cmap, line = weights_cmap(), palette()["line"]
     steps, cell = 10, CELL
     x = middle - steps * cell / 2
-    for k in range(steps):
-        colour = cmap((k + 0.5) / steps)
-        ax.add_patch(
-            Rectangle((x + k * cell, y - cell / 2), cell, cell, facecolor=colour)
-        )
+    cells(
+        ax,
+        [(x + k * cell, y - cell / 2) for k in range(steps)],
+        cell,
+        [cmap((k + 0.5) / steps) for k in range(steps)],
+    )
     ax.add_patch(
         Rectangle(
             (x, y - cell / 2), steps * cell, cell, fill=False, edgecolor=line, lw=0.8

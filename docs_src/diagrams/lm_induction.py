@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from attention_book.diagrams import FONT, canvas, palette, text, weights_cmap
+from attention_book.diagrams import FONT, canvas, cells, palette, text, weights_cmap
 from attention_docs.language_model import load_induction_model
 
 #: the block: np.random.default_rng(0).permutation(16) as letters
@@ -57,17 +57,13 @@ def figure(labels: dict) -> Figure:
         text(ax, x, top - 30, head_label, ha="left", va="bottom")
         pattern = labels[f"pattern_{panel + 1}"]
         text(ax, width - 4, top - 30, pattern, ha="right", va="bottom")
-        for i in range(n):
-            for j in range(i + 1):
-                ax.add_patch(
-                    Rectangle(
-                        (left + j * CELL, top + i * CELL),
-                        CELL,
-                        CELL,
-                        facecolor=cmap(float(a[i, j])),
-                        lw=0,
-                    )
-                )
+        causal = [(i, j) for i in range(n) for j in range(i + 1)]
+        cells(
+            ax,
+            [(left + j * CELL, top + i * CELL) for i, j in causal],
+            CELL,
+            [cmap(float(a[i, j])) for i, j in causal],
+        )
         for i, j in outlined[panel]:
             ax.add_patch(
                 Rectangle(
