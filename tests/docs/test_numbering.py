@@ -131,6 +131,24 @@ def test_equations_are_tagged_and_cited_across_pages(language, cited) -> None:
     ) in built["b.md"]
 
 
+@pytest.mark.parametrize(
+    ("language", "cited"),
+    [("ja", "2.2 節"), ("zh-Hant", "2.2 節"), ("zh-Hans", "2.2 节")],
+)
+def test_a_section_is_cited_by_its_number_alone(language, cited) -> None:
+    """A link with no text to a numbered section reads "2.2 節", on its own
+    page and from another one; code keeps the link as it is."""
+    pages = {
+        "index.md": "# Home",
+        "a.md": "# A\n\nSee ([](b.md#second)); `[](b.md#second)`.",
+        "b.md": "# B\n\n## One { #first }\n\n## Two { #second }\n\n([](#first))",
+    }
+    built = build(pages, language)
+    assert f"See ([{cited}](b.md#second)); `[](b.md#second)`." in built["a.md"]
+    first = cited.replace("2.2", "2.1")
+    assert f"([{first}](#first))" in built["b.md"]
+
+
 def test_a_citation_is_not_quoted_as_a_section_title() -> None:
     """A link to a work on the references page names the work (Kudo, 2018),
     not a section: textbooks do not quote it. A section of another page,
@@ -158,6 +176,8 @@ def test_a_citation_is_not_quoted_as_a_section_title() -> None:
         ({"a.md": "See [](#eq-scores)."}, "links to nothing"),
         ({"a.md": f"{EQUATION}\n\n{EQUATION}"}, "two equations"),
         ({"a.md": "Text \\label{eq-x}."}, "inside"),
+        ({"a.md": "# A\n\n### Ex { #ex }\n\n[](#ex)"}, "no numbered section"),
+        ({"a.md": "See [](b.md#gone).", "b.md": "# B"}, "no numbered section"),
     ],
 )
 def test_a_wrong_label_or_citation_fails_the_build(pages, message) -> None:

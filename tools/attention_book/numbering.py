@@ -39,6 +39,11 @@ so that moving a page or a figure renumbers the whole book.
 - **Across pages**: ``[](page.md#fig-NAME)`` and ``[](page.md#eq-NAME)``
   read the number that the other page shows: every page's figures and labels
   are read first (``on_files``), so a link may point forward.
+- **Sections cited by number**: a link with no text to a numbered section,
+  ``[](page.md#id)`` or ``[](#id)``, reads "14.4 節" (14.4 节), where a
+  sentence needs the section only as a place ("（14.4 節）", "14.4 節で見た
+  とおり"); a section without a number (an exercise, a page without a
+  chapter) cannot be cited so, and fails the build.
 - **Sections and chapters cited by title** read as their headings do: a
   link whose text is a section's title becomes 「6.2 内積とスコア」
   (``quote_section_titles``); a link to a whole page whose text is the
@@ -74,6 +79,7 @@ WORDS = {
         "figure": "図 {}",
         "equation": "式 ({})",
         "chapter": "第 {} 章",
+        "section": "{} 節",
     },
     # Chinese writes the parentheses of an equation's number full-width, as
     # the edition cites the paper's (式（1）).
@@ -82,6 +88,7 @@ WORDS = {
         "figure": "圖 {}",
         "equation": "式（{}）",
         "chapter": "第 {} 章",
+        "section": "{} 節",
     },
 }
 FENCE = re.compile(r"^(`{3,}|~{3,})")
@@ -101,6 +108,11 @@ LABEL = re.compile(r"\\label\{(?P<id>eq-[a-z0-9-]+)\}")
 DISPLAY = re.compile(r"\\\[(?P<tex>.*?)\\\]", re.DOTALL)
 #: A link with no text to a numbered thing, of this page or of another one.
 REFERENCE = re.compile(r"\[\]\((?P<page>[\w-]+\.md)?#(?P<id>(?:fig|eq)-[a-z0-9-]+)\)")
+#: A link with no text to a section (an id that is not a figure's or an
+#: equation's), of this page or of another one: "（14.4 節）".
+SECTION_REFERENCE = re.compile(
+    r"\[\]\((?P<page>[\w-]+\.md)?#(?P<id>(?!fig-|eq-)[a-z0-9-]+)\)"
+)
 #: A displayed equation on lines of its own (indented in an admonition).
 DISPLAY_BLOCK = re.compile(
     r"^(?P<indent>[ \t]*)\\\[\n(?:.*\n)*?(?P=indent)\\\][ \t]*$", re.MULTILINE
@@ -169,6 +181,25 @@ def outside_code(markdown: str):
             yield index, line, True
         else:
             yield index, line, False
+
+
+#: An inline code span (its backticks, then the same number to close it).
+CODE_SPAN = re.compile(r"(`+).*?(?<!`)\1(?!`)")
+
+
+def sub_outside_code(pattern: re.Pattern, replace, markdown: str) -> str:
+    """``pattern.sub(replace, …)`` on the page's text outside code: neither
+    in a fence nor in an inline code span, which show a link as written."""
+    lines = markdown.split("\n")
+    for index, line, code in outside_code(markdown):
+        if code:
+            continue
+        pieces, last = [], 0
+        for span in CODE_SPAN.finditer(line):
+            pieces += [pattern.sub(replace, line[last : span.start()]), span[0]]
+            last = span.end()
+        lines[index] = "".join([*pieces, pattern.sub(replace, line[last:])])
+    return "\n".join(lines)
 
 
 #: A heading with its id: ``## Title { #id }`` (any level).

@@ -18,6 +18,7 @@ from attention_book.numbering import (
     DISPLAY_BLOCK,
     LABEL,
     REFERENCE,
+    SECTION_REFERENCE,
     TAG,
     chapter_numbers,
     full_nav,
@@ -28,6 +29,8 @@ from attention_book.numbering import (
     quote_section_titles,
     section_numbers,
     section_titles,
+    sub_outside_code,
+    words,
 )
 from attention_book.zh_hans import to_simplified_text
 
@@ -96,6 +99,21 @@ def on_page_markdown(markdown, page, config, files):
         return f"[{number}]({target or ''}#{name})"
 
     markdown = REFERENCE.sub(reference, markdown)
+
+    def section_reference(match: re.Match) -> str:
+        target, name = match["page"], match["id"]
+        where = posixpath.normpath(
+            posixpath.join(posixpath.dirname(src), target or src)
+        )
+        number = catalogue.get(where, {}).get("sections", {}).get(name)
+        if number is None:
+            raise PluginError(
+                f"{src}: {match[0]} links to no numbered section of {where}"
+            )
+        cited = words(language)["section"].format(number)
+        return f"[{cited}]({target or ''}#{name})"
+
+    markdown = sub_outside_code(SECTION_REFERENCE, section_reference, markdown)
 
     def section(target: str | None, name: str):
         where = posixpath.normpath(
