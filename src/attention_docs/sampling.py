@@ -209,9 +209,9 @@ def sample_next(
 
 # --8<-- [start:draw]
 def _draw(probs, rng):
-    """ids = #{a : π_1 + ... + π_a <= r}, r ~ U[0, 1)."""
+    """ids = #{a : π_0 + ... + π_a <= r}, r ~ U[0, 1)."""
     r = rng.random(size=(*probs.shape[:-1], 1))  # (..., 1)
-    cdf = np.cumsum(probs, axis=-1)  # π_1, π_1 + π_2, ..., 1
+    cdf = np.cumsum(probs, axis=-1)  # π_0, π_0 + π_1, ..., 1
     ids = (cdf <= r).sum(axis=-1)  # #{a : cdf_a <= r}
     last = probs.shape[-1] - 1 - np.argmax(probs[..., ::-1] > 0, axis=-1)
     return np.minimum(ids, last)
