@@ -7,14 +7,15 @@ to the package's function it stands for.
 Chapter 14 ("Assembling a small language model", ``language-model.md#assemble``)
 shows the block and the forward pass of the book's language model as
 ``docs_src/language_model/assemble.py``: the package's ``_block`` and
-``decoder_forward`` without the options of later chapters (QK-norm, chapter
-20; ``theta`` and ``scale``, chapter 23), which the chapter has not taught.
+``decoder_forward`` without the options of later chapters (the KV cache,
+chapter 17; QK-norm, chapter 20; ``theta`` and ``scale``, chapter 23), which
+the chapter has not taught.
 The page says that the package's functions are these with those options
 added, and that on the book's models they give the same values. These tests
 hold both sentences true: the listing, run on every edition's trained
 weights (which have no QK-norm gains) with the defaults, gives exactly the
-package's arrays, with and without a KV cache; and the package's functions
-still have the options the page names.
+package's arrays without a KV cache; and the package's functions still have
+the options the page names.
 
 Chapter 15 ("Training the language model", ``lm-training.md``) shows the
 training loop and the backward pass as
@@ -37,7 +38,6 @@ import numpy as np
 import pytest
 
 from attention_docs import causal_mask, language_model, load_pretrained
-from attention_docs.kvcache import KVCache
 from attention_docs.training import Adam
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,16 +81,16 @@ def test_the_page_shows_the_listing(page: Path) -> None:
 
 
 def test_the_package_adds_the_options_the_page_names(listing) -> None:
-    """The package's functions have QK-norm, ``theta`` and ``scale``; the
-    listing has none of them."""
-    for name in ("_block", "decoder_forward"):
+    """The package's functions have a KV cache, QK-norm, ``theta`` and
+    ``scale``; the listing has none of them."""
+    for name, cache in (("_block", "cache"), ("decoder_forward", "caches")):
         package = inspect.signature(getattr(language_model, name)).parameters
         shown = inspect.signature(getattr(listing, name)).parameters
-        assert {"theta", "scale"} <= set(package)
-        assert set(shown) == set(package) - {"theta", "scale"}
+        assert {cache, "theta", "scale"} <= set(package)
+        assert set(shown) == set(package) - {cache, "theta", "scale"}
     assert "q_norm.gamma" in inspect.getsource(language_model._block)
     shown = shown_section(LISTING, "block") + shown_section(LISTING, "forward")
-    for word in ("q_norm", "rms_norm", "theta", "scale"):
+    for word in ("cache", "caches", "q_norm", "rms_norm", "theta", "scale"):
         assert not re.search(rf"\b{word}\b", shown), word
 
 
@@ -112,33 +112,6 @@ def test_the_listing_computes_the_package_forward(listing, edition: str) -> None
     assert len(shown_weights) == len(weights) == config.n_layers
     for a, b in zip(shown_weights, weights, strict=True):
         np.testing.assert_array_equal(a, b)
-
-
-@pytest.mark.parametrize("edition", EDITIONS)
-def test_the_listing_computes_the_package_forward_with_a_cache(
-    listing, edition: str
-) -> None:
-    """A prefill of 6 tokens and two steps of one, as generation runs them."""
-    model = load_pretrained(edition)
-    config, params = model.config, model.params
-    ids = np.random.default_rng(1).integers(0, config.vocab_size, size=(2, 8))
-
-    def caches():
-        return [
-            KVCache(config.d_k, batch_shape=(2, config.n_heads), capacity=16)
-            for _ in range(config.n_layers)
-        ]
-
-    ours, theirs = caches(), caches()
-    for start, stop in ((0, 6), (6, 7), (7, 8)):
-        positions = np.arange(start, stop)
-        mask = causal_mask(stop - start, stop)
-        step = ids[:, start:stop]
-        shown, _ = listing.decoder_forward(params, config, step, positions, mask, ours)
-        package, _ = language_model.decoder_forward(
-            params, config, step, positions, mask, theirs
-        )
-        np.testing.assert_array_equal(shown, package)
 
 
 @pytest.mark.parametrize("page", TRAINING_PAGES, ids=lambda p: p.parent.name)
