@@ -40,10 +40,10 @@ so that moving a page or a figure renumbers the whole book.
   read the number that the other page shows: every page's figures and labels
   are read first (``on_files``), so a link may point forward.
 - **Sections cited by number**: a link with no text to a numbered section,
-  ``[](page.md#id)`` or ``[](#id)``, reads "14.4 節" (14.4 节), where a
-  sentence needs the section only as a place ("（14.4 節）", "14.4 節で見た
-  とおり"); a section without a number (an exercise, a page without a
-  chapter) cannot be cited so, and fails the build.
+  ``[](page.md#id)`` or ``[](#id)``, reads "14.4 節" (converted in the
+  Simplified edition), where a sentence needs the section only as a place
+  ("（14.4 節）", "14.4 節で見たとおり"); a section without a number (an
+  exercise, a page without a chapter) cannot be cited so, and fails the build.
 - **Sections and chapters cited by title** read as their headings do: a
   link whose text is a section's title becomes 「6.2 内積とスコア」
   (``quote_section_titles``); a link to a whole page whose text is the
