@@ -216,6 +216,13 @@ PRINTED_IMAGES = """() => [...document.querySelectorAll("article figure.book-fig
             && img.getClientRects().length > 0)
         .map(img => img.getAttribute("src")))"""
 
+#: The copy buttons of the page's code blocks: how many, how many show.
+PRINTED_COPY_BUTTONS = """() => {
+    const all = [...document.querySelectorAll("article .md-code__button")];
+    const shown = all.filter(e => e.getClientRects().length > 0);
+    return {found: all.length, shown: shown.length};
+}"""
+
 #: Figure 2's fills and text colours as drawn now.
 FIGURE_2_COLOURS = """() => [...document.querySelectorAll(
     ".fig2 .fig2-block, .fig2 .fig2-text, .fig2 .fig2-arrow")]
@@ -226,7 +233,8 @@ FIGURE_2_COLOURS = """() => [...document.querySelectorAll(
 def test_printing_shows_each_figure_once_in_light_colours(open_page, scheme):
     """Printed from the browser, in either scheme, every figure is there once,
     as the light image (Material prints the light palette: its dark one is
-    a screen's), and Figure 2 has its light colours."""
+    a screen's), and Figure 2 has its light colours; no code block's copy
+    button, which paper has no use for."""
     page, _ = open_page("zh-Hans/multi-head/", color_scheme=scheme)
     assert page.evaluate(SCHEME) == SCHEMES[scheme]
     page.emulate_media(media="print")
@@ -235,6 +243,9 @@ def test_printing_shows_each_figure_once_in_light_colours(open_page, scheme):
     wrong = [srcs for srcs in printed if len(srcs) != 1]
     wrong += [srcs for srcs in printed if not srcs[0].endswith(".svg#only-light")]
     assert not wrong, f"printed ({scheme}): {wrong}"
+    buttons = page.evaluate(PRINTED_COPY_BUTTONS)
+    assert buttons["found"] >= 2, "the page has code blocks"
+    assert not buttons["shown"], f"printed ({scheme}) with copy buttons: {buttons}"
     figure_2 = page.evaluate(FIGURE_2_COLOURS)
     assert figure_2, "the page has Figure 2"
     # The same figure on screen in the light scheme.
