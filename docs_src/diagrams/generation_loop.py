@@ -39,7 +39,7 @@ def figure(labels: dict) -> Figure:
     _step(ax, 218, 1, N0 + 1, labels)
     cached = f"K_{{cache}}, V_{{cache}}: ({h}, {N0 + 1}, {d_k})"
     text(ax, 4, 323, f"Q: ({h}, 1, {d_k}),   {cached}", ha="left")
-    text(ax, 4, 345, f"{labels['layers']} L = {n_layers}", ha="left")
+    text(ax, 4, 345, f"{labels['layers']} N = {n_layers}", ha="left")
     legend(
         ax, 10, 370, [("keep", "True"), ("mask", "False"), ("highlight", labels["new"])]
     )

@@ -48,13 +48,13 @@ def figure(labels: dict) -> Figure:
     bottom = step(8, labels["ids"], "box", f"(n,), n ≤ {config.context}")
     arrow(ax, (MIDDLE, bottom), (MIDDLE, 56))
     bottom = step(56, "X = E[ids]", "x", f"(n, {d})")
-    # the L blocks, in a dashed frame
+    # the N blocks, in a dashed frame
     frame_top = bottom + 22
     arrow(ax, (MIDDLE, bottom), (MIDDLE, frame_top + 30))
     fork = frame_top + 18
     box(ax, LEFT - 26, frame_top, WIDTH + 36, 298, fill="none", dashed=True)
     text(ax, SHAPES, frame_top + 10, labels["block"], ha="left")
-    text(ax, SHAPES, frame_top + 28, f"× L = {config.n_layers}", ha="left")
+    text(ax, SHAPES, frame_top + 28, f"× N = {config.n_layers}", ha="left")
     bottom = step(frame_top + 30, "LN", "box")
     arrow(ax, (MIDDLE, bottom), (MIDDLE, bottom + 16))
     top = bottom + 16

@@ -1,7 +1,7 @@
-// The KV cache's size: bytes = 2 · L · h_kv · d_k · n · s · b, with h_kv = h
+// The KV cache's size: bytes = 2 · N · h_kv · d_k · n · s · b, with h_kv = h
 // (multi-head), g (grouped-query) or 1 (multi-query); exact integers (BigInt),
 // as kv_cache_bytes computes them. Multi-head latent attention caches
-// L · (d_c + d_h^R) · n · s · b bytes (kv_cache_bytes' latent_dim, rope_dim).
+// N · (d_c + d_h^R) · n · s · b bytes (kv_cache_bytes' latent_dim, rope_dim).
 // A window W > 0 caches min(n, W) tokens a layer instead of n
 // (kv_cache_bytes(..., window=W)).
 // A chart draws the size against n (log axes) for each kind at the current
@@ -207,9 +207,9 @@ export function mount(root) {
     const perTokenOf = (k) => {
       const hKv = { mha: size.heads, gqa: size.groups, mqa: 1 }[k];
       return k === "mla"
-        // L · (d_c + d_h^R) · s bytes per token of one sequence: no key or value heads
+        // N · (d_c + d_h^R) · s bytes per token of one sequence: no key or value heads
         ? BigInt(size.layers) * BigInt(size.latent + size.rope) * b
-        // 2 (keys and values) · L · h_kv · d_k · s bytes per token of one sequence
+        // 2 (keys and values) · N · h_kv · d_k · s bytes per token of one sequence
         : 2n * BigInt(size.layers) * BigInt(hKv) * BigInt(size.d_k) * b;
     };
     const totals = Object.fromEntries(kinds.map((k) => {

@@ -47,7 +47,7 @@ def _block(p, x, positions, mask, h):
 
 # --8<-- [start:forward]
 def decoder_forward(params, config, ids, positions, mask):
-    """logits = LN(X^(L)) E^T; [A^(1), ..., A^(L)]."""
+    """logits = LN(X^(N)) E^T; [A^(1), ..., A^(N)]."""
     x = params["embedding"][ids]  # X = E[ids]: (b, n, d_model)
     all_weights = []
     for layer in range(config.n_layers):

@@ -49,13 +49,13 @@ def _train_loop(params, config, adam, rng, train, steps, batch_size):
 
 # --8<-- [start:backward]
 def _backward(params, config, ids, cache, d_logits):
-    saved, x_hat_f, lnf, cos, sin, scale = cache  # x_hat_f = LN(X^(L))
+    saved, x_hat_f, lnf, cos, sin, scale = cache  # x_hat_f = LN(X^(N))
     h = config.n_heads
     grads = {}
     emb = params["embedding"]
     d_model = config.d_model
     flat_d = d_logits.reshape(-1, d_logits.shape[-1])  # (N, |V|)
-    d_emb = flat_d.T @ x_hat_f.reshape(-1, d_model)  # dE = dU^T LN(X^(L))
+    d_emb = flat_d.T @ x_hat_f.reshape(-1, d_model)  # dE = dU^T LN(X^(N))
     dx_hat_f = d_logits @ emb  # (b, n, d_model)
     dx, grads["norm.gamma"], grads["norm.beta"] = _ln_backward(
         dx_hat_f, params["norm.gamma"], lnf

@@ -6,7 +6,7 @@ from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 from attention_docs import kv_cache_bytes
 from attention_docs.plotting import to_svg
 
-# DeepSeek-V3: L = 61, n_h = d_h = 128, d_c = 512, d_h^R = 64; s = 2, n = 1
+# DeepSeek-V3: N = 61, n_h = d_h = 128, d_c = 512, d_h^R = 64; s = 2, n = 1
 LAYERS, N_H, D_H, D_C, D_R = 61, 128, 128, 512, 64
 
 

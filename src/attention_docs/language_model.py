@@ -10,9 +10,9 @@ the vocabulary for the token that follows each position:
     \quad X' = X^{(\ell-1)} + \operatorname{MHA}\bigl(
         \operatorname{LN}_1(X^{(\ell-1)})\bigr),
 
-    \text{logits} = \operatorname{LN}\bigl(X^{(L)}\bigr) E^\top ,
+    \text{logits} = \operatorname{LN}\bigl(X^{(N)}\bigr) E^\top ,
 
-with :math:`E` the embedding matrix (shape ``(V, d_model)``), ``L`` pre-norm
+with :math:`E` the embedding matrix (shape ``(V, d_model)``), ``N`` pre-norm
 blocks (Xiong et al., 2020, "On Layer Normalization in the Transformer
 Architecture", ICML 2020; GPT-2, Radford et al., 2019) of causal multi-head
 attention (Vaswani et al., 2017, "Attention Is All You Need",
@@ -452,7 +452,7 @@ def forward(
         ``i`` (counting from 0); :math:`\operatorname{softmax}` of a row is
         the model's distribution over it. float64.
     weights : list of ndarray, shape (h, n, n) or (batch, h, n, n)
-        Only with ``return_weights``: for each of the ``L`` layers, the
+        Only with ``return_weights``: for each of the ``N`` layers, the
         attention weights of every head, zero above the diagonal (the
         causal mask), every row summing to 1.
 
@@ -1125,7 +1125,7 @@ class TrainingLog:
         Loss on the validation ids at that step (NaN-free; empty when no
         validation ids were given).
     max_score : ndarray, shape (k, L)
-        For each measurement and each of the ``L`` layers, the largest
+        For each measurement and each of the ``N`` layers, the largest
         scaled score :math:`|S_{ij}|` (over every head, every row and every
         key the causal mask lets it see) on the same validation windows,
         with the parameters of that step: how far the attention logits have
@@ -1195,7 +1195,7 @@ def evaluate(
     loss : float
         The mean cross-entropy (nats per token) of every id after the first.
     max_score : list of float
-        For each of the ``L`` layers, the largest scaled score
+        For each of the ``N`` layers, the largest scaled score
         :math:`|S_{ij}|` over every window, head, row and key the causal
         mask lets it see.
 
