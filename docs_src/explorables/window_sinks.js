@@ -88,8 +88,8 @@ export function render(w, data) {
     '<dl class="explorable-results">' + ["rows", "capacity", "full"].map(result).join("") + "</dl>";
   // The newest query's weights, with the sinks and without them.
   const weights =
-    `<div class="explorable-scroll" tabindex="0" role="region" aria-label="${esc(w.weights_region)}">` +
-    matrix("weights", w.weights, [w.with_sinks, w.without_sinks], positions.map(String),
+    '<div class="explorable-scroll explorable-sink-weights" tabindex="0" role="region" ' +
+    `aria-label="${esc(w.weights_region)}">` + matrix("weights", w.weights, [w.with_sinks, w.without_sinks], positions.map(String),
       { shownCols: data.n }) + "</div>";
   const dropped =
     '<dl class="explorable-results explorable-results-labels-wrap">' +
