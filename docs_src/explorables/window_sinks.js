@@ -224,6 +224,7 @@ export function mount(root) {
         { points: ts.map((t) => [t, t]), label: words(root, "line_full") },
       ],
       cursor: n,
+      notes: [{ x: n, y: held.length, text: String(held.length) }], // the rows at the cursor
     });
     // The newest query i = n − 1: the softmax of its scores over the keys
     // its mask keeps, with the chosen sinks and with none.

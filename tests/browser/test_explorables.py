@@ -2210,6 +2210,7 @@ def window_agrees(page, root, n: int, window: int, n_sink: int, query=None) -> N
         assert int(full) == int(text) == state[key], key
     chart = Chart(svg(page, "window_sinks", "rows"))
     assert abs(chart.cursor() - n) < 1e-3
+    assert chart.notes() == [(n, str(state["rows"]))]  # the rows, at the cursor
     most = explorables.WINDOW_DEFAULT["max"]
     lengths = oracle.window_state(most, window, n_sink)["lengths"]
     points = chart.lines()[0][0]

@@ -361,6 +361,7 @@ def test_the_window_grid_and_cache_are_the_package_s(
     assert (tables["cache"][:, state["capacity"] :] == -1).all()
     chart = Chart(charts(html)["rows"])
     assert abs(chart.cursor() - n) < 1e-3
+    assert chart.notes() == [(n, str(state["rows"]))]  # the rows, at the cursor
     lines = chart.lines()
     full = oracle.window_state(most, window, n_sink)["lengths"]
     for t, (x, y) in enumerate(lines[0][0]):
