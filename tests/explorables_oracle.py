@@ -14,11 +14,19 @@ import re
 
 import numpy as np
 
-from attention_book.stages.explorables import ONLINE_V, ROPE_K, ROPE_Q, W_O
+from attention_book.stages.explorables import (
+    ONLINE_V,
+    ROPE_K,
+    ROPE_MAX,
+    ROPE_Q,
+    W_O,
+    window_sink_qk,
+)
 from attention_docs import (
     RollingKVCache,
     apply_rope,
     attention_scores,
+    attention_weights,
     blockwise_attention,
     causal_mask,
     kv_cache_bytes,
@@ -203,6 +211,35 @@ def window_state(n: int, window: int, n_sink: int) -> dict:
     }
 
 
+def window_weights(n: int, window: int, n_sink: int) -> dict:
+    """The newest query's weights over the n keys of the page's artificial
+    attention (key 0 the sink) under the mask with n_sink sinks and with
+    none, the weight a on the sinks the window leaves out (those dropped
+    without them) and 1 / (1 - a), the factor the weights left are
+    multiplied by (the window's keys keep the same scores)."""
+    q, k = window_sink_qk()
+    q, k = q[:n], k[:n]
+
+    def newest(sinks: int) -> np.ndarray:
+        mask = sliding_window_mask(n, window=window, n_sink=sinks)
+        return attention_weights(q, k, mask=mask)[-1]
+
+    with_sinks, without = newest(n_sink), newest(0)
+    band = sliding_window_mask(n, window=window)[-1]
+    a = float(with_sinks[~band].sum())
+    ratio = 1 / float(with_sinks[band].sum())
+    # the weights left, each multiplied by the same 1 / (1 - a)
+    np.testing.assert_allclose(without[band], ratio * with_sinks[band], rtol=1e-12)
+    return {
+        "weights": np.array([with_sinks, without]),
+        "a": a,
+        "ratio": ratio,
+        "kept": [
+            sliding_window_mask(n, window=window, n_sink=s)[-1] for s in (n_sink, 0)
+        ],
+    }
+
+
 def rope_state(m: float, n: float, d: int = 4) -> dict:
     """The page's q and k (d = 4; repeated for a larger d) at positions m and n."""
     reps = d // len(ROPE_Q)
@@ -225,6 +262,45 @@ def rope_curve(d: int, offsets) -> list[float]:
     q0, k0 = np.tile(ROPE_Q, reps)[None, :], np.tile(ROPE_K, reps)[None, :]
     q = apply_rope(np.repeat(q0, len(offsets), axis=0), positions=list(offsets))
     return (q @ k0.T)[:, 0].tolist()
+
+
+def rope_chart_agrees(chart, d: int, shift: int) -> None:
+    """The score chart (a ``tests.explorables_charts.Chart``) as drawn: the
+    score at every whole offset the sliders reach as dots on stems rising
+    from the drawn line y = 0, never joined; behind them, faint, the only
+    line: the score at real offsets a quarter apart; the cursor at m - r."""
+    top = ROPE_MAX
+    offsets = list(range(-top, top + 1))
+    reals = [-top + j / 4 for j in range(8 * top + 1)]
+    exact = rope_curve(d, reals)
+    span = max(exact) - min(exact)
+    lines = chart.lines()
+    assert list(lines) == [1], lines
+    assert 'class="explorable-line explorable-line-1 explorable-line-faint"' in (
+        chart.svg
+    )
+    (between,) = lines[1]
+    assert len(between) == len(reals)
+    for (t, value), t_exact, v_exact in zip(between, reals, exact, strict=True):
+        # 0.01 of a drawing unit: 0.0023 of an offset
+        assert abs(t - t_exact) < 5e-3 and abs(value - v_exact) < 1e-3 * span, t
+    zero = re.search(
+        r'class="explorable-zero" data-zero="0"[^>]*y1="([-\d.]+)"', chart.svg
+    )
+    assert zero and abs(chart.value("y", float(zero[1]))) < 1e-3 * span, zero
+    stems = re.search(r'data-stems="0" d="([^"]*)"', chart.svg)[1].split("M")[1:]
+    assert len(stems) == len(offsets)
+    for stem in stems:  # "x y0Vy1": each from y = 0
+        assert abs(chart.value("y", float(stem.split("V")[0].split()[1]))) < 1e-3 * span
+    points = chart.dots()[0]
+    expected = rope_curve(d, offsets)
+    assert len(points) == len(offsets)
+    for (t, value), t_expected, v_expected in zip(
+        points, offsets, expected, strict=True
+    ):
+        assert abs(t - t_expected) < 5e-3, (t, t_expected)
+        assert abs(value - v_expected) < 1e-3 * span, (t, value, v_expected)
+    assert abs(chart.cursor() - shift) < 5e-3, (chart.cursor(), shift)
 
 
 def online_state(s: list[float], block: int) -> dict:

@@ -13,7 +13,9 @@
 //   cell of the previous character framed; above the diagonal, masked by
 //   the causal mask, blank. Each weight is a button (one Tab stop, the arrow
 //   keys inside): pointing at it or focusing it marks its query's and key's
-//   characters in the labels and says them with the weight.
+//   characters in the labels and says them with the weight (a tap on a
+//   phone, where the cells show no numbers, too); with none pointed, the
+//   line says the last query's largest weight.
 import {
   announce, cellAt, dataNode, esc, field, fmt, frame, linkCells, message, optionList, register,
   status, templates, words,
@@ -95,8 +97,8 @@ export function render(w, data) {
     // the colour's scale, 0 to 1, as the cells mix it (the caption says it in words)
     '<p class="explorable-ramp-legend" aria-hidden="true"><span>0</span>' +
     '<span class="explorable-ramp"></span><span>1</span></p>' +
-    `<p class="explorable-terms" data-linked-said>${w.linked_hint}</p>` +
-    results + status() + templates(w, "status", "label", "pick", "linked", "linked_hint"));
+    `<p class="explorable-terms explorable-terms-short" data-linked-said>${w.linked_hint}</p>` +
+    results + status() + templates(w, "status", "label", "pick", "linked", "linked_hint", "largest"));
 }
 
 // prev of one head's weights a (n, n): the mean of A_{i,i−1} over i ≥ 2
@@ -127,11 +129,16 @@ export function mount(root) {
   // The pointed weight: its query's and key's labels marked, and said.
   const link = () => {
     for (const th of table.querySelectorAll(".explorable-linked")) th.classList.remove("explorable-linked");
+    const { s, a } = current();
     if (!pointed) {
-      said.textContent = words(root, "linked_hint");
+      // by default, the last query's largest weight, then how to point at others
+      const i = s.tokens.length - 1;
+      const j = a[i].slice(0, i + 1).indexOf(Math.max(...a[i].slice(0, i + 1)));
+      said.textContent = `${message(words(root, "largest"), {
+        i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: weight(a[i][j]),
+      })}${words(root, "linked_hint")}`;
       return;
     }
-    const { s, a } = current();
     const [i, j] = pointed;
     table.querySelector(`tbody tr[data-i="${i}"] th`).classList.add("explorable-linked");
     table.querySelector(`thead th[data-j="${j}"]`).classList.add("explorable-linked");

@@ -129,6 +129,10 @@ export function valueAt(svg, event) {
 //   (drawn stronger than the others: class explorable-line-current).
 //   marks: [{x, y}]: points drawn as rings on the lines (<circle data-mark>),
 //     where a line crosses a rule, say; one outside the axes is not drawn
+//   A line may be faint (drawn thin and pale, behind every other line and
+//   the dots: class explorable-line-faint), e.g. a function of a real x
+//   behind its samples at whole x; a dotted line whose y axis holds 0 gets
+//   the line y = 0 its stems rise from (<line data-zero>).
 export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later, bands = [], marks = [] }) {
   const AREA = areaOf(svg);
   const floor = y.floor ?? 0;
@@ -155,6 +159,7 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
       `<text x="${AREA.left - 7}" y="${px(Y(v) + 4)}" text-anchor="end">${text}</text></g>`);
   }
   parts.push(`<path class="explorable-frame" d="M${AREA.left} ${AREA.top}V${AREA.bottom}H${AREA.right}"></path>`);
+  const behind = parts.length; // where faint lines go: over the grid, under the rest
   if (x.label) {
     parts.push(`<text x="${AREA.right + 14}" y="${AREA.bottom + 16}" class="explorable-axis-label">${x.label}</text>`);
   }
@@ -199,6 +204,10 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
       // (or the axis' foot) each, never joined, so that no line between two
       // samples suggests values in between.
       const base = Y(Math.min(sy.max, Math.max(sy.min, 0)));
+      if (sy.min <= 0 && sy.max >= 0 && !y.log) {
+        parts.push(`<line class="explorable-zero" data-zero="${k}" x1="${AREA.left}" x2="${AREA.right}" ` +
+          `y1="${px(base)}" y2="${px(base)}"></line>`);
+      }
       const dots = line.points.filter(([u, v]) => drawable(u, x) && drawable(v, y));
       const stems = dots.map(([u, v]) => `M${px(X(u))} ${px(base)}V${px(Y(v))}`).join("");
       parts.push(`<path class="explorable-stems" data-stems="${k}" d="${stems}"></path>` +
@@ -227,7 +236,10 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
     }
     const pick = line.key ? ` data-key="${line.key}" data-pick` : "";
     const current = line.current ? " explorable-line-current" : "";
-    parts.push(`<path class="explorable-line explorable-line-${k}${current}" data-line="${k}"${pick} d="${d}"></path>`);
+    const path = `<path class="explorable-line explorable-line-${k}${current}${line.faint ? " explorable-line-faint" : ""}" ` +
+      `data-line="${k}"${pick} d="${d}"></path>`;
+    if (line.faint) parts.splice(behind, 0, path);
+    else parts.push(path);
     if (line.label && last) labels.push({ k, text: line.label, x: last[0], y: last[1], pick, current });
   });
   // Direct labels at the lines' ends, at least GAP apart (a line of the

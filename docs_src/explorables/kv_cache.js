@@ -8,7 +8,8 @@
 // sizes, the current kind's line stronger, with a line for the memory of one
 // GPU of a few real devices, a ring where the current kind's cache outgrows
 // each, and a cursor at n that the reader drags; clicking a kind's line or
-// its name picks that kind.
+// its name picks that kind. The sizes the chosen kind does not use are
+// disabled, each with the reason.
 import {
   announce, announceSettled, field, fmt, frame, message, optionList, register, sci, speak, status, templates,
   words,
@@ -18,11 +19,15 @@ import { chartBox, draw, follow } from "./chart.js";
 // data: the page's model (sizes), the widths in bytes and the kinds to offer,
 // and the devices whose memory the chart marks ([key, GB], 1 GB = 10^9 bytes).
 export function render(w, data) {
-  // Every size draws a line of the chart (g GQA's, d_c and d_h^R MLA's, h
-  // and d_k the others'), so every one is live whatever the kind.
+  // A size the chosen kind does not use is disabled: a kind's own (g but
+  // for GQA, d_c and d_h^R but for MLA) hidden too, a model's (h for MQA
+  // and MLA, d_k for MLA) with the reason under it (data-why). Its value
+  // still draws the line of the kind that uses it, which the reader picks
+  // (its line, or the selector) to change it.
   const number = (key) => field(w[key],
     `<input type="number" min="${key === "rope" ? 0 : 1}" step="1" value="${data.sizes[key]}" ` +
-    `data-size="${key}" disabled inputmode="numeric">`);
+    `data-size="${key}" disabled inputmode="numeric">` +
+    (key === "heads" || key === "d_k" ? `<span class="explorable-why" data-why="${key}" hidden></span>` : ""));
   // A real model's sizes, set by one button each (data.presets).
   const preset = ([name, sizes]) =>
     `<button type="button" data-preset="${name}" ` +
@@ -32,19 +37,24 @@ export function render(w, data) {
   // and the run (n, b, W); results and chart beside them where there is room.
   const group = (legend, inner) =>
     `<fieldset class="explorable-group"><legend>${legend}</legend>${inner}</fieldset>`;
+  // The kind first, then the chart, then the model's and the sequences'
+  // sizes in a group the reader may fold away.
   const controls =
     '<div class="explorable-controls explorable-form">' +
     group(w.group_kind,
       field(w.kind, `<select data-kind disabled>${optionList(data.kinds, data.kinds[0], w)}</select>`) +
-      ["groups", "latent", "rope"].filter((k) => k in data.sizes).map(number).join("")) +
+      ["groups", "latent", "rope"].filter((k) => k in data.sizes).map(number).join("") +
+      Object.entries(data.presets || {}).map(preset).join("")) + "</div>";
+  const more =
+    `<details class="explorable-more" open><summary>${w.group_sizes}</summary>` +
+    '<div class="explorable-controls explorable-form">' +
     group(w.group_model, ["layers", "heads", "d_k"].map(number).join("") +
       field(w.bytes, `<select data-bytes disabled>${optionList(data.bytes, data.bytes[0])}</select>`)) +
     group(w.group_run, number("tokens") + number("batch") +
       field(w.window, `<input type="number" min="0" step="1" value="${data.window}" data-window ` +
         'disabled inputmode="numeric">') +
       `<button type="button" data-step disabled>${w.step}</button>`) +
-    Object.entries(data.presets || {}).map(preset).join("") +
-    '<p class="explorable-error" id="explorable-kv_cache-error" data-error hidden></p></div>';
+    '<p class="explorable-error" id="explorable-kv_cache-error" data-error hidden></p></div></details>';
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const results =
     '<dl class="explorable-results">' +
@@ -58,13 +68,21 @@ export function render(w, data) {
   const devices = `<span data-devices="${data.devices.map(([k, gb]) => `${k}:${gb}`).join(" ")}" ` +
     `${data.devices.map(([k]) => `data-device-${k}="${w[`device_${k}`]}"`).join(" ")} hidden></span>`;
   return frame("kv_cache", w,
-    controls + '<p class="explorable-effect" data-step-effect data-value=""></p>' +
-    `<div class="explorable-charts explorable-kv-out"><div>${results}${fills}</div>` +
-    `${chartBox("size", w.chart)}</div>` + devices +
-    `<p class="explorable-note">${w.devices}</p>` + status() +
+    controls +
+    `<div class="explorable-charts explorable-kv-out">${chartBox("size", w.chart)}` +
+    `<div>${results}${fills}</div></div>` + devices +
+    `<p class="explorable-note">${w.devices}</p>` + more +
+    '<p class="explorable-effect" data-step-effect data-value=""></p>' + status() +
     templates(w, "status", "status_mla", "invalid", "divides", "too_large", "step_effect", "step_none",
-      "h_kv_mla", "fills_at", "fills_never", "at_n"));
+      "h_kv_mla", "fills_at", "fills_never", "at_n", "unused"));
 }
+
+// The sizes only some kinds use, and the kinds using each (the others use
+// neither): the cache's bytes of MHA, GQA and MQA are 2 L h_kv d_k n s b
+// (h_kv = h, g, 1; GQA's g must divide h), MLA's L (d_c + d_h^R) n s b.
+const USES_ALL = { heads: ["mha", "gqa"], groups: ["gqa"], d_k: ["mha", "gqa", "mqa"],
+  latent: ["mla"], rope: ["mla"] };
+const uses = (kind, key) => !(key in USES_ALL) || USES_ALL[key].includes(kind);
 
 const UNITS = [["EiB", 2 ** 60], ["PiB", 2 ** 50], ["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20],
   ["KiB", 2 ** 10]];
@@ -172,15 +190,29 @@ export function mount(root) {
     window_.removeAttribute("aria-describedby");
     const size = {};
     for (const input of inputs) size[input.dataset.size] = Number(input.value);
-    // Above 2^53 − 1 a number input's integer is read rounded: refused.
-    // Every size draws a line: each is checked, whatever the kind.
-    const huge = inputs.filter((i) => i.value.trim() !== "" &&
-      Number.isInteger(size[i.dataset.size]) && !Number.isSafeInteger(size[i.dataset.size]));
-    const wrong = inputs.filter((i) =>
-      !(Number.isSafeInteger(size[i.dataset.size]) && size[i.dataset.size] >= least(i.dataset.size)));
-    const divides = size.heads % size.groups === 0; // GQA's groups of heads
+    // The sizes the chosen kind uses are live and checked; the others are
+    // disabled, with the reason, and only keep their kind's line undrawn
+    // while they are wrong.
+    const used = inputs.filter((i) => uses(kind.value, i.dataset.size));
     for (const input of inputs) {
-      input.setAttribute("aria-invalid", String(wrong.includes(input) || (!divides && input === groups)));
+      const live = used.includes(input);
+      input.disabled = !live;
+      const why = root.querySelector(`[data-why="${input.dataset.size}"]`);
+      if (why) {
+        why.hidden = live;
+        why.textContent = live ? "" : message(words(root, "unused"), { kind: kind.selectedOptions[0].textContent });
+      } else input.closest("label").hidden = !live; // a kind's own size
+    }
+    const valid = (i) => Number.isSafeInteger(size[i.dataset.size]) && size[i.dataset.size] >= least(i.dataset.size);
+    // Above 2^53 − 1 a number input's integer is read rounded: refused.
+    const huge = used.filter((i) => i.value.trim() !== "" &&
+      Number.isInteger(size[i.dataset.size]) && !Number.isSafeInteger(size[i.dataset.size]));
+    const wrong = used.filter((i) => !valid(i));
+    const divides = size.heads % size.groups === 0; // GQA's groups of heads
+    const gqa = kind.value === "gqa";
+    for (const input of inputs) {
+      input.setAttribute("aria-invalid",
+        String(wrong.includes(input) || (gqa && !divides && input === groups)));
     }
     const w = Number(window_.value);
     const windowOk = Number.isSafeInteger(w) && w >= 0; // 0: no window
@@ -194,7 +226,7 @@ export function mount(root) {
     if (bad) {
       return refuse(message(words(root, "invalid"), { name: label(bad), least: bad === window_ ? 0 : least(bad.dataset.size) }), bad);
     }
-    if (!divides) {
+    if (gqa && !divides) {
       return refuse(message(words(root, "divides"), { h: size.heads, g: size.groups }), groups);
     }
     error.hidden = true;
@@ -212,7 +244,11 @@ export function mount(root) {
         // 2 (keys and values) · N · h_kv · d_k · s bytes per token of one sequence
         : 2n * BigInt(size.layers) * BigInt(hKv) * BigInt(size.d_k) * b;
     };
+    // another kind's line only where its own sizes are valid
+    const drawable = (k) => inputs.every((i) => !uses(k, i.dataset.size) || valid(i)) &&
+      (k !== "gqa" || divides);
     const totals = Object.fromEntries(kinds.map((k) => {
+      if (!drawable(k)) return [k, null];
       const per = perTokenOf(k);
       return [k, (n) => per * cached(n) * BigInt(size.batch)];
     }));

@@ -6,7 +6,8 @@
 // the page's q and k repeated); each pair is drawn as a plane, its arc the
 // angle between the rotated query and key, whose query arrow the reader
 // turns to move m; a chart draws the score at every offset m − r the
-// sliders reach (dots: whole offsets only), with a cursor at the current
+// sliders reach (dots on stems from 0: whole offsets only; behind them,
+// faint, the score at real offsets), with a cursor at the current
 // m − r: moving m and r together leaves the cursor where it is. Pressing or
 // dragging on the chart sets m − r there: m moves, r stays (r moves too only
 // where m alone cannot reach the offset).
@@ -164,13 +165,19 @@ export function mount(root) {
     });
     // The chart: the score at every offset t = m − r the sliders reach,
     // q R_t kᵀ (the key at 0, the query at t).
+    // The dots at whole offsets stand on stems from 0, the axis holding 0;
+    // behind them, faint, the same score at every real offset (a quarter of
+    // a position apart), the function the dots sample.
+    const scoreAt = (t) => sum(terms(rotate(q0, t, theta), k0));
     const offsets = Array.from({ length: 2 * data.max + 1 }, (_, j) => j - data.max);
-    const curve = offsets.map((t) => [t, sum(terms(rotate(q0, t, theta), k0))]);
-    const values = curve.map(([, v]) => v);
+    const curve = offsets.map((t) => [t, scoreAt(t)]);
+    const between = Array.from({ length: 8 * data.max + 1 }, (_, j) => -data.max + j / 4)
+      .map((t) => [t, scoreAt(t)]);
+    const values = between.map(([, v]) => v);
     draw(svg, {
       x: { min: -data.max, max: data.max, label: "m − r" },
-      y: { min: Math.min(...values), max: Math.max(...values) },
-      lines: [{ points: curve, dots: true }], // m − r is a whole number
+      y: { min: Math.min(0, ...values), max: Math.max(0, ...values) },
+      lines: [{ points: curve, dots: true }, { points: between, faint: true }], // m − r is a whole number
       cursor: pm - pn,
     });
     show(root.querySelector("[data-result=shift]"), pm - pn, 0);

@@ -11,13 +11,18 @@
 // - a chart of the cache's rows against the tokens written, min(t, n_sink + W),
 //   beside a cache without a window (t rows), with a cursor at n that the
 //   reader drags (pressing on the chart sets n, as the slider does).
+// - what the sinks do to the weights: the newest query's weights over the
+//   keys (scores S from the page's artificial attention, key 0 the sink),
+//   the softmax of S_{n−1, j} over the keys the mask keeps, with the chosen
+//   sinks and without any (n_sink = 0): dropping the sinks outside the
+//   window multiplies every weight left by 1/(1 − a), a the weight they took.
 // Each cell of the grid is a button (one Tab stop, arrow keys inside):
 // pointing at it or focusing it shows the cache as query i meets it, frames
 // query i's row and the cache row holding key j, and says both in words;
 // pointing at a cache row frames the grid's column of the key it holds.
 import {
-  announce, announceSettled, cellAt, esc, field, frame, linkCells, message, optionList, register,
-  resize, status, templates, words,
+  announce, announceSettled, cellAt, dataNode, esc, field, frame, linkCells, matrix, message,
+  optionList, register, resize, show, softmax, status, templates, words,
 } from "./core.js";
 import { chartBox, draw, follow } from "./chart.js";
 
@@ -81,11 +86,20 @@ export function render(w, data) {
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const results =
     '<dl class="explorable-results">' + ["rows", "capacity", "full"].map(result).join("") + "</dl>";
+  // The newest query's weights, with the sinks and without them.
+  const weights =
+    '<div class="explorable-scroll explorable-sink-weights" tabindex="0" role="region" ' +
+    `aria-label="${esc(w.weights_region)}">` + matrix("weights", w.weights, [w.with_sinks, w.without_sinks], positions.map(String),
+      { shownCols: data.n }) + "</div>";
+  const dropped =
+    '<dl class="explorable-results explorable-results-labels-wrap">' +
+    ["sink_weight", "ratio"].map(result).join("") + "</dl>";
   // What the controls change first (the sizes, the chart), then the grid and
   // the cache, whose words under them change as the reader points at a cell:
   // nothing above them moves.
-  return frame("window_sinks", w, controls +
+  return frame("window_sinks", w, dataNode({ scores: data.scores }) + controls +
     `<div class="explorable-tables">${results}${chartBox("rows", w.chart)}</div>` +
+    `<div class="explorable-charts">${chartBox("sinks", w.sinks_chart)}</div>${dropped}${weights}` +
     `<div class="explorable-tables">${grid}${legend}</div>` +
     `<div class="explorable-tables">${cache}</div>` +
     '<p class="explorable-terms" data-linked-said></p>' +
@@ -100,6 +114,8 @@ export function mount(root) {
   const slots = root.querySelector('[data-matrix="cache"]');
   const said = root.querySelector("[data-linked-said]");
   const chart = root.querySelector('svg[data-chart="rows"]');
+  const sinkChart = root.querySelector('svg[data-chart="sinks"]');
+  const { scores } = JSON.parse(root.querySelector("[data-data]").dataset.data);
   const buttons = [...grid.querySelectorAll("button[data-cell]")];
   let pointed = null; // [i, j] under the pointer or the focus
 
@@ -208,6 +224,29 @@ export function mount(root) {
         { points: ts.map((t) => [t, t]), label: words(root, "line_full") },
       ],
       cursor: n,
+      notes: [{ x: n, y: held.length, text: String(held.length) }], // the rows at the cursor
+    });
+    // The newest query i = n − 1: the softmax of its scores over the keys
+    // its mask keeps, with the chosen sinks and with none.
+    const i = n - 1;
+    const weightsOf = (k) => softmax(scores[i].slice(0, n).map((v, j) =>
+      (kindOf(i, j, w, k) === "window" || kindOf(i, j, w, k) === "sink" ? v : -Infinity)));
+    const [withSinks, without] = [weightsOf(sinks), weightsOf(0)];
+    resize(root, "weights", 2, n);
+    // a key the mask leaves out: exactly 0, written "0"
+    [withSinks, without].forEach((ws, r) => ws.forEach((v, j) => show(
+      root.querySelector(`[data-matrix="weights"] td[data-i="${r}"][data-j="${j}"]`), v, v === 0 ? 0 : 3)));
+    // a: the weight on the sinks outside the window; the weights left are
+    // multiplied by 1/(1 − a), the inverse of the window's share
+    const total = (kind) => withSinks.reduce((x, v, j) => x + (kindOf(i, j, w, sinks) === kind ? v : 0), 0);
+    show(root.querySelector('[data-result="sink_weight"]'), total("sink"), 3);
+    show(root.querySelector('[data-result="ratio"]'), 1 / total("window"), 1);
+    const shown = (ws, dx) => ws.flatMap((v, j) => (ws === without ? kindOf(i, j, w, 0) === "window"
+      : kindOf(i, j, w, sinks) !== "outside") ? [[j + dx, v]] : []);
+    draw(sinkChart, {
+      x: { min: -0.5, max: most - 0.5, label: "j" },
+      y: { min: 0, max: 1 },
+      lines: [{ points: shown(withSinks, -0.18), dots: true }, { points: shown(without, 0.18), dots: true }],
     });
     const kept = [...held].sort((a, b) => a - b);
     (settled ? announce : (r, html) => announceSettled(r, html, 600))(root,

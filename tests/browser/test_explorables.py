@@ -179,6 +179,15 @@ def status(page, name: str) -> str:
     ).inner_text()
 
 
+def chart_x(box: dict, plot: Chart, v: float) -> float:
+    """The page's x of the value ``v`` on ``plot``'s x axis (linear or log, as
+    the chart was read), its SVG 360 units to the box's width."""
+    (a, pa), (b, pb) = plot.ticks["x"][0], plot.ticks["x"][-1]
+    if plot.log["x"]:
+        a, b, v = math.log10(a), math.log10(b), math.log10(v)
+    return box["x"] + box["width"] / 360 * (pa + (v - a) * (pb - pa) / (b - a))
+
+
 @pytest.fixture
 def load(open_page):
     """Load the Japanese page of an explorable; check the load's shift and errors."""
@@ -972,14 +981,19 @@ def test_kv_cache(load) -> None:
     assert agrees("gqa", 2) == 768 * 2**20  # the page's prediction
     root.locator("select[data-kind]").select_option("mqa")
     assert agrees("mqa", 2) == 96 * 2**20
-    assert root.locator('input[data-size="groups"]').is_enabled()  # GQA's line
+    # MQA uses neither g (hidden) nor h (one key and value head): disabled,
+    # h saying why
+    for key in ("groups", "heads"):
+        assert root.locator(f'input[data-size="{key}"]').is_disabled()
+    assert root.locator('input[data-size="groups"]').is_hidden()
+    expect(root.locator('[data-why="heads"]')).to_contain_text("マルチクエリ")
+    root.locator("select[data-kind]").select_option("gqa")
     for key, n in (("layers", 80), ("heads", 64), ("d_k", 128), ("tokens", 10**6)):
         root.locator(f'input[data-size="{key}"]').fill(str(n))
         sizes[key] = n
     root.locator('input[data-size="batch"]').fill("65536")
     sizes["batch"] = 65536
     root.locator("select[data-bytes]").select_option("4")
-    root.locator("select[data-kind]").select_option("gqa")
     assert agrees("gqa", 4) > 2**53  # exact beyond a double's integers
     root.locator('input[data-size="groups"]').fill("7")  # 7 does not divide 64
     assert result(page, "kv_cache", "total")[0] == "—"
@@ -1087,22 +1101,51 @@ def test_kv_cache_chart_refusals_and_units(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
-def test_kv_cache_names_the_wrong_field_and_keeps_every_field_live(load) -> None:
-    """Every size draws a line of the chart, so every field is live whatever
-    the kind (g is GQA's line under MHA too); a refused value is named in
-    the message (r37: "どの値も…" named none), marked invalid and described
-    by the message."""
-    _, watch, root = load("kv-cache", "kv_cache")
+def test_kv_cache_names_the_wrong_field_and_disables_the_unused(load) -> None:
+    """The chart comes before the model's sizes; the sizes the chosen kind
+    does not use are disabled, each saying so (r45), and a wrong one only
+    keeps its kind's line undrawn; a refused value is named in the message
+    (r37: "どの値も…" named none), marked invalid and described by it."""
+    page, watch, root = load("kv-cache", "kv_cache")
+    chart = root.locator('svg[data-chart="size"]').bounding_box()
+    assert chart["y"] < root.locator('input[data-size="layers"]').bounding_box()["y"]
+    kind = root.locator("select[data-kind]")
+    assert kind.bounding_box()["y"] < chart["y"]  # the kind, then the chart
+    unused = {
+        "mha": {"groups", "latent", "rope"},
+        "gqa": {"latent", "rope"},
+        "mqa": {"heads", "groups", "latent", "rope"},
+        "mla": {"heads", "groups", "d_k"},
+    }
+    for name, off in unused.items():
+        kind.select_option(name)
+        for key in ("layers", "heads", "groups", "d_k", "latent", "rope", "tokens"):
+            field = root.locator(f'input[data-size="{key}"]')
+            assert field.is_enabled() == (key not in off), (name, key)
+            why = root.locator(f'[data-why="{key}"]')
+            if why.count():  # a model's size: shown, and why it is not used
+                assert field.is_visible() and why.is_visible() == (key in off)
+            else:  # a kind's own size: shown only for its kind
+                assert field.is_visible() == (key not in off), (name, key)
+    kind.select_option("mha")
     groups = root.locator('input[data-size="groups"]')
-    for key in ("layers", "heads", "groups", "d_k", "latent", "rope", "tokens"):
-        field = root.locator(f'input[data-size="{key}"]')
-        assert field.is_enabled() and field.get_attribute("aria-describedby") is None
-    assert root.locator(".explorable-why").count() == 0
+    kind.select_option("gqa")
     error = root.locator("[data-error]")
     groups.fill("7")  # 96 heads in 7 groups
     expect(error).to_contain_text("h = 96、g = 7")
     assert groups.get_attribute("aria-invalid") == "true"
     assert groups.get_attribute("aria-describedby") == error.get_attribute("id")
+    # under MHA, g = 7 is not used: nothing refused, GQA's line not drawn
+    kind.select_option("mha")
+    expect(error).to_be_hidden()
+    lines = Chart(svg(page, "kv_cache", "size"), log_x=True, log_y=True).lines()
+    assert [bool(lines[k][0]) if lines[k] else False for k in range(4)] == [
+        True,
+        False,
+        True,
+        True,
+    ], lines
+    kind.select_option("gqa")
     groups.fill("8")
     expect(error).to_be_hidden()
     d_k = root.locator('input[data-size="d_k"]')
@@ -1140,9 +1183,11 @@ def test_kv_cache_mla(load) -> None:
         return state["per_token"]
 
     assert agrees(2) == 61 * (512 + 64) * 2  # the page's 70,272 bytes a token
-    # every field stays live: h, g and d_k draw the other kinds' lines
-    for key in ("latent", "rope", "layers", "tokens", "heads", "groups", "d_k"):
+    # MLA's own sizes live; h, g and d_k, which it does not use, disabled
+    for key in ("latent", "rope", "layers", "tokens"):
         assert root.locator(f'input[data-size="{key}"]').is_enabled(), key
+    for key in ("heads", "groups", "d_k"):
+        assert root.locator(f'input[data-size="{key}"]').is_disabled(), key
     root.locator('input[data-size="rope"]').fill("0")  # no RoPE key: allowed
     sizes["rope"] = 0
     agrees(2)
@@ -1215,11 +1260,7 @@ def test_kv_cache_chart_is_dragged_and_picked(load) -> None:
     plot = kv_chart(page)
 
     def at(n: float) -> float:
-        (a, pa), (b, pb) = plot.ticks["x"][0], plot.ticks["x"][-1]
-        a, b = math.log10(a), math.log10(b)
-        return box["x"] + box["width"] / 360 * (
-            pa + (math.log10(n) - a) * (pb - pa) / (b - a)
-        )
+        return chart_x(box, plot, n)
 
     tokens = root.locator('input[data-size="tokens"]')
     root.evaluate(COUNT_SAID)
@@ -1285,27 +1326,11 @@ def rope_agrees(page, root, m: int, n: int, d: int) -> float:
             )
         turn = root.locator(f'[data-turn="{i}"]')
         assert turn.get_attribute("aria-valuenow") == str(m)
-    # The chart: the package's score at every offset the sliders reach, as
-    # dots on stems (m - r is a whole number: nothing joins them), and the
-    # cursor at m - r.
-    chart = Chart(svg(page, "rope", "score"))
-    top = explorables.ROPE_MAX
-    offsets = range(-top, top + 1)
-    expected = oracle.rope_curve(d, offsets)
-    assert not chart.lines()  # no polyline
-    points = chart.dots()[0]
-    assert len(points) == len(offsets)
-    span = max(expected) - min(expected)
-    for (t, value), t_expected, v_expected in zip(
-        points, offsets, expected, strict=True
-    ):
-        assert (
-            abs(t - t_expected) < 5e-3
-        )  # 0.01 of a unit: 0.0023 of an offset, (t, t_expected)
-        assert abs(value - v_expected) < 1e-3 * span, (t, value, v_expected)
-    assert abs(chart.cursor() - (m - n)) < 5e-3, (chart.cursor(), m - n)
-    # the cursor's height on the curve is the score shown
-    assert abs(expected[m - n + top] - state["score"]) < 1e-9
+    # The chart: the package's score at every offset the sliders reach, on
+    # stems from 0, the same at real offsets behind, the cursor at m - r;
+    # the cursor's height on the curve is the score shown.
+    oracle.rope_chart_agrees(Chart(svg(page, "rope", "score")), d, m - n)
+    assert abs(oracle.rope_curve(d, [m - n])[0] - state["score"]) < 1e-9
     said = root.locator(".explorable-status")
     expect(said).to_contain_text(f"m − r = {oracle.fmt(m - n, 0)}")
     expect(said).to_contain_text(oracle.fmt(state["score"], 4))
@@ -1468,8 +1493,7 @@ def test_rope_chart_dragged_sets_m_minus_r(load) -> None:
     plot = Chart(svg(page, "rope", "score"))
 
     def at(v: float) -> float:
-        (a, pa), (b, pb) = plot.ticks["x"][0], plot.ticks["x"][-1]
-        return box["x"] + box["width"] / 360 * (pa + (v - a) * (pb - pa) / (b - a))
+        return chart_x(box, plot, v)
 
     root.evaluate(COUNT_SAID)
     drag = TimedDrag(page)
@@ -2060,7 +2084,18 @@ def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
     linked = """root => [...root.querySelectorAll(
         '[data-matrix="weights"] th.explorable-linked')].map(th => th.textContent)"""
     said = root.locator("[data-linked-said]")
-    assert said.inner_text() == words["linked_hint"]
+    # with no weight pointed at: the last query's largest weight, the hint
+    last = len(text) - 1
+    top = int(np.argmax(a[last, : last + 1]))
+    default = words["largest"].format(
+        i=last + 1,
+        query=text[last],
+        j=top + 1,
+        key=text[top],
+        weight=oracle.weight(float(a[last, top])),
+    )
+    default += words["linked_hint"]
+    assert said.inner_text() == default
     root.locator('[data-matrix="weights"] td[data-i="4"][data-j="2"] button').hover()
     assert root.evaluate(linked) == [text[2], f"5 {text[4]}"]  # the key's, the query's
     expected = words["linked"].format(
@@ -2068,7 +2103,7 @@ def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
     )
     assert said.inner_text() == expected
     root.locator("select[data-layer]").hover()
-    assert root.evaluate(linked) == [] and said.inner_text() == words["linked_hint"]
+    assert root.evaluate(linked) == [] and said.inner_text() == default
     # One Tab stop among the weights; the arrow keys move at or below the diagonal.
     pointer_on_the_header(page)
     stop = root.locator('[data-matrix="weights"] button[tabindex="0"]')
@@ -2085,6 +2120,29 @@ def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
     n = len(text)
     assert len(sizes) == n * (n + 1) // 2
     assert all(w >= 24 and h >= 24 for w, h in sizes), sizes  # targets of >= 24 px
+    # A 390 px phone: the cells show no numbers; a tap on one says its weight
+    # in the line under the map, which then holds no empty band below it.
+    page.set_viewport_size({"width": 390, "height": 844})
+    cell = root.locator('[data-matrix="weights"] td[data-i="6"][data-j="5"] button')
+    assert cell.locator("[data-value]").bounding_box()["width"] <= 1  # no number
+    cell.click()
+    assert said.inner_text() == words["linked"].format(
+        i=7, query=text[6], j=6, key=text[5], weight=oracle.weight(float(a[6, 5]))
+    )
+    # the weight's tint: a step above the page's colour even near 0
+    low = root.evaluate(
+        """root => {
+            const cells = [...root.querySelectorAll(
+                '[data-matrix="weights"] td[data-i]:not([data-masked])')]
+                .filter(td => !td.hidden);
+            const least = cells.reduce((a, b) =>
+                Number(a.querySelector("[data-value]").dataset.value)
+                <= Number(b.querySelector("[data-value]").dataset.value) ? a : b);
+            return [getComputedStyle(least).backgroundColor,
+                    getComputedStyle(document.body).backgroundColor];
+        }"""
+    )
+    assert contrast(*low) >= 1.1, low
     assert not watch.problems(), watch.problems()
 
 
@@ -2152,12 +2210,32 @@ def window_agrees(page, root, n: int, window: int, n_sink: int, query=None) -> N
         assert int(full) == int(text) == state[key], key
     chart = Chart(svg(page, "window_sinks", "rows"))
     assert abs(chart.cursor() - n) < 1e-3
+    assert chart.notes() == [(n, str(state["rows"]))]  # the rows, at the cursor
     most = explorables.WINDOW_DEFAULT["max"]
     lengths = oracle.window_state(most, window, n_sink)["lengths"]
     points = chart.lines()[0][0]
     assert len(points) == most + 1
     for t, (x, y) in enumerate(points):
         assert abs(x - t) < 1e-3 and abs(y - lengths[t]) < 1e-3, (t, x, y)
+    sinks_agree(page, n, window, n_sink)
+
+
+def sinks_agree(page, n: int, window: int, n_sink: int) -> None:
+    """The newest query's weights with the sinks and without them (table and
+    chart), the weight a on the sinks left out and 1 / (1 - a)."""
+    state = oracle.window_weights(n, window, n_sink)
+    compare(page, "window_sinks", "weights", state["weights"])
+    check(*result(page, "window_sinks", "sink_weight"), state["a"], "sink_weight")
+    check(*result(page, "window_sinks", "ratio"), state["ratio"], "ratio")
+    # the chart: a dot on a stem from 0 at each key the mask keeps, the
+    # weights with the sinks left of j, those without them right of it
+    dots = Chart(svg(page, "window_sinks", "sinks")).dots()
+    for k, dx in ((0, -0.18), (1, 0.18)):
+        kept = np.flatnonzero(state["kept"][k])
+        assert len(dots[k]) == len(kept), (k, dots[k], kept)
+        for (x, y), j in zip(dots[k], kept, strict=True):
+            assert abs(x - (j + dx)) < 5e-3, (k, x, j)
+            assert abs(y - state["weights"][k][j]) < 2e-3, (k, j, y)
 
 
 def test_window_sinks(load) -> None:
@@ -2260,8 +2338,7 @@ def test_window_sinks_chart_dragged_and_cache_linked(load) -> None:
     plot = Chart(svg(page, "window_sinks", "rows"))
 
     def at(v: float) -> float:
-        (a, pa), (b, pb) = plot.ticks["x"][0], plot.ticks["x"][-1]
-        return box["x"] + box["width"] / 360 * (pa + (v - a) * (pb - pa) / (b - a))
+        return chart_x(box, plot, v)
 
     root.evaluate(COUNT_SAID)
     drag = TimedDrag(page)

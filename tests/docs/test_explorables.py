@@ -298,6 +298,14 @@ def test_the_window_and_sinks_are_drawn_as_the_package_computes_them() -> None:
         figure = explorables.render("window_sinks", language)
         for key in ("rows", "capacity", "full"):
             assert f'data-result="{key}" data-value="{state[key]}"' in figure, key
+        # the newest query's weights with the two sinks and without them
+        sinks = oracle.window_weights(n, sizes["window"], sizes["n_sink"])
+        np.testing.assert_allclose(
+            tables["weights"][:, :n], sinks["weights"], rtol=1e-12, atol=1e-15
+        )
+        for key, value in (("sink_weight", sinks["a"]), ("ratio", sinks["ratio"])):
+            shown = re.search(rf'data-result="{key}" data-value="([^"]+)"', figure)
+            assert abs(float(shown[1]) - value) <= 1e-12 * value, key
 
 
 def band_cells(figure: str) -> dict[tuple[int, int], dict[str, str]]:
@@ -353,6 +361,7 @@ def test_the_window_grid_and_cache_are_the_package_s(
     assert (tables["cache"][:, state["capacity"] :] == -1).all()
     chart = Chart(charts(html)["rows"])
     assert abs(chart.cursor() - n) < 1e-3
+    assert chart.notes() == [(n, str(state["rows"]))]  # the rows, at the cursor
     lines = chart.lines()
     full = oracle.window_state(most, window, n_sink)["lengths"]
     for t, (x, y) in enumerate(lines[0][0]):
@@ -976,22 +985,9 @@ def test_the_rope_is_drawn_as_the_package_computes_it(m: int, r: int, d: int) ->
         r'<div class="explorable-plane" data-pair="(\d+)"( hidden="")?', html
     )
     assert [int(i) for i, hidden in shown if not hidden] == list(range(d // 2))
-    chart = Chart(charts(html)["score"])
-    top = explorables.ROPE_MAX
-    offsets = range(-top, top + 1)
-    expected = oracle.rope_curve(d, offsets)
-    assert not chart.lines()  # whole offsets: dots on stems, never joined
-    points = chart.dots()[0]
-    span = max(expected) - min(expected)
-    assert len(points) == len(expected)
-    for (t, value), t_expected, v_expected in zip(
-        points, offsets, expected, strict=True
-    ):
-        assert abs(t - t_expected) < 5e-3  # 0.01 of a unit: 0.0023 of an offset
-        assert abs(value - v_expected) < 1e-3 * span, (t, value, v_expected)
-    assert abs(chart.cursor() - (m - r)) < 5e-3
+    oracle.rope_chart_agrees(Chart(charts(html)["score"]), d, m - r)
     # The score depends on m − r only: the cursor's height is the score.
-    assert abs(expected[m - r + top] - state["score"]) < 1e-9
+    assert abs(oracle.rope_curve(d, [m - r])[0] - state["score"]) < 1e-9
 
 
 def test_the_rope_says_that_the_score_depends_on_m_minus_r_only() -> None:

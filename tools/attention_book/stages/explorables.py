@@ -234,8 +234,30 @@ def data_kv_cache(language: str) -> dict:
 WINDOW_DEFAULT = {"n": 10, "window": 4, "n_sink": 2, "max": 16}
 
 
+def window_sink_qk():
+    """The queries and keys of the sliding-window page's artificial attention
+    (docs_src/sliding_window/sinks.pycon), its first ``WINDOW_DEFAULT["max"]``
+    positions: key 0 the sink, scoring high with every query."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    n, d = 64, 8
+    u = np.eye(d)[0]
+    q = u + 0.3 * rng.standard_normal((n, d))
+    k = rng.standard_normal((n, d))
+    k[0] = 7 * np.sqrt(d) * u
+    most = WINDOW_DEFAULT["max"]
+    return q[:most], k[:most]
+
+
 def data_window_sinks(language: str) -> dict:
-    return dict(WINDOW_DEFAULT)
+    """The sizes, and the scaled scores S of those queries and keys, from
+    which the figure computes the newest query's weights with and without
+    the sinks."""
+    from attention_docs import attention_scores
+
+    q, k = window_sink_qk()
+    return dict(WINDOW_DEFAULT) | {"scores": attention_scores(q, k).tolist()}
 
 
 def data_rope(language: str) -> dict:
