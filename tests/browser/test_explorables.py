@@ -278,14 +278,20 @@ def softmax_charts_agree(page, x, t: float) -> None:
             assert abs(tk - k / 10) < 1e-3
             expected = oracle.softmax_state(x, k / 10)["s"][j]
             assert abs(wk - expected) < 1e-4, (j, k, wk, expected)
-    drawn = {round(tk * 10): v for piece in jmax.lines()[0] for tk, v in piece}
-    for k in (0, 10, 37, 100):
-        expected = oracle.softmax_state(x, k / 10)["jmax"]
-        if expected < SOFTMAX_FLOOR:
-            assert k not in drawn, (k, drawn.get(k))
-        else:
-            assert abs(drawn[k] - math.log10(expected)) < 1e-3, (k, drawn[k])
+    # max|J| (line 0) and, over it, ε (line 1): the page's bound (r45)
+    for line, key in ((0, "jmax"), (1, "rest")):
+        drawn = {round(tk * 10): v for piece in jmax.lines()[line] for tk, v in piece}
+        for k in (0, 10, 37, 100):
+            expected = oracle.softmax_state(x, k / 10)[key]
+            if expected < SOFTMAX_FLOOR:
+                assert k not in drawn, (key, k, drawn.get(k))
+            else:
+                assert abs(drawn[k] - math.log10(expected)) < 1e-3, (key, k, drawn[k])
     assert min(at for at, _ in jmax.ticks["y"]) >= SOFTMAX_FLOOR
+    # the scores x_j drawn as bars at j = 1, 2, 3
+    bars = Chart(svg(page, "softmax", "scores")).dots()[0]
+    assert [round(at) for at, _ in bars] == [1, 2, 3]
+    assert all(abs(v - xj) < 1e-2 for (_, v), xj in zip(bars, x, strict=True)), bars
 
 
 #: Each Jacobian cell's indices and its colours' parts (--p, --n).
@@ -331,8 +337,31 @@ def test_softmax(load) -> None:
     for _ in range(40):  # 1.0 -> 5.0 with the arrow key, as a keyboard reader does
         page.keyboard.press("ArrowRight")
     assert scale.input_value() == "5"
-    agrees([1.0, 2.0, 3.0], 5.0)  # the page's prediction: 0.9933 and 6.7 × 10^-3
+    agrees([1.0, 2.0, 3.0], 5.0)  # the page's prediction: 0.9933 and 0.0067
     assert result(page, "softmax", "largest")[0] == "0.9933"
+    # fixed decimals down to 10^-3 (r45: not 6.7 × 10^-3 beside 0.9933)
+    assert result(page, "softmax", "rest")[0] == "0.0067"
+    # a score's bar dragged up sets it: x_1 from 1 to 4, to the field's step
+    bars = root.locator('svg[data-chart="scores"]')
+    bars.scroll_into_view_if_needed()
+    box = bars.bounding_box()
+    plot = Chart(svg(page, "softmax", "scores"))
+
+    def place(axis: str, v: float) -> float:
+        (a, pa), (b, pb) = plot.ticks[axis][0], plot.ticks[axis][-1]
+        return pa + (v - a) * (pb - pa) / (b - a)
+
+    def at(j: float, v: float) -> tuple[float, float]:
+        unit = box["width"] / 360  # the viewBox's 360 units to the width
+        return box["x"] + unit * place("x", j), box["y"] + unit * place("y", v)
+
+    page.mouse.move(*at(1, 1.0))
+    page.mouse.down()
+    for v in (2.0, 3.0, 4.0):
+        page.mouse.move(*at(1.2, v))  # the bar pressed stays the one dragged
+    page.mouse.up()
+    assert root.locator('input[data-x="0"]').input_value() == "4"
+    agrees([4.0, 2.0, 3.0], 5.0)
     root.locator('input[data-x="0"]').fill("-1.5")
     root.locator('input[data-x="2"]').fill("2.5")
     agrees([-1.5, 2.0, 2.5], 5.0)
