@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from attention_book.stages.explorables import ONLINE_V, ROPE_K, ROPE_Q, W_O
+from attention_book.stages.explorables import ONLINE_V, ROPE_K, ROPE_Q, W_O, words_for
 from attention_docs import (
     RollingKVCache,
     apply_rope,
@@ -308,7 +308,12 @@ def online_panels(s: list[float], block: int) -> dict:
 
 
 def online_panels_agree(
-    svgs: dict[str, str], s: list[float], block: int, keys, *, live: bool = True
+    svgs: dict[str, str],
+    s: list[float],
+    block: int,
+    keys,
+    *,
+    live: bool = True,
 ) -> None:
     """The online figure's panels (their SVG by key) draw ``online_panels``,
     each with its cursor at ``keys`` (none before the first block). In the
@@ -343,9 +348,15 @@ def online_panels_agree(
     assert len(rules) == len(expected["rules"])
     for (at, drawn), z in zip(rules, sorted(expected["rules"]), strict=True):
         assert abs(at - z) < 1e-12 and abs(drawn - z) < 1e-3, (at, drawn, z)
+    # before the first block, in the browser: the cursor at 0 and, on the l
+    # panel, what to press (r45); the page as built has neither
+    at = keys if keys is not None else (0 if live else None)
     for chart in (scores, total, output):
         cursor = chart.cursor()
-        assert (cursor is None) if keys is None else abs(cursor - keys) < 1e-3, cursor
+        assert (cursor is None) if at is None else abs(cursor - at) < 1e-3, cursor
+    hint = words_for("online", "ja")["chart_start"]
+    hints = [re.findall(r"<text[^>]*data-hint[^>]*>([^<]+)<", svgs[k]) for k in svgs]
+    assert hints == [[], [hint] if live and keys is None else [], []], hints
     # every other block shaded behind the bars, from half a key before its
     # first key to half a key after its last (within the axis)
     ends = [min((b + 1) * block, len(s)) for b in range(len(state_steps))]

@@ -129,7 +129,9 @@ export function valueAt(svg, event) {
 //   (drawn stronger than the others: class explorable-line-current).
 //   marks: [{x, y}]: points drawn as rings on the lines (<circle data-mark>),
 //     where a line crosses a rule, say; one outside the axes is not drawn
-export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later, bands = [], marks = [] }) {
+//   hint: a short text centred in the plot, over everything (<text data-hint>),
+//     e.g. what to press before anything is drawn (none if undefined)
+export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later, bands = [], marks = [], hint }) {
   const AREA = areaOf(svg);
   const floor = y.floor ?? 0;
   const sx = scale(x);
@@ -260,6 +262,10 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
   if (cursor !== undefined && drawable(cursor, x)) {
     parts.push(`<line class="explorable-cursor" data-cursor="${cursor}" x1="${px(X(cursor))}" ` +
       `x2="${px(X(cursor))}" y1="${AREA.top}" y2="${AREA.bottom}"></line>`);
+  }
+  if (hint) {
+    parts.push(`<text class="explorable-hint" data-hint x="${px((AREA.left + AREA.right) / 2)}" ` +
+      `y="${px((AREA.top + AREA.bottom) / 2 + 4)}" text-anchor="middle">${esc(hint)}</text>`);
   }
   svg.innerHTML = parts.join("");
 }

@@ -48,7 +48,7 @@ export function render(w, data) {
     dataNode(data.v) + controls + `<p class="explorable-note">${w.hint}</p>` +
     `<div class="explorable-online">${panels}<div class="explorable-online-tables">` +
     `${steps}<div class="explorable-tables">${values}${plain}</div></div></div>` +
-    status() + templates(w, "start", "step", "done", "empty", "moved"));
+    status() + templates(w, "start", "step", "done", "empty", "moved", "chart_start"));
 }
 
 export function mount(root) {
@@ -152,12 +152,16 @@ export function mount(root) {
       prev = { m, l, z: step.row.slice(2 + V[0].length) };
     }
     const n = inputs.length;
-    const cursor = shown > 0 ? steps[shown - 1].keys : undefined;
+    // In the browser, before the first block: the cursor at t = 0, and on
+    // the l panel what to press (r45); the page as built shows no cursor.
+    const live = typeof window !== "undefined";
+    const cursor = shown > 0 ? steps[shown - 1].keys : live ? 0 : undefined;
+    const hint = live && shown === 0 ? words(root, "chart_start") : undefined;
     const x = { min: 0, max: n, label: "t" };
     // In the browser, l and o/l are veiled beyond the keys processed (all of
     // them before the first block), revealed as the reader steps; the page
     // as built (without JavaScript, in print, in a notebook) shows them whole.
-    const later = typeof window === "undefined" ? undefined : cursor ?? 0;
+    const later = live ? cursor : undefined;
     const panel = (key) => root.querySelector(`[data-chart="${key}"]`);
     // every other block of keys shaded: key j's bar at t = j, its block
     // from t = start + 0.5 to end + 0.5
@@ -171,7 +175,7 @@ export function mount(root) {
     });
     draw(panel("sum"), {
       x, y: { min: 0, max: Math.max(1, ...ls.map(([, l]) => l)) },
-      lines: [{ points: ls, label: "ℓ" }], notes, cursor, later,
+      lines: [{ points: ls, label: "ℓ" }], notes, cursor, later, hint,
     });
     const columns = V[0].map((_, c) => V.map((row) => row[c]));
     draw(panel("output"), {

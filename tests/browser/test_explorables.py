@@ -13,6 +13,7 @@ fills it in) and leave no console error.
 
 from __future__ import annotations
 
+import colorsys
 import itertools
 import math
 import re
@@ -1855,22 +1856,52 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
                 if high["weight"] - low["weight"] > 1e-3:
                     step = luminance(high["colour"]) - luminance(low["colour"])
                     assert (step < 0) if darker else (step > 0), (scheme, g, low, high)
-            # the map's strongest cell leans to its own head's hue
-            deepest = rgb_of(mine[-1]["colour"])
-            fill = tuple(int(fills[g][k : k + 2], 16) for k in (1, 3, 5))
-            others = [
-                tuple(int(fills[o][k : k + 2], 16) for k in (1, 3, 5))
-                for o in range(4)
-                if o != g
-            ]
-            near = sum((a - b) ** 2 for a, b in zip(deepest, fill, strict=True))
-            assert all(
-                near < sum((a - b) ** 2 for a, b in zip(deepest, o, strict=True))
-                for o in others
-            ), (scheme, g, deepest)
+
+            # the map's strongest cell has its own head's hue (of the four,
+            # the nearest; the dark ramp runs past the fills, r45)
+            def hue(rgb) -> float:
+                return colorsys.rgb_to_hls(*(c / 255 for c in rgb))[0]
+
+            def apart(a: float, b: float) -> float:
+                return min(abs(a - b), 1 - abs(a - b))
+
+            deepest = hue(rgb_of(mine[-1]["colour"]))
+            hues = [hue(int(f[k : k + 2], 16) for k in (1, 3, 5)) for f in fills]
+            assert min(range(4), key=lambda o: apart(deepest, hues[o])) == g, (
+                scheme,
+                g,
+                mine[-1],
+            )
     page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
 
     said = root.locator("[data-linked-said]")
+    # nothing pointed at: the line reads out the cell whose weight differs
+    # most between the heads (r45: no empty band under the maps)
+    spreads = {
+        (i, j): max(a[i][j] for a in state["weights"])
+        - min(a[i][j] for a in state["weights"])
+        for i in range(3)
+        for j in range(3)
+    }
+    i, j = max(spreads, key=spreads.get)
+    text = said.inner_text()
+    assert f"クエリ {i + 1} とキー {j + 1} のマス目" in text, text
+    for g in range(4):
+        assert f"ヘッド {g + 1} で {oracle.fmt(state['weights'][g][i][j], 3)}" in text
+    # a rule before each head's block (h = 4: columns 2 to 4 of Q, rows 2
+    # to 4 of W^O), a cue beyond colour
+    starts = root.locator('[data-matrix="q"] td.explorable-head-start')
+    assert sorted(set(starts.evaluate_all("t => t.map(e => e.dataset.j)"))) == [
+        "1",
+        "2",
+        "3",
+    ]
+    blocks = root.locator('[data-matrix="w_o"] td.explorable-block-start')
+    assert sorted(set(blocks.evaluate_all("t => t.map(e => e.dataset.i)"))) == [
+        "1",
+        "2",
+        "3",
+    ]
     root.locator('[data-matrix="weights1"] td[data-i="0"][data-j="2"]').hover()
     linked = [(c["g"], c["i"], c["j"]) for c in root.evaluate(HEAD_MAPS) if c["linked"]]
     assert linked == [(g, 0, 2) for g in range(4)]
