@@ -745,6 +745,13 @@ def test_masks_grid_is_drawn_and_named(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+#: The cells of the running example's table `k` marked as what a pointed
+#: entry of Q, K or V is made of: (i, j).
+SOURCE = """k => [...document.querySelectorAll(
+    `[data-matrix='${k}'] td.explorable-source`)]
+    .map(td => [Number(td.dataset.i), Number(td.dataset.j)])"""
+
+
 def test_running_example(load) -> None:
     page, watch, root = load("scaled-dot-product", "example")
     x = running_example()[0].copy()
@@ -756,6 +763,21 @@ def test_running_example(load) -> None:
         return state
 
     agrees()  # the default state
+    # W_Q, W_K, W_V shown (r45: Q = XW_Q was a black box); an entry of Q
+    # pointed at marks row i of X and column j of W_Q
+    _, w_q, w_k, w_v = running_example()
+    for key, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
+        compare(page, "example", key, w)
+    root.locator('[data-matrix="q"] td[data-i="1"][data-j="2"]').hover()
+    assert page.evaluate(SOURCE, "x") == [[1, p] for p in range(4)]
+    assert page.evaluate(SOURCE, "w_q") == [[p, 2] for p in range(4)]
+    assert page.evaluate(SOURCE, "q") == [[1, 2]]
+    pointer_on_the_header(page)
+    assert root.locator(".explorable-source").count() == 0
+    # A's colours are the weights themselves: a fixed 0-1 legend
+    legend = root.locator("[data-a-range]")
+    assert legend.locator(".explorable-ramp").count() == 1
+    assert legend.inner_text().startswith("色は重み：0")
     for j, entry in enumerate([2, 0, 2, 0]):  # the page's prediction
         x[0, j] = entry
         root.locator(f'[data-matrix="x"] td[data-i="0"][data-j="{j}"] input').fill(
@@ -818,6 +840,22 @@ def test_running_example_refuses_what_it_cannot_compute(load) -> None:
     state = oracle.example_state(x)
     for key in ("q", "scores", "weights", "output"):
         compare(page, "example", key, state[key])
+    # x_11 = 1000: q_1 . k_1 is about 10^6 above q_1's other scores, and
+    # those weights are 0 in float64, said as the softmax figure says it (r45)
+    words = explorables.words_for("example", "ja")
+    underflow = re.sub(r"</?sup>", "", words["underflow"])
+    x = x.copy()
+    x[0, 0] = 1000.0
+    first.fill("1000")
+    state = oracle.example_state(x)
+    zeros = 0
+    for i, j, text, full, _ in page.evaluate(READ_TABLE, ["example", "weights"]):
+        if state["weights"][i][j] == 0.0:
+            zeros += 1
+            assert (text, full) == (underflow, "0"), (i, j, text)
+        else:
+            check(text, full, state["weights"][i][j], f"weights[{i},{j}]")
+    assert zeros > 0
     assert not watch.problems(), watch.problems()
 
 
