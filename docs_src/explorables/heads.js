@@ -10,7 +10,8 @@
 // they make, term by term, (q_i · k_j) / √d_k; it lights the value v_j the
 // weight multiplies and query i's row of Concat and of head_g W^O_g, which
 // it goes into; it marks the same query and key in every other head and
-// says all their weights.
+// says all their weights. A head's block of W^O is zeroed and kept again by
+// its button or by pressing the block itself.
 import {
   announce, cellAt, dataNode, esc, field, fill, fmt, frame, linkCells, matmul, matrix, message,
   optionList, register, show, softmax, speak, status, sub, templates, transpose, words,
@@ -208,6 +209,11 @@ export function mount(root) {
     update();
   });
   wSelect.addEventListener("input", () => update());
+  // A block of W^O drawn is pressed as its head's button is (the buttons
+  // are the keyboard's way to it).
+  for (const td of table("w_o").querySelectorAll("td[data-i]")) {
+    td.addEventListener("click", () => useButtons[Math.floor(Number(td.dataset.i) / state.dK)].click());
+  }
   useButtons.forEach((b, g) => b.addEventListener("click", () => {
     if (off.has(g)) off.delete(g);
     else off.add(g);

@@ -1809,6 +1809,12 @@ def test_heads(load) -> None:
     assert offs.count() == 8  # rows 2 and 4
     uses.nth(1).click()
     agrees(4, "identity", (3,))
+    # the block itself pressed (r45): W^O's row 3 is head 3's block at h = 4
+    root.locator('[data-matrix="w_o"] td[data-i="2"][data-j="1"]').click()
+    assert uses.nth(2).get_attribute("aria-pressed") == "false"
+    agrees(4, "identity", (2, 3))
+    root.locator('[data-matrix="w_o"] td[data-i="2"][data-j="0"]').click()
+    agrees(4, "identity", (3,))
     root.locator("select[data-h]").select_option("2")  # another h: every head kept
     agrees(2, "identity")
     assert [uses.nth(g).is_visible() for g in range(4)] == [True, True, False, False]
