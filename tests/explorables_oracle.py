@@ -340,7 +340,10 @@ def online_panels_agree(
     notes = total.notes()
     factors = expected["notes"]
     assert [round(x, 6) for x, _ in notes] == [round(x, 6) for x, _ in factors]
-    assert [text for _, text in notes] == [f"×{fmt(f, 3)}" for _, f in factors]
+    # each drop's factor; the first named too ("縮小 ×0.135", r45)
+    texts = [text for _, text in notes]
+    assert [t.split(" ")[-1] for t in texts] == [f"×{fmt(f, 3)}" for _, f in factors]
+    assert [" " in t for t in texts] == [k == 0 for k in range(len(texts))], texts
     for c, values in enumerate(expected["output"]):
         (points,) = output.lines()[c]
         same(points, values, f"o{c + 1}/l")

@@ -48,7 +48,7 @@ export function render(w, data) {
     dataNode(data.v) + controls + `<p class="explorable-note">${w.hint}</p>` +
     `<div class="explorable-online">${panels}<div class="explorable-online-tables">` +
     `${steps}<div class="explorable-tables">${values}${plain}</div></div></div>` +
-    status() + templates(w, "start", "step", "done", "empty", "moved", "chart_start"));
+    status() + templates(w, "start", "step", "done", "empty", "moved", "chart_start", "rescale"));
 }
 
 export function mount(root) {
@@ -142,7 +142,9 @@ export function mount(root) {
         // the drop: l rescaled by e^(m − m') before the block's terms are added
         const factor = Math.exp(prev.m - m);
         ls.push([t - DROP, before], [t - DROP, factor * before], [t, factor * before]);
-        notes.push({ x: t - DROP, y: (1 + factor) * before / 2, text: `×${fmt(factor, 3)}` });
+        // the first drop named (r45): "rescale ×0.135"
+        const name = notes.length ? "" : `${words(root, "rescale")} `;
+        notes.push({ x: t - DROP, y: (1 + factor) * before / 2, text: `${name}×${fmt(factor, 3)}` });
       } else ls.push([t, before]);
       ls.push([t, l]); // the add: + Σ e^(s_j − m')
       step.row.slice(2 + V[0].length).forEach((z, c) => {

@@ -426,9 +426,12 @@ def test_softmax_says_underflow_and_its_charts_move_t(load) -> None:
     softmax_charts_agree(page, x, 5.0)
     chart = svg(page, "softmax", "jmax")
     assert "10\u207b\u00b3" not in chart  # no 10^-63 ... 10^-315 ticks
-    # max|J| is 2/9 at t = 0 and below 10^-16 from t = 0.1: marked there
-    leaves = re.findall(r'data-leaves="([\d.]+)"', chart)
-    assert [float(v) for v in leaves] == [0.1], leaves
+    # max|J| is 2/9 at t = 0 and below 10^-16 from t = 0.1: marked there,
+    # and so is ε (2/3 at t = 0)
+    leaves = re.findall(
+        r'data-leaves="([\d.]+)"><path [^>]*explorable-line-(\d)', chart
+    )
+    assert sorted((float(v), k) for v, k in leaves) == [(0.1, "0"), (0.1, "1")], leaves
     # the pointer on the chart: press at t = 2, drag to t = 7
     for key in ("weights", "jmax"):
         chart = root.locator(f'svg[data-chart="{key}"]')
@@ -840,13 +843,14 @@ def test_running_example_refuses_what_it_cannot_compute(load) -> None:
     state = oracle.example_state(x)
     for key in ("q", "scores", "weights", "output"):
         compare(page, "example", key, state[key])
-    # x_11 = 1000: q_1 . k_1 is about 10^6 above q_1's other scores, and
-    # those weights are 0 in float64, said as the softmax figure says it (r45)
+    # x_11 = 10^4: s_21 = 5000 and s_31 = 5000 lie thousands above their
+    # rows' other scores, whose weights are 0 in float64, said as the
+    # softmax figure says it (r45)
     words = explorables.words_for("example", "ja")
     underflow = re.sub(r"</?sup>", "", words["underflow"])
     x = x.copy()
-    x[0, 0] = 1000.0
-    first.fill("1000")
+    x[0, 0] = 1e4
+    first.fill("10000")
     state = oracle.example_state(x)
     zeros = 0
     for i, j, text, full, _ in page.evaluate(READ_TABLE, ["example", "weights"]):

@@ -1058,7 +1058,11 @@ def test_the_online_panels_draw_the_package_s_running_max_sum_and_output() -> No
         s = list(explorables.ONLINE_S)
         oracle.online_panels_agree(svgs, s, 1, None, live=False)
         # s = (1, 3, 0.5, 4): m rises at keys 2 and 4, by e^-2 and e^-1
-        assert [text for _, text in Chart(svgs["sum"]).notes()] == ["×0.135", "×0.368"]
+        rescale = explorables.words_for("online", language)["rescale"]
+        assert [text for _, text in Chart(svgs["sum"]).notes()] == [
+            f"{rescale} ×0.135",
+            "×0.368",
+        ]
         # one axis t for the three panels
         ticks = {key: Chart(svg).ticks["x"] for key, svg in svgs.items()}
         assert ticks["scores"] == ticks["sum"] == ticks["output"]
