@@ -129,8 +129,8 @@ export function valueAt(svg, event) {
 //   (drawn stronger than the others: class explorable-line-current).
 //   marks: [{x, y}]: points drawn as rings on the lines (<circle data-mark>),
 //     where a line crosses a rule, say; one outside the axes is not drawn
-//   hint: a short text centred in the plot, over everything (<text data-hint>),
-//     e.g. what to press before anything is drawn (none if undefined)
+//   hint: a short text centred at the plot's top, over everything
+//     (<text data-hint>), e.g. what to press before anything is drawn
 export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later, bands = [], marks = [], hint }) {
   const AREA = areaOf(svg);
   const floor = y.floor ?? 0;
@@ -265,7 +265,7 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
   }
   if (hint) {
     parts.push(`<text class="explorable-hint" data-hint x="${px((AREA.left + AREA.right) / 2)}" ` +
-      `y="${px((AREA.top + AREA.bottom) / 2 + 4)}" text-anchor="middle">${esc(hint)}</text>`);
+      `y="${px(AREA.top + 14)}" text-anchor="middle">${esc(hint)}</text>`);
   }
   svg.innerHTML = parts.join("");
 }

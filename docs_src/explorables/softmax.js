@@ -56,12 +56,13 @@ export function render(w, data) {
   const scaleNote = `<p class="explorable-range-note">${w.jacobian_colours}</p>`;
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const results = `<dl class="explorable-results">${result("largest")}${result("rest")}${result("jmax")}</dl>`;
-  const charts = `<div class="explorable-charts">${chartBox("scores", w.chart_x)}` +
-    `${chartBox("weights", w.chart_weights)}` +
+  const charts = `<div class="explorable-charts">${chartBox("weights", w.chart_weights)}` +
     `${chartBox("jmax", w.chart_jmax)}</div>`;
   return frame("softmax", w,
     `<div class="explorable-controls">${inputs}${error}<div class="explorable-range">${scale}</div></div>` +
-    charts + `<div class="explorable-tables">${weights}<div>${jacobian}${scaleNote}</div></div>` +
+    // the two charts against t side by side; the bars of x beside x's table
+    charts + `<div class="explorable-tables">${chartBox("scores", w.chart_x)}${weights}` +
+    `<div>${jacobian}${scaleNote}</div></div>` +
     results + `<p class="explorable-note">${w.temperature}</p>` + status() +
     templates(w, "status", "empty", "overflow", "underflow"));
 }
