@@ -8,7 +8,8 @@
 // a score's bar up or down (the keyboard: that score's field), and presses on
 // the l or o / l panel to process the keys up to the one under the pointer
 // (the keyboard: "next block" and "start again"). A cursor marks the block
-// the reader has reached.
+// the reader has reached; pointing at a row of the table rings that step's
+// l and o / l on the panels.
 import {
   announce, announceSettled, dataNode, field, fill, fmt, frame, matrix, message, optionList, register,
   resize, softmax, speak, status, sub, templates, words,
@@ -61,6 +62,7 @@ export function mount(root) {
   let steps = [];
   let scores = []; // the reader's s
   let plain = []; // softmax(s) V
+  let pointed = null; // the table's row under the pointer: its step
 
   // The reader's scores, or null when one is blank or not a finite number:
   // that input is named, marked invalid, and the tables show "—".
@@ -175,9 +177,12 @@ export function mount(root) {
       lines: [{ points: s.map((sj, j) => [j + 1, sj]), dots: true }, { points: ms, label: "m" }],
       cursor,
     });
+    // the step of the row pointed at in the table, ringed on l and o / l
+    const at = pointed !== null && pointed < shown ? steps[pointed] : null;
     draw(panel("sum"), {
       x, y: { min: 0, max: Math.max(1, ...ls.map(([, l]) => l)) },
       lines: [{ points: ls, label: "ℓ" }], notes, cursor, later, hint,
+      marks: at ? [{ x: at.keys, y: at.row[1] }] : [],
     });
     const columns = V[0].map((_, c) => V.map((row) => row[c]));
     draw(panel("output"), {
@@ -185,6 +190,7 @@ export function mount(root) {
       lines: zs.map((points, c) => ({ points, label: `o${"₁₂₃₄"[c]}/ℓ` })),
       rules: plain.map((z, c) => ({ y: z, label: `softmax(s)V${"₁₂₃₄"[c]}` })),
       cursor, later,
+      marks: at ? at.row.slice(2 + V[0].length).map((z) => ({ x: at.keys, y: z })) : [],
     });
   };
 
@@ -230,6 +236,17 @@ export function mount(root) {
     if (compute() === null) return refuse();
     showUpTo(0);
   };
+  // Pointing at a step's row of the table rings its l and o / l on the panels.
+  rows.forEach((tr, t) => {
+    tr.addEventListener("pointerenter", () => {
+      pointed = t;
+      if (steps.length) chart(scores);
+    });
+    tr.addEventListener("pointerleave", () => {
+      pointed = null;
+      if (steps.length) chart(scores);
+    });
+  });
   inputs.forEach((input, j) => input.addEventListener("input", () => rescore(j)));
   block.addEventListener("input", restart);
   next.addEventListener("click", () => showUpTo(shown + 1));

@@ -1623,6 +1623,19 @@ def test_online_softmax(load) -> None:
         assert oracle.fmt(state["steps"][step - 1][1], 4) in status(page, "online")
         online_chart_agrees(page, s, 1, step)  # the cursor at key `step`
         assert button.is_enabled()
+    # a step's row of the table pointed at rings its l and o / l (r45)
+    root.locator('[data-matrix="steps"] tbody tr[data-i="1"] td').first.hover()
+    mark = r'data-mark="([\d.]+)" cx="[-\d.]+" cy="([-\d.]+)"'
+    for key, values in (("sum", [1]), ("output", [4, 5])):
+        drawn = Chart(svg(page, "online", key))
+        rings = re.findall(mark, drawn.svg)
+        assert [float(x) for x, _ in rings] == [2.0] * len(values), rings
+        for (_, y), c in zip(rings, values, strict=True):
+            expected = state["steps"][1][c]
+            assert abs(drawn.value("y", float(y)) - expected) < 1e-2, (key, y, c)
+    pointer_on_the_header(page)
+    assert "data-mark" not in svg(page, "online", "sum")
+    button.focus()
     page.keyboard.press("Enter")  # the last key
     said = status(page, "online")  # the page's prediction: (1.4366, 0.2749)
     assert "(1.4366, 0.2749)" in said and "softmax(s)V" in said
