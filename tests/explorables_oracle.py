@@ -21,6 +21,7 @@ from attention_book.stages.explorables import (
     ROPE_Q,
     W_O,
     window_sink_qk,
+    words_for,
 )
 from attention_docs import (
     RollingKVCache,
@@ -384,7 +385,12 @@ def online_panels(s: list[float], block: int) -> dict:
 
 
 def online_panels_agree(
-    svgs: dict[str, str], s: list[float], block: int, keys, *, live: bool = True
+    svgs: dict[str, str],
+    s: list[float],
+    block: int,
+    keys,
+    *,
+    live: bool = True,
 ) -> None:
     """The online figure's panels (their SVG by key) draw ``online_panels``,
     each with its cursor at ``keys`` (none before the first block). In the
@@ -411,7 +417,10 @@ def online_panels_agree(
     notes = total.notes()
     factors = expected["notes"]
     assert [round(x, 6) for x, _ in notes] == [round(x, 6) for x, _ in factors]
-    assert [text for _, text in notes] == [f"×{fmt(f, 3)}" for _, f in factors]
+    # each drop's factor; the first named too ("縮小 ×0.135", r45)
+    texts = [text for _, text in notes]
+    assert [t.split(" ")[-1] for t in texts] == [f"×{fmt(f, 3)}" for _, f in factors]
+    assert [" " in t for t in texts] == [k == 0 for k in range(len(texts))], texts
     for c, values in enumerate(expected["output"]):
         (points,) = output.lines()[c]
         same(points, values, f"o{c + 1}/l")
@@ -419,9 +428,15 @@ def online_panels_agree(
     assert len(rules) == len(expected["rules"])
     for (at, drawn), z in zip(rules, sorted(expected["rules"]), strict=True):
         assert abs(at - z) < 1e-12 and abs(drawn - z) < 1e-3, (at, drawn, z)
+    # before the first block, in the browser: the cursor at 0 and, on the l
+    # panel, what to press (r45); the page as built has neither
+    at = keys if keys is not None else (0 if live else None)
     for chart in (scores, total, output):
         cursor = chart.cursor()
-        assert (cursor is None) if keys is None else abs(cursor - keys) < 1e-3, cursor
+        assert (cursor is None) if at is None else abs(cursor - at) < 1e-3, cursor
+    hint = words_for("online", "ja")["chart_start"]
+    hints = [re.findall(r"<text[^>]*data-hint[^>]*>([^<]+)<", svgs[k]) for k in svgs]
+    assert hints == [[], [hint] if live and keys is None else [], []], hints
     # every other block shaded behind the bars, from half a key before its
     # first key to half a key after its last (within the axis)
     ends = [min((b + 1) * block, len(s)) for b in range(len(state_steps))]

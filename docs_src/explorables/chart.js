@@ -133,7 +133,9 @@ export function valueAt(svg, event) {
 //   the dots: class explorable-line-faint), e.g. a function of a real x
 //   behind its samples at whole x; a dotted line whose y axis holds 0 gets
 //   the line y = 0 its stems rise from (<line data-zero>).
-export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later, bands = [], marks = [] }) {
+//   hint: a short text centred at the plot's top, over everything
+//     (<text data-hint>), e.g. what to press before anything is drawn
+export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later, bands = [], marks = [], hint }) {
   const AREA = areaOf(svg);
   const floor = y.floor ?? 0;
   const sx = scale(x);
@@ -272,6 +274,10 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
   if (cursor !== undefined && drawable(cursor, x)) {
     parts.push(`<line class="explorable-cursor" data-cursor="${cursor}" x1="${px(X(cursor))}" ` +
       `x2="${px(X(cursor))}" y1="${AREA.top}" y2="${AREA.bottom}"></line>`);
+  }
+  if (hint) {
+    parts.push(`<text class="explorable-hint" data-hint x="${px((AREA.left + AREA.right) / 2)}" ` +
+      `y="${px(AREA.top + 14)}" text-anchor="middle">${esc(hint)}</text>`);
   }
   svg.innerHTML = parts.join("");
 }

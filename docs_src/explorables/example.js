@@ -7,9 +7,11 @@
 // row), draws the products q_ip k_jp as bars beside the score they sum to
 // (the strip, under the tables) and writes s_ij and a_ij term by term;
 // choosing an entry z_ij marks the rows of scores and weights and the
-// column of values that made it.
+// column of values that made it. W_Q, W_K, W_V are shown beside X, and
+// pointing at an entry of Q, K or V marks the row of X and the column of W
+// it is made of. A's colours are fixed (the weight, 0 to 1), with a legend.
 import {
-  announce, dataNode, esc, fill, fmt, frame, linkCells, matmul, matrix, message, register, show, softmax,
+  announce, dataNode, esc, fill, fmt, frame, linkCells, matmul, matrix, message, register, said, show, softmax,
   speak, status, sub, templates, transpose, words,
 } from "./core.js";
 
@@ -69,14 +71,20 @@ export function render(w, data) {
   const range = `<p class="explorable-range-note" data-s-range>${w.s_range}</p>`;
   const keys = labels("k").slice(0, n);
   const shaded = (key, html) => html.replace('class="explorable-matrix"', `class="explorable-matrix explorable-fill-${key}"`);
+  // W_Q, W_K, W_V, small, between X and what they make of it.
+  const projections = '<div class="explorable-tables explorable-projections">' +
+    ["w_q", "w_k", "w_v"].map((key) => matrix(key, w[key], dims, dims)).join("") + "</div>";
+  // A with its fixed legend: the colour is the weight, 0 to 1, whatever X.
+  const legend = `<p class="explorable-range-note" data-a-range>${message(w.a_range, {
+    ramp: '<span class="explorable-ramp" aria-hidden="true"></span>' })}</p>`;
   const tables =
     '<div class="explorable-tables">' +
-    shaded("x", matrix("x", w.x, labels("x"), dims, { cell: entry })) +
+    shaded("x", matrix("x", w.x, labels("x"), dims, { cell: entry })) + projections +
     shaded("q", matrix("q", w.q, labels("q"), dims)) +
     shaded("k", matrix("k", w.k, labels("k"), dims)) +
     shaded("v", matrix("v", w.v, labels("v"), dims)) +
     `<div>${shaded("s", matrix("scores", w.scores, labels("q"), keys, { cell: button("score") }))}${range}</div>` +
-    shaded("a", matrix("weights", w.weights, labels("q"), keys, { cell: button("weight") })) +
+    `<div>${shaded("a", matrix("weights", w.weights, labels("q"), keys, { cell: button("weight") }))}${legend}</div>` +
     shaded("z", matrix("output", w.output, labels("z"), dims, { cell: button("pick") })) + "</div>";
   const weights = { w_q: data.w_q, w_k: data.w_k, w_v: data.w_v };
   const error = '<p class="explorable-error" id="explorable-example-error" data-error hidden></p>';
@@ -88,7 +96,7 @@ export function render(w, data) {
     `<div class="explorable-detail">${strip}<p class="explorable-terms" id="explorable-example-terms"></p></div>` +
     `<p class="explorable-note">${w.terms_hint}</p>` + status() +
     templates(w, "hint", "sum", "pick", "score", "weight", "terms", "weight_terms", "s_range", "empty",
-      "too_large"));
+      "too_large", "underflow"));
 }
 
 export function mount(root) {
@@ -108,6 +116,8 @@ export function mount(root) {
   let pointed = null; // the score or weight under the pointer or the focus
   let shown = [0, 0]; // the score the strip and the terms show: the last pointed
   let later = null;
+  // A weight in words for a label: below 10^−308 said as the live region says it.
+  const weight = (a) => (a === 0 ? said(root, words(root, "underflow")) : fmt(a, 3));
 
   // Say `html` now, or after the reader has stopped typing for a moment
   // (one announcement, not one a keystroke).
@@ -170,7 +180,7 @@ export function mount(root) {
       i: i + 1, j: j + 1, terms: written.join(" + "),
       root: fmt(Math.sqrt(state.q[0].length), 2), value: fmt(state.scores[i][j], 3),
     }) + "<br>" + message(words(root, "weight_terms"), {
-      i: i + 1, j: j + 1, value: fmt(state.weights[i][j], 3),
+      i: i + 1, j: j + 1, value: state.weights[i][j] === 0 ? words(root, "underflow") : fmt(state.weights[i][j], 3),
       terms: `${e(state.scores[i][j])} / (${state.scores[i].map(e).join(" + ")})`,
     }));
   };
@@ -230,8 +240,13 @@ export function mount(root) {
     range.textContent = message(words(root, "s_range"), { low: fmt(low, 3), high: fmt(high, 3) });
     for (const b of weightButtons) {
       const [i, j] = at(b);
-      show(b, weights[i][j], 3);
-      b.setAttribute("aria-label", message(words(root, "weight"), { i: i + 1, j: j + 1, value: fmt(weights[i][j], 3) }));
+      // A weight float64 rounds to 0 is said to be below 10^−308, as the
+      // softmax figure says it, not "0.000".
+      if (weights[i][j] === 0) {
+        b.dataset.value = "0";
+        speak(b, words(root, "underflow"));
+      } else show(b, weights[i][j], 3);
+      b.setAttribute("aria-label", message(words(root, "weight"), { i: i + 1, j: j + 1, value: weight(weights[i][j]) }));
     }
     for (const b of scoreButtons) {
       const [i, j] = at(b);
@@ -251,6 +266,25 @@ export function mount(root) {
     point();
   };
 
+  // W_Q, W_K, W_V as the page gives them (whole numbers in the example).
+  for (const key of ["w_q", "w_k", "w_v"]) {
+    fill(root, key, data[key], data[key].flat().every(Number.isInteger) ? 0 : 2);
+  }
+  // Pointing at an entry of Q (K, V) marks what it is made of: row i of X
+  // and column j of W_Q (W_K, W_V), q_ij = Σ_p x_ip (W_Q)_pj.
+  for (const key of ["q", "k", "v"]) {
+    for (const td of table(key).querySelectorAll("td[data-i]")) {
+      td.addEventListener("pointerenter", () => {
+        for (const [other, selector] of [[key, `td[data-i="${td.dataset.i}"][data-j="${td.dataset.j}"]`],
+          ["x", `td[data-i="${td.dataset.i}"]`], [`w_${key}`, `td[data-j="${td.dataset.j}"]`]]) {
+          for (const cell of table(other).querySelectorAll(selector)) cell.classList.add("explorable-source");
+        }
+      });
+      td.addEventListener("pointerleave", () => {
+        for (const cell of root.querySelectorAll(".explorable-source")) cell.classList.remove("explorable-source");
+      });
+    }
+  }
   for (const input of inputs) input.addEventListener("input", () => update(true));
   for (const b of picks) {
     b.addEventListener("click", () => {

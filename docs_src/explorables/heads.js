@@ -10,7 +10,8 @@
 // they make, term by term, (q_i · k_j) / √d_k; it lights the value v_j the
 // weight multiplies and query i's row of Concat and of head_g W^O_g, which
 // it goes into; it marks the same query and key in every other head and
-// says all their weights.
+// says all their weights. A head's block of W^O is zeroed and kept again by
+// its button or by pressing the block itself.
 import {
   announce, cellAt, dataNode, esc, field, fill, fmt, frame, linkCells, matmul, matrix, message,
   optionList, register, show, softmax, speak, status, sub, templates, transpose, words,
@@ -65,7 +66,7 @@ export function render(w, data) {
     `<p class="explorable-terms explorable-terms-tall" data-linked-said>${w.linked_hint}</p>` +
     `<div class="explorable-tables">${matrix("concat", w.concat, queries, dims)}${wO}` +
     `${terms}${matrix("output", w.output, rowsOf("z"), dims)}</div>` +
-    status() + templates(w, "status", "cell", "linked", "linked_head", "linked_hint", "score",
+    status() + templates(w, "status", "cell", "linked", "linked_head", "linked_hint", "most", "score",
       "dropped", "kept"));
 }
 
@@ -91,7 +92,24 @@ export function mount(root) {
   const link = () => {
     for (const cell of root.querySelectorAll(".explorable-linked")) cell.classList.remove("explorable-linked");
     if (!pointed) {
-      said.textContent = words(root, "linked_hint");
+      // Nothing pointed at: the hint, and the cell whose weight differs
+      // most between the heads (the first such, by query then key), said as
+      // a pointed cell is, so that the line reads as a read-out (r45).
+      const heads = state.heads.map(({ weights }) => weights);
+      if (heads.length < 2) {
+        said.textContent = words(root, "linked_hint");
+        return;
+      }
+      let best = null;
+      heads[0].forEach((row, i) => row.forEach((_, j) => {
+        const at = heads.map((weights) => weights[i][j]);
+        const spread = Math.max(...at) - Math.min(...at);
+        if (!best || spread > best.spread) best = { i, j, spread };
+      }));
+      const weights = heads.map((a, g) =>
+        message(words(root, "linked_head"), { g: g + 1, weight: fmt(a[best.i][best.j], 3) })).join("、");
+      said.textContent = `${words(root, "linked_hint")}${message(words(root, "most"), {
+        i: best.i + 1, j: best.j + 1 })}${message(words(root, "linked"), { i: best.i + 1, j: best.j + 1, weights })}`;
       return;
     }
     const [g, i, j] = pointed;
@@ -140,9 +158,12 @@ export function mount(root) {
     fill(root, "q", q, 2);
     fill(root, "k", k, 2);
     fill(root, "v", v, 2);
+    // A head's block: its colour, and a rule before it (a cue beyond colour).
+    const starts = (n) => n > 0 && n % dK === 0;
     for (const key of ["q", "k", "v", "concat"]) {
       for (const td of table(key).querySelectorAll("td[data-j]")) {
         td.dataset.head = String(Math.floor(Number(td.dataset.j) / dK)); // its head's colour
+        td.classList.toggle("explorable-head-start", starts(Number(td.dataset.j)));
       }
     }
     for (let g = 0; g < most; g++) {
@@ -166,6 +187,7 @@ export function mount(root) {
       const g = Math.floor(Number(td.dataset.i) / dK);
       td.dataset.head = String(g); // its block's head's colour
       td.classList.toggle("explorable-off", off.has(g));
+      td.classList.toggle("explorable-block-start", starts(Number(td.dataset.i)));
     }
     useButtons.forEach((b, g) => {
       b.hidden = g >= h;
@@ -187,6 +209,11 @@ export function mount(root) {
     update();
   });
   wSelect.addEventListener("input", () => update());
+  // A block of W^O drawn is pressed as its head's button is (the buttons
+  // are the keyboard's way to it).
+  for (const td of table("w_o").querySelectorAll("td[data-i]")) {
+    td.addEventListener("click", () => useButtons[Math.floor(Number(td.dataset.i) / state.dK)].click());
+  }
   useButtons.forEach((b, g) => b.addEventListener("click", () => {
     if (off.has(g)) off.delete(g);
     else off.add(g);

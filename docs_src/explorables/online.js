@@ -8,7 +8,8 @@
 // a score's bar up or down (the keyboard: that score's field), and presses on
 // the l or o / l panel to process the keys up to the one under the pointer
 // (the keyboard: "next block" and "start again"). A cursor marks the block
-// the reader has reached.
+// the reader has reached; pointing at a row of the table rings that step's
+// l and o / l on the panels.
 import {
   announce, announceSettled, dataNode, field, fill, fmt, frame, matrix, message, optionList, register,
   resize, softmax, speak, status, sub, templates, words,
@@ -48,7 +49,7 @@ export function render(w, data) {
     dataNode(data.v) + controls + `<p class="explorable-note">${w.hint}</p>` +
     `<div class="explorable-online">${panels}<div class="explorable-online-tables">` +
     `${steps}<div class="explorable-tables">${values}${plain}</div></div></div>` +
-    status() + templates(w, "start", "step", "done", "empty", "moved"));
+    status() + templates(w, "start", "step", "done", "empty", "moved", "chart_start", "rescale"));
 }
 
 export function mount(root) {
@@ -61,6 +62,7 @@ export function mount(root) {
   let steps = [];
   let scores = []; // the reader's s
   let plain = []; // softmax(s) V
+  let pointed = null; // the table's row under the pointer: its step
 
   // The reader's scores, or null when one is blank or not a finite number:
   // that input is named, marked invalid, and the tables show "—".
@@ -142,7 +144,9 @@ export function mount(root) {
         // the drop: l rescaled by e^(m − m') before the block's terms are added
         const factor = Math.exp(prev.m - m);
         ls.push([t - DROP, before], [t - DROP, factor * before], [t, factor * before]);
-        notes.push({ x: t - DROP, y: (1 + factor) * before / 2, text: `×${fmt(factor, 3)}` });
+        // the first drop named (r45): "rescale ×0.135"
+        const name = notes.length ? "" : `${words(root, "rescale")} `;
+        notes.push({ x: t - DROP, y: (1 + factor) * before / 2, text: `${name}×${fmt(factor, 3)}` });
       } else ls.push([t, before]);
       ls.push([t, l]); // the add: + Σ e^(s_j − m')
       step.row.slice(2 + V[0].length).forEach((z, c) => {
@@ -152,12 +156,16 @@ export function mount(root) {
       prev = { m, l, z: step.row.slice(2 + V[0].length) };
     }
     const n = inputs.length;
-    const cursor = shown > 0 ? steps[shown - 1].keys : undefined;
+    // In the browser, before the first block: the cursor at t = 0, and on
+    // the l panel what to press (r45); the page as built shows no cursor.
+    const live = typeof window !== "undefined";
+    const cursor = shown > 0 ? steps[shown - 1].keys : live ? 0 : undefined;
+    const hint = live && shown === 0 ? words(root, "chart_start") : undefined;
     const x = { min: 0, max: n, label: "t" };
     // In the browser, l and o/l are veiled beyond the keys processed (all of
     // them before the first block), revealed as the reader steps; the page
     // as built (without JavaScript, in print, in a notebook) shows them whole.
-    const later = typeof window === "undefined" ? undefined : cursor ?? 0;
+    const later = live ? cursor : undefined;
     const panel = (key) => root.querySelector(`[data-chart="${key}"]`);
     // every other block of keys shaded: key j's bar at t = j, its block
     // from t = start + 0.5 to end + 0.5
@@ -169,9 +177,12 @@ export function mount(root) {
       lines: [{ points: s.map((sj, j) => [j + 1, sj]), dots: true }, { points: ms, label: "m" }],
       cursor,
     });
+    // the step of the row pointed at in the table, ringed on l and o / l
+    const at = pointed !== null && pointed < shown ? steps[pointed] : null;
     draw(panel("sum"), {
       x, y: { min: 0, max: Math.max(1, ...ls.map(([, l]) => l)) },
-      lines: [{ points: ls, label: "ℓ" }], notes, cursor, later,
+      lines: [{ points: ls, label: "ℓ" }], notes, cursor, later, hint,
+      marks: at ? [{ x: at.keys, y: at.row[1] }] : [],
     });
     const columns = V[0].map((_, c) => V.map((row) => row[c]));
     draw(panel("output"), {
@@ -179,6 +190,7 @@ export function mount(root) {
       lines: zs.map((points, c) => ({ points, label: `o${"₁₂₃₄"[c]}/ℓ` })),
       rules: plain.map((z, c) => ({ y: z, label: `softmax(s)V${"₁₂₃₄"[c]}` })),
       cursor, later,
+      marks: at ? at.row.slice(2 + V[0].length).map((z) => ({ x: at.keys, y: z })) : [],
     });
   };
 
@@ -224,6 +236,17 @@ export function mount(root) {
     if (compute() === null) return refuse();
     showUpTo(0);
   };
+  // Pointing at a step's row of the table rings its l and o / l on the panels.
+  rows.forEach((tr, t) => {
+    tr.addEventListener("pointerenter", () => {
+      pointed = t;
+      if (steps.length) chart(scores);
+    });
+    tr.addEventListener("pointerleave", () => {
+      pointed = null;
+      if (steps.length) chart(scores);
+    });
+  });
   inputs.forEach((input, j) => input.addEventListener("input", () => rescore(j)));
   block.addEventListener("input", restart);
   next.addEventListener("click", () => showUpTo(shown + 1));

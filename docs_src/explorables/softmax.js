@@ -5,25 +5,33 @@
 // when s_j rounds to 1, 1 − s_j is 0 in floating point while ε, and the
 // Jacobian's diagonal s_j (1 − s_j), are still positive (x = (0, 0, 5), t = 10:
 // ε = 3.9 × 10^-22).
-// Two charts follow t from 0 to 10: the weights s_j(t), and the Jacobian's
-// largest entry max|J|(t) on a log-10 axis down to 10^−16, each with a
-// cursor at the current t that the reader drags.
+// A chart of the scores x_j as bars, each dragged up or down to set x_j (the
+// keyboard: x_j's field). Two charts follow t from 0 to 10: the weights
+// s_j(t), and, on a log-10 axis down to 10^−16, the Jacobian's largest entry
+// max|J|(t) under ε(t), the bound |ds_j/du_l| ≤ ε the page proves for the
+// softmax's own input (here u), each with a cursor at the current t that
+// the reader drags.
 import {
   announce, announceSettled, field, fill, fmt, frame, matrix, message, numberCell, register, sci,
   show, showSci, softmax, speak, status, sub, templates, words,
 } from "./core.js";
-import { chartBox, draw, follow } from "./chart.js";
+import { chartBox, draw, follow, valueAt } from "./chart.js";
 
 const T_MAX = 10;
 // The log axis of max|J| stops at 10^−16 (about float64's epsilon): below,
 // the curve leaves the plot, marked where it does.
 const FLOOR = 1e-16;
 const T_STEPS = 100; // the slider's steps of 0.1: the charts' samples
+// The scores' axis while no x_j lies outside it: fixed, so that a bar being
+// dragged stays under the pointer; a dragged x_j is rounded to the fields'
+// step and kept within it.
+const SCORES = { min: -2, max: 5 };
+const STEP = 0.5;
 
 // data: the page's scores x and factor t.
 export function render(w, data) {
   const inputs = data.x.map((xj, j) => field(sub("x", j + 1),
-    `<input type="number" step="0.5" value="${xj}" data-x="${j}" disabled inputmode="decimal">`)).join("");
+    `<input type="number" step="${STEP}" value="${xj}" data-x="${j}" disabled inputmode="decimal">`)).join("");
   const scale =
     `<label class="explorable-field explorable-wide" for="explorable-softmax-t">${w.scale}</label>` +
     `<input type="range" id="explorable-softmax-t" min="0" max="${T_MAX}" step="0.1" ` +
@@ -52,7 +60,9 @@ export function render(w, data) {
     `${chartBox("jmax", w.chart_jmax)}</div>`;
   return frame("softmax", w,
     `<div class="explorable-controls">${inputs}${error}<div class="explorable-range">${scale}</div></div>` +
-    charts + `<div class="explorable-tables">${weights}<div>${jacobian}${scaleNote}</div></div>` +
+    // the two charts against t side by side; the bars of x beside x's table
+    charts + `<div class="explorable-tables">${chartBox("scores", w.chart_x)}${weights}` +
+    `<div>${jacobian}${scaleNote}</div></div>` +
     results + `<p class="explorable-note">${w.temperature}</p>` + status() +
     templates(w, "status", "empty", "overflow", "underflow"));
 }
@@ -74,6 +84,10 @@ function state(x, t) {
     jmax: Math.max(...jacobian.flat().map(Math.abs)),
   };
 }
+
+// A number with 4 fixed decimals from 10^−3 up, in the form m × 10^e below.
+const fixed = (v) => v === 0 || Math.abs(v) >= 1e-3;
+const number = (el, v) => (fixed(v) ? show(el, v, 4) : showSci(el, v));
 
 const SUBSCRIPT = (j) => String(j).replace(/\d/g, (d) => String.fromCharCode(0x2080 + Number(d)));
 
@@ -121,15 +135,24 @@ export function mount(root) {
       })),
       cursor: scale,
     });
+    // max|J| (solid) under ε (dashed): |ds_j/du_l| ≤ ε for every t
     const jmax = ts.map((tk, k) => [tk, states[k] ? states[k].jmax : NaN]);
-    const positive = jmax.map(([, v]) => v).filter((v) => v > 0 && Number.isFinite(v));
+    const rest = ts.map((tk, k) => [tk, states[k] ? states[k].rest : NaN]);
+    const positive = [...jmax, ...rest].map(([, v]) => v).filter((v) => v > 0 && Number.isFinite(v));
     draw(root.querySelector('[data-chart="jmax"]'), {
       x: axis,
       y: positive.length
         ? { min: Math.min(...positive), max: Math.max(...positive), log: true, floor: FLOOR }
         : { min: 0.1, max: 1, log: true, floor: FLOOR },
-      lines: [{ points: jmax }],
+      lines: [{ points: jmax, label: "max|J|" }, { points: rest, label: "ε" }],
       cursor: scale,
+    });
+    // the scores x_j as bars (stems from 0), j = 1 … n
+    const finite = x.filter(Number.isFinite);
+    draw(root.querySelector('[data-chart="scores"]'), {
+      x: { min: 0.5, max: x.length + 0.5, label: "j" },
+      y: { min: Math.min(SCORES.min, ...finite), max: Math.max(SCORES.max, ...finite) },
+      lines: [{ points: x.map((xj, j) => [j + 1, xj]), dots: true }],
     });
   };
 
@@ -161,7 +184,9 @@ export function mount(root) {
       } else show(el, sj, 4);
       root.querySelectorAll(".explorable-bar")[j].style.setProperty("--w", `${(100 * sj).toFixed(2)}%`);
     });
-    fill(root, "jacobian", now.jacobian, 4);
+    // fixed decimals down to 10^−3, m × 10^e below (0.0067, not 6.7 × 10^−3)
+    now.jacobian.forEach((row, i) => row.forEach((v, j) =>
+      number(root.querySelector(`[data-matrix="jacobian"] td[data-i="${i}"][data-j="${j}"]`), v)));
     for (const td of root.querySelectorAll('[data-matrix="jacobian"] td[data-i]')) {
       const v = now.jacobian[td.dataset.i][td.dataset.j];
       td.style.setProperty("--p", String(Math.max(0, v) * 4));
@@ -170,13 +195,13 @@ export function mount(root) {
     show(root.querySelector("[data-result=largest]"), now.largest, 4);
     // A value that float64 rounds to 0 (below its least, 4.9 × 10^−324) is
     // said to be less than 10^−308, not "0.0 × 10^0".
-    const small = (v) => (v === 0 ? words(root, "underflow") : sci(v));
+    const small = (v) => (v === 0 ? words(root, "underflow") : fixed(v) ? fmt(v, 4) : sci(v));
     for (const key of ["rest", "jmax"]) {
       const el = root.querySelector(`[data-result=${key}]`);
       if (now[key] === 0) {
         el.dataset.value = "0";
         el.innerHTML = small(0);
-      } else showSci(el, now[key]);
+      } else number(el, now[key]);
     }
     (settled ? announce : announceSettled)(root, message(words(root, "status"), {
       t: fmt(scale, 1), largest: fmt(now.largest, 4), rest: small(now.rest), jmax: small(now.jmax),
@@ -207,7 +232,7 @@ export function mount(root) {
   for (const input of [...xs, t]) input.addEventListener("input", () => update(false));
   // Pressing or dragging on a chart sets t there (to the slider's step) and
   // hands the slider the focus, so that the arrow keys go on from there.
-  for (const svg of root.querySelectorAll("svg[data-chart]")) {
+  for (const svg of root.querySelectorAll('svg[data-chart="weights"], svg[data-chart="jmax"]')) {
     follow(svg, (v) => {
       const next = (Math.round(v * 10) / 10).toFixed(1);
       if (t.ownerDocument.activeElement !== t) t.focus({ preventScroll: true });
@@ -216,6 +241,28 @@ export function mount(root) {
       update(false);
     });
   }
+  // Pressing a bar (the score nearest the pointer) and dragging sets x_j.
+  const bars = root.querySelector('[data-chart="scores"]');
+  let dragged = null;
+  const drag = (event) => {
+    const [j, value] = valueAt(bars, event);
+    dragged ??= Math.min(xs.length, Math.max(1, Math.round(j))) - 1;
+    const rounded = Math.round(value / STEP) * STEP;
+    if (xs[dragged].value !== "" && Number(xs[dragged].value) === rounded) return;
+    xs[dragged].value = String(rounded);
+    update(false);
+  };
+  bars.classList.add("explorable-drag");
+  bars.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0) return;
+    event.preventDefault();
+    bars.setPointerCapture(event.pointerId);
+    dragged = null;
+    drag(event);
+  });
+  bars.addEventListener("pointermove", (event) => {
+    if (bars.hasPointerCapture(event.pointerId)) drag(event);
+  });
   update(true);
 }
 

@@ -13,6 +13,7 @@ fills it in) and leave no console error.
 
 from __future__ import annotations
 
+import colorsys
 import itertools
 import math
 import re
@@ -287,14 +288,20 @@ def softmax_charts_agree(page, x, t: float) -> None:
             assert abs(tk - k / 10) < 1e-3
             expected = oracle.softmax_state(x, k / 10)["s"][j]
             assert abs(wk - expected) < 1e-4, (j, k, wk, expected)
-    drawn = {round(tk * 10): v for piece in jmax.lines()[0] for tk, v in piece}
-    for k in (0, 10, 37, 100):
-        expected = oracle.softmax_state(x, k / 10)["jmax"]
-        if expected < SOFTMAX_FLOOR:
-            assert k not in drawn, (k, drawn.get(k))
-        else:
-            assert abs(drawn[k] - math.log10(expected)) < 1e-3, (k, drawn[k])
+    # max|J| (line 0) and, over it, ε (line 1): the page's bound (r45)
+    for line, key in ((0, "jmax"), (1, "rest")):
+        drawn = {round(tk * 10): v for piece in jmax.lines()[line] for tk, v in piece}
+        for k in (0, 10, 37, 100):
+            expected = oracle.softmax_state(x, k / 10)[key]
+            if expected < SOFTMAX_FLOOR:
+                assert k not in drawn, (key, k, drawn.get(k))
+            else:
+                assert abs(drawn[k] - math.log10(expected)) < 1e-3, (key, k, drawn[k])
     assert min(at for at, _ in jmax.ticks["y"]) >= SOFTMAX_FLOOR
+    # the scores x_j drawn as bars at j = 1, 2, 3
+    bars = Chart(svg(page, "softmax", "scores")).dots()[0]
+    assert [round(at) for at, _ in bars] == [1, 2, 3]
+    assert all(abs(v - xj) < 1e-2 for (_, v), xj in zip(bars, x, strict=True)), bars
 
 
 #: Each Jacobian cell's indices and its colours' parts (--p, --n).
@@ -340,8 +347,31 @@ def test_softmax(load) -> None:
     for _ in range(40):  # 1.0 -> 5.0 with the arrow key, as a keyboard reader does
         page.keyboard.press("ArrowRight")
     assert scale.input_value() == "5"
-    agrees([1.0, 2.0, 3.0], 5.0)  # the page's prediction: 0.9933 and 6.7 × 10^-3
+    agrees([1.0, 2.0, 3.0], 5.0)  # the page's prediction: 0.9933 and 0.0067
     assert result(page, "softmax", "largest")[0] == "0.9933"
+    # fixed decimals down to 10^-3 (r45: not 6.7 × 10^-3 beside 0.9933)
+    assert result(page, "softmax", "rest")[0] == "0.0067"
+    # a score's bar dragged up sets it: x_1 from 1 to 4, to the field's step
+    bars = root.locator('svg[data-chart="scores"]')
+    bars.scroll_into_view_if_needed()
+    box = bars.bounding_box()
+    plot = Chart(svg(page, "softmax", "scores"))
+
+    def place(axis: str, v: float) -> float:
+        (a, pa), (b, pb) = plot.ticks[axis][0], plot.ticks[axis][-1]
+        return pa + (v - a) * (pb - pa) / (b - a)
+
+    def at(j: float, v: float) -> tuple[float, float]:
+        unit = box["width"] / 360  # the viewBox's 360 units to the width
+        return box["x"] + unit * place("x", j), box["y"] + unit * place("y", v)
+
+    page.mouse.move(*at(1, 1.0))
+    page.mouse.down()
+    for v in (2.0, 3.0, 4.0):
+        page.mouse.move(*at(1.2, v))  # the bar pressed stays the one dragged
+    page.mouse.up()
+    assert root.locator('input[data-x="0"]').input_value() == "4"
+    agrees([4.0, 2.0, 3.0], 5.0)
     root.locator('input[data-x="0"]').fill("-1.5")
     root.locator('input[data-x="2"]').fill("2.5")
     agrees([-1.5, 2.0, 2.5], 5.0)
@@ -405,9 +435,12 @@ def test_softmax_says_underflow_and_its_charts_move_t(load) -> None:
     softmax_charts_agree(page, x, 5.0)
     chart = svg(page, "softmax", "jmax")
     assert "10\u207b\u00b3" not in chart  # no 10^-63 ... 10^-315 ticks
-    # max|J| is 2/9 at t = 0 and below 10^-16 from t = 0.1: marked there
-    leaves = re.findall(r'data-leaves="([\d.]+)"', chart)
-    assert [float(v) for v in leaves] == [0.1], leaves
+    # max|J| is 2/9 at t = 0 and below 10^-16 from t = 0.1: marked there,
+    # and so is ε (2/3 at t = 0)
+    leaves = re.findall(
+        r'data-leaves="([\d.]+)"><path [^>]*explorable-line-(\d)', chart
+    )
+    assert sorted((float(v), k) for v, k in leaves) == [(0.1, "0"), (0.1, "1")], leaves
     # the pointer on the chart: press at t = 2, drag to t = 7
     for key in ("weights", "jmax"):
         chart = root.locator(f'svg[data-chart="{key}"]')
@@ -724,6 +757,13 @@ def test_masks_grid_is_drawn_and_named(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+#: The cells of the running example's table `k` marked as what a pointed
+#: entry of Q, K or V is made of: (i, j).
+SOURCE = """k => [...document.querySelectorAll(
+    `[data-matrix='${k}'] td.explorable-source`)]
+    .map(td => [Number(td.dataset.i), Number(td.dataset.j)])"""
+
+
 def test_running_example(load) -> None:
     page, watch, root = load("scaled-dot-product", "example")
     x = running_example()[0].copy()
@@ -735,6 +775,21 @@ def test_running_example(load) -> None:
         return state
 
     agrees()  # the default state
+    # W_Q, W_K, W_V shown (r45: Q = XW_Q was a black box); an entry of Q
+    # pointed at marks row i of X and column j of W_Q
+    _, w_q, w_k, w_v = running_example()
+    for key, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
+        compare(page, "example", key, w)
+    root.locator('[data-matrix="q"] td[data-i="1"][data-j="2"]').hover()
+    assert page.evaluate(SOURCE, "x") == [[1, p] for p in range(4)]
+    assert page.evaluate(SOURCE, "w_q") == [[p, 2] for p in range(4)]
+    assert page.evaluate(SOURCE, "q") == [[1, 2]]
+    pointer_on_the_header(page)
+    assert root.locator(".explorable-source").count() == 0
+    # A's colours are the weights themselves: a fixed 0-1 legend
+    legend = root.locator("[data-a-range]")
+    assert legend.locator(".explorable-ramp").count() == 1
+    assert legend.inner_text().startswith("色は重み：0")
     for j, entry in enumerate([2, 0, 2, 0]):  # the page's prediction
         x[0, j] = entry
         root.locator(f'[data-matrix="x"] td[data-i="0"][data-j="{j}"] input').fill(
@@ -797,6 +852,23 @@ def test_running_example_refuses_what_it_cannot_compute(load) -> None:
     state = oracle.example_state(x)
     for key in ("q", "scores", "weights", "output"):
         compare(page, "example", key, state[key])
+    # x_11 = 10^4: s_21 = 5000 and s_31 = 5000 lie thousands above their
+    # rows' other scores, whose weights are 0 in float64, said as the
+    # softmax figure says it (r45)
+    words = explorables.words_for("example", "ja")
+    underflow = re.sub(r"</?sup>", "", words["underflow"])
+    x = x.copy()
+    x[0, 0] = 1e4
+    first.fill("10000")
+    state = oracle.example_state(x)
+    zeros = 0
+    for i, j, text, full, _ in page.evaluate(READ_TABLE, ["example", "weights"]):
+        if state["weights"][i][j] == 0.0:
+            zeros += 1
+            assert (text, full) == (underflow, "0"), (i, j, text)
+        else:
+            check(text, full, state["weights"][i][j], f"weights[{i},{j}]")
+    assert zeros > 0
     assert not watch.problems(), watch.problems()
 
 
@@ -1575,6 +1647,19 @@ def test_online_softmax(load) -> None:
         assert oracle.fmt(state["steps"][step - 1][1], 4) in status(page, "online")
         online_chart_agrees(page, s, 1, step)  # the cursor at key `step`
         assert button.is_enabled()
+    # a step's row of the table pointed at rings its l and o / l (r45)
+    root.locator('[data-matrix="steps"] tbody tr[data-i="1"] td').first.hover()
+    mark = r'data-mark="([\d.]+)" cx="[-\d.]+" cy="([-\d.]+)"'
+    for key, values in (("sum", [1]), ("output", [4, 5])):
+        drawn = Chart(svg(page, "online", key))
+        rings = re.findall(mark, drawn.svg)
+        assert [float(x) for x, _ in rings] == [2.0] * len(values), rings
+        for (_, y), c in zip(rings, values, strict=True):
+            expected = state["steps"][1][c]
+            assert abs(drawn.value("y", float(y)) - expected) < 1e-2, (key, y, c)
+    pointer_on_the_header(page)
+    assert "data-mark" not in svg(page, "online", "sum")
+    button.focus()
     page.keyboard.press("Enter")  # the last key
     said = status(page, "online")  # the page's prediction: (1.4366, 0.2749)
     assert "(1.4366, 0.2749)" in said and "softmax(s)V" in said
@@ -1765,6 +1850,12 @@ def test_heads(load) -> None:
     assert offs.count() == 8  # rows 2 and 4
     uses.nth(1).click()
     agrees(4, "identity", (3,))
+    # the block itself pressed (r45): W^O's row 3 is head 3's block at h = 4
+    root.locator('[data-matrix="w_o"] td[data-i="2"][data-j="1"]').click()
+    assert uses.nth(2).get_attribute("aria-pressed") == "false"
+    agrees(4, "identity", (2, 3))
+    root.locator('[data-matrix="w_o"] td[data-i="2"][data-j="0"]').click()
+    agrees(4, "identity", (3,))
     root.locator("select[data-h]").select_option("2")  # another h: every head kept
     agrees(2, "identity")
     assert [uses.nth(g).is_visible() for g in range(4)] == [True, True, False, False]
@@ -1850,22 +1941,52 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
                 if high["weight"] - low["weight"] > 1e-3:
                     step = luminance(high["colour"]) - luminance(low["colour"])
                     assert (step < 0) if darker else (step > 0), (scheme, g, low, high)
-            # the map's strongest cell leans to its own head's hue
-            deepest = rgb_of(mine[-1]["colour"])
-            fill = tuple(int(fills[g][k : k + 2], 16) for k in (1, 3, 5))
-            others = [
-                tuple(int(fills[o][k : k + 2], 16) for k in (1, 3, 5))
-                for o in range(4)
-                if o != g
-            ]
-            near = sum((a - b) ** 2 for a, b in zip(deepest, fill, strict=True))
-            assert all(
-                near < sum((a - b) ** 2 for a, b in zip(deepest, o, strict=True))
-                for o in others
-            ), (scheme, g, deepest)
+
+            # the map's strongest cell has its own head's hue (of the four,
+            # the nearest; the dark ramp runs past the fills, r45)
+            def hue(rgb) -> float:
+                return colorsys.rgb_to_hls(*(c / 255 for c in rgb))[0]
+
+            def apart(a: float, b: float) -> float:
+                return min(abs(a - b), 1 - abs(a - b))
+
+            deepest = hue(rgb_of(mine[-1]["colour"]))
+            hues = [hue(int(f[k : k + 2], 16) for k in (1, 3, 5)) for f in fills]
+            assert min(range(4), key=lambda o: apart(deepest, hues[o])) == g, (
+                scheme,
+                g,
+                mine[-1],
+            )
     page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
 
     said = root.locator("[data-linked-said]")
+    # nothing pointed at: the line reads out the cell whose weight differs
+    # most between the heads (r45: no empty band under the maps)
+    spreads = {
+        (i, j): max(a[i][j] for a in state["weights"])
+        - min(a[i][j] for a in state["weights"])
+        for i in range(3)
+        for j in range(3)
+    }
+    i, j = max(spreads, key=spreads.get)
+    text = said.inner_text()
+    assert f"クエリ {i + 1} とキー {j + 1} のマス目" in text, text
+    for g in range(4):
+        assert f"ヘッド {g + 1} で {oracle.fmt(state['weights'][g][i][j], 3)}" in text
+    # a rule before each head's block (h = 4: columns 2 to 4 of Q, rows 2
+    # to 4 of W^O), a cue beyond colour
+    starts = root.locator('[data-matrix="q"] td.explorable-head-start')
+    assert sorted(set(starts.evaluate_all("t => t.map(e => e.dataset.j)"))) == [
+        "1",
+        "2",
+        "3",
+    ]
+    blocks = root.locator('[data-matrix="w_o"] td.explorable-block-start')
+    assert sorted(set(blocks.evaluate_all("t => t.map(e => e.dataset.i)"))) == [
+        "1",
+        "2",
+        "3",
+    ]
     root.locator('[data-matrix="weights1"] td[data-i="0"][data-j="2"]').hover()
     linked = [(c["g"], c["i"], c["j"]) for c in root.evaluate(HEAD_MAPS) if c["linked"]]
     assert linked == [(g, 0, 2) for g in range(4)]

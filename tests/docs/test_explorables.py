@@ -580,10 +580,19 @@ def test_the_softmax_charts_draw_the_package_s_curves(x, t) -> None:
         for k, (tk, wk) in enumerate(points):
             assert abs(tk - k / 10) < 1e-3
             assert abs(wk - softmax_weights(x, k / 10)[j]) < 1e-4, (j, k / 10, wk)
-    ((points,),) = jmax.lines().values()
-    for k, (_, log_j) in enumerate(points):
-        expected = oracle.softmax_state(x, k / 10)["jmax"]
-        assert abs(log_j - math.log10(expected)) < 1e-3, (k / 10, log_j, expected)
+    # max|J| (line 0) under ε (line 1), the bound the page proves (r45)
+    lines = jmax.lines()
+    assert sorted(lines) == [0, 1]
+    for line, key in ((0, "jmax"), (1, "rest")):
+        (points,) = lines[line]
+        for k, (_, log_v) in enumerate(points):
+            expected = oracle.softmax_state(x, k / 10)[key]
+            assert abs(log_v - math.log10(expected)) < 1e-3, (key, k / 10, log_v)
+    # the scores x_j as bars at j = 1, 2, 3, from 0
+    bars = Chart(drawn["scores"]).dots()[0]
+    assert len(bars) == len(x)
+    for j, (at, xj) in enumerate(bars):
+        assert abs(at - (j + 1)) < 1e-2 and abs(xj - x[j]) < 1e-2, (j, at, xj)
 
 
 def test_the_saturated_softmax_keeps_its_small_numbers() -> None:
@@ -596,7 +605,7 @@ def test_the_saturated_softmax_keeps_its_small_numbers() -> None:
     # the log axis stops at 10^-16 (review F23): the curve is drawn down to
     # it, and marked where it leaves the plot, the first t below it
     chart = Chart(charts(html)["jmax"], log_y=True)
-    ((points,),) = chart.lines().values()
+    (points,) = chart.lines()[0]
     below = [
         k / 10
         for k in range(101)
@@ -604,7 +613,8 @@ def test_the_saturated_softmax_keeps_its_small_numbers() -> None:
     ]
     assert len(points) == 101 - len(below) and below
     assert min(at for at, _ in chart.ticks["y"]) == 1e-16
-    assert re.findall(r'data-leaves="([\d.]+)"', chart.svg) == [str(below[0])]
+    leaves = r'data-leaves="([\d.]+)"><path class="explorable-leaves explorable-line-0"'
+    assert re.findall(leaves, chart.svg) == [str(below[0])]
 
 
 class Spoken(HTMLParser):
@@ -1044,7 +1054,11 @@ def test_the_online_panels_draw_the_package_s_running_max_sum_and_output() -> No
         s = list(explorables.ONLINE_S)
         oracle.online_panels_agree(svgs, s, 1, None, live=False)
         # s = (1, 3, 0.5, 4): m rises at keys 2 and 4, by e^-2 and e^-1
-        assert [text for _, text in Chart(svgs["sum"]).notes()] == ["×0.135", "×0.368"]
+        rescale = explorables.words_for("online", language)["rescale"]
+        assert [text for _, text in Chart(svgs["sum"]).notes()] == [
+            f"{rescale} ×0.135",
+            "×0.368",
+        ]
         # one axis t for the three panels
         ticks = {key: Chart(svg).ticks["x"] for key, svg in svgs.items()}
         assert ticks["scores"] == ticks["sum"] == ticks["output"]
