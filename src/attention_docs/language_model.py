@@ -315,7 +315,7 @@ def _block(p, x, positions, mask, h, cache=None, theta=None, scale=None):
 def decoder_forward(
     params, config, ids, positions, mask, caches=None, theta=None, scale=None
 ):
-    """logits = LN(X^(L)) E^T; [A^(1), ..., A^(L)]."""
+    """logits = LN(X^(N)) E^T; [A^(1), ..., A^(N)]."""
     x = params["embedding"][ids]  # X = E[ids]: (b, n, d_model)
     all_weights = []
     for layer in range(config.n_layers):
@@ -748,15 +748,16 @@ def _train_forward(
 
 # --8<-- [start:loss]
 def _cross_entropy(logits, targets):
-    """L = -(1/N) sum_i log softmax(u_i)[y_i]; dL/du_i = (softmax(u_i) - I[y]_i) / N."""
+    """L = -(1/N_pred) sum_i log softmax(u_i)[y_i];
+    dL/du_i = (softmax(u_i) - I[y]_i) / N_pred (N_pred predictions)."""
     n = targets.size
-    u = logits.reshape(n, -1)  # (b, n, |V|) -> (N, |V|)
+    u = logits.reshape(n, -1)  # (b, n, |V|) -> (N_pred, |V|)
     u = u - u.max(axis=1, keepdims=True)  # u_i - max(u_i)
-    log_z = np.log(np.exp(u).sum(axis=1))  # log sum_v e^{u_iv}: (N,)
+    log_z = np.log(np.exp(u).sum(axis=1))  # log sum_v e^{u_iv}: (N_pred,)
     rows = np.arange(n)
     y = targets.reshape(n)
     loss = float(np.mean(log_z - u[rows, y]))  # -log p_i[y_i]
-    d_logits = np.exp(u - log_z[:, None])  # softmax(u_i): (N, |V|)
+    d_logits = np.exp(u - log_z[:, None])  # softmax(u_i): (N_pred, |V|)
     d_logits[rows, y] -= 1.0  # softmax(u_i) - I[y]_i
     d_logits /= n
     return loss, d_logits.reshape(logits.shape)
@@ -766,13 +767,13 @@ def _cross_entropy(logits, targets):
 
 
 def _backward(params, config, ids, cache, d_logits):
-    saved, x_hat_f, lnf, cos, sin, scale = cache  # x_hat_f = LN(X^(L))
+    saved, x_hat_f, lnf, cos, sin, scale = cache  # x_hat_f = LN(X^(N))
     h = config.n_heads
     grads: Params = {}
     emb = params["embedding"]
     d_model = config.d_model
     flat_d = d_logits.reshape(-1, d_logits.shape[-1])  # (N, |V|)
-    d_emb = flat_d.T @ x_hat_f.reshape(-1, d_model)  # dE = dU^T LN(X^(L))
+    d_emb = flat_d.T @ x_hat_f.reshape(-1, d_model)  # dE = dU^T LN(X^(N))
     dx_hat_f = d_logits @ emb  # (b, n, d_model)
     dx, grads["norm.gamma"], grads["norm.beta"] = _ln_backward(
         dx_hat_f, params["norm.gamma"], lnf
@@ -994,7 +995,7 @@ def window_losses(
     >>> ids = [[3, 1, 4, 1, 5], [9, 2, 6, 5, 3]]
     >>> base = window_losses(params, config, ids)
     >>> zero = window_losses(params, config, ids, head_ablation={(0, 1): 0})
-    >>> o = mean_head_outputs(params, config, np.array(ids)[:, :-1])  # (L, h, d_k)
+    >>> o = mean_head_outputs(params, config, np.array(ids)[:, :-1])  # (N, h, d_k)
     >>> mean = window_losses(params, config, ids, head_ablation={(0, 1): o[0, 1]})
     >>> base.shape, zero.shape, bool(np.all(zero != base)), bool(np.all(mean != zero))
     ((2,), (2,), True, True)
@@ -1064,7 +1065,7 @@ def mean_head_outputs(
 
     Returns
     -------
-    ndarray, shape (L, h, d_k)
+    ndarray, shape (N, h, d_k)
         :math:`\bar{o}_{\ell,k}` at ``[layer, head]`` (counting from 0),
         float64.
 
@@ -1104,7 +1105,7 @@ def mean_head_outputs(
     kept = [_Ablated() for _ in range(config.n_layers)]  # records V
     _, weights = decoder_forward(params, config, ids2, positions, causal_mask(n), kept)
     outputs = [a @ c.values for a, c in zip(weights, kept, strict=True)]  # A V
-    return np.stack([o.mean(axis=(0, 2)) for o in outputs])  # (L, h, d_k)
+    return np.stack([o.mean(axis=(0, 2)) for o in outputs])  # (N, h, d_k)
 
 
 # -- training on a corpus --------------------------------------------------------

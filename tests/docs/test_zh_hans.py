@@ -872,6 +872,7 @@ SENTENCES = [
     ),
     # kv-cache: a buffer allocated in advance, views, quality, 16-bit numbers
     ("套件的 `KVCache` 則預先配置一塊陣列", "包的 `KVCache` 则预先分配一块数组"),
+    ("放不下時，先配置容量加倍", "放不下时，先分配容量加倍"),
     ("`cache.values` 是唯讀的檢視", "`cache.values` 是只读的视图"),
     (
         "而是緩衝區的唯讀檢視（view），不另占記憶體",
