@@ -749,7 +749,7 @@ def _train_forward(
 # --8<-- [start:loss]
 def _cross_entropy(logits, targets):
     """L = -(1/N_pred) sum_i log softmax(u_i)[y_i];
-    dL/du_i = (softmax(u_i) - I[y]_i) / N_pred (N_pred predictions)."""
+    dL/du_i = (softmax(u_i) - I[y]_i) / N_pred."""
     n = targets.size
     u = logits.reshape(n, -1)  # (b, n, |V|) -> (N_pred, |V|)
     u = u - u.max(axis=1, keepdims=True)  # u_i - max(u_i)
