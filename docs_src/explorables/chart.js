@@ -89,6 +89,34 @@ export function follow(svg, onValue) {
   });
 }
 
+// A chart of bars (bar k + 1 at x = k + 1) that the reader drags: pressing
+// picks the bar nearest the pointer, dragging sets `fields[k]` (its form
+// field, the keyboard's path) to the value under the pointer rounded to
+// `step`, and `onChange(k)` is called each time that value changes.
+export function dragBars(svg, fields, step, onChange) {
+  let dragged = null;
+  const drag = (event) => {
+    const [x, value] = valueAt(svg, event);
+    dragged ??= Math.min(fields.length, Math.max(1, Math.round(x))) - 1;
+    const rounded = Math.round(value / step) * step;
+    const field = fields[dragged];
+    if (field.value !== "" && Number(field.value) === rounded) return;
+    field.value = String(rounded);
+    onChange(dragged);
+  };
+  svg.classList.add("explorable-drag");
+  svg.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0) return;
+    event.preventDefault();
+    svg.setPointerCapture(event.pointerId);
+    dragged = null;
+    drag(event);
+  });
+  svg.addEventListener("pointermove", (event) => {
+    if (svg.hasPointerCapture(event.pointerId)) drag(event);
+  });
+}
+
 // The values [x, y] under the pointer's `event`, each within the axis drawn
 // last (a log axis read on its log scale), for a chart the reader drags.
 export function valueAt(svg, event) {

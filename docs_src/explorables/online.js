@@ -14,7 +14,7 @@ import {
   announce, announceSettled, dataNode, field, fill, fmt, frame, matrix, message, optionList, register,
   resize, softmax, speak, status, sub, templates, words,
 } from "./core.js";
-import { chartBox, draw, follow, valueAt } from "./chart.js";
+import { chartBox, dragBars, draw, follow } from "./chart.js";
 
 // How far before a block's end (in keys) the chart draws l's drop.
 const DROP = 0.25;
@@ -253,27 +253,7 @@ export function mount(root) {
   root.querySelector("button[data-restart]").addEventListener("click", restart);
 
   // Pressing a bar (the key nearest the pointer) and dragging sets its score.
-  const bars = root.querySelector('[data-chart="scores"]');
-  let dragged = null;
-  const drag = (event) => {
-    const [t, value] = valueAt(bars, event);
-    dragged ??= Math.min(inputs.length, Math.max(1, Math.round(t))) - 1;
-    const rounded = Math.round(value / STEP) * STEP;
-    if (Number(inputs[dragged].value) === rounded && inputs[dragged].value !== "") return;
-    inputs[dragged].value = String(rounded);
-    rescore(dragged);
-  };
-  bars.classList.add("explorable-drag");
-  bars.addEventListener("pointerdown", (event) => {
-    if (event.button !== 0) return;
-    event.preventDefault();
-    bars.setPointerCapture(event.pointerId);
-    dragged = null;
-    drag(event);
-  });
-  bars.addEventListener("pointermove", (event) => {
-    if (bars.hasPointerCapture(event.pointerId)) drag(event);
-  });
+  dragBars(root.querySelector('[data-chart="scores"]'), inputs, STEP, rescore);
   // Pressing the l or o/l panel at t processes the blocks up to key t.
   for (const key of ["sum", "output"]) {
     follow(root.querySelector(`[data-chart="${key}"]`), (t) => {

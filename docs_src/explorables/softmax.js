@@ -15,7 +15,7 @@ import {
   announce, announceSettled, field, fill, fmt, frame, matrix, message, numberCell, register, sci,
   show, showSci, softmax, speak, status, sub, templates, words,
 } from "./core.js";
-import { chartBox, draw, follow, valueAt } from "./chart.js";
+import { chartBox, dragBars, draw, follow } from "./chart.js";
 
 const T_MAX = 10;
 // The log axis of max|J| stops at 10^−16 (about float64's epsilon): below,
@@ -242,27 +242,7 @@ export function mount(root) {
     });
   }
   // Pressing a bar (the score nearest the pointer) and dragging sets x_j.
-  const bars = root.querySelector('[data-chart="scores"]');
-  let dragged = null;
-  const drag = (event) => {
-    const [j, value] = valueAt(bars, event);
-    dragged ??= Math.min(xs.length, Math.max(1, Math.round(j))) - 1;
-    const rounded = Math.round(value / STEP) * STEP;
-    if (xs[dragged].value !== "" && Number(xs[dragged].value) === rounded) return;
-    xs[dragged].value = String(rounded);
-    update(false);
-  };
-  bars.classList.add("explorable-drag");
-  bars.addEventListener("pointerdown", (event) => {
-    if (event.button !== 0) return;
-    event.preventDefault();
-    bars.setPointerCapture(event.pointerId);
-    dragged = null;
-    drag(event);
-  });
-  bars.addEventListener("pointermove", (event) => {
-    if (bars.hasPointerCapture(event.pointerId)) drag(event);
-  });
+  dragBars(root.querySelector('[data-chart="scores"]'), xs, STEP, () => update(false));
   update(true);
 }
 
