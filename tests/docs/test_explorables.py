@@ -530,6 +530,23 @@ def test_the_kv_calculator_offers_deepseek_v3() -> None:
     assert '<option value="mla">' in figure
 
 
+#: The Node process that draws the states this module asks for, one request
+#: a line (``explorables_render.mjs --lines``): one start of Node and
+#: happy-dom for the module, not one a drawing.
+_RENDERER: list[subprocess.Popen] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _renderer_closes():
+    yield
+    for process in _RENDERER:
+        process.stdin.close()
+        process.wait(timeout=60)
+        process.stdout.close()
+        process.stderr.close()
+    _RENDERER.clear()
+
+
 def draw_with(name: str, data: dict, language: str = "ja") -> str:
     """The figure ``name`` drawn by its module under Node from ``data``."""
     request = {
@@ -538,15 +555,26 @@ def draw_with(name: str, data: dict, language: str = "ja") -> str:
             {"name": name, "words": explorables.words_for(name, language), "data": data}
         ],
     }
-    done = subprocess.run(
-        ["node", str(explorables.RENDER)],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    )
-    (answer,) = json.loads(done.stdout)
+    if not _RENDERER:
+        _RENDERER.append(
+            subprocess.Popen(
+                ["node", str(explorables.RENDER), "--lines"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                cwd=ROOT,
+            )
+        )
+    process = _RENDERER[0]
+    process.stdin.write(json.dumps(request) + "\n")
+    process.stdin.flush()
+    line = process.stdout.readline()
+    if not line:  # Node ended: say why
+        _RENDERER.clear()
+        raise AssertionError(f"explorables_render.mjs ended:\n{process.stderr.read()}")
+    (answer,) = json.loads(line)
     assert "error" not in answer, answer
     return answer["html"]
 

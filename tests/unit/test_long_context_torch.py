@@ -17,8 +17,10 @@ from attention_docs.masks import causal_mask
 from attention_docs.positional import alibi_bias, apply_rope, rope_frequencies
 from attention_docs.softmax import masked_softmax
 
-torch = pytest.importorskip("torch")
-F = torch.nn.functional
+#: torch and torch.nn.functional, set by the fixture torch_module
+#: (tests/unit/conftest.py) when a test of this module runs.
+torch = F = None
+pytestmark = pytest.mark.usefixtures("torch_module")
 
 
 @pytest.mark.parametrize(("n_q", "n_k"), [(6, 6), (2, 7), (1, 5)])
