@@ -253,3 +253,37 @@ def test_the_notebooks_carry_the_pages_numbers(site: Path, numbered, language):
     assert notebooks >= 15
     assert not wrong, wrong
     assert checked >= 30
+
+
+#: The number a link's text cites, if any: 5.1 and 「5.1 …」 (a section),
+#: 第 5 章「…」 and "5 …" (a chapter), 5.1 節 (a number-only citation).
+CITED_NUMBER = re.compile(r"[「“]?(?:第 ?)?(?P<number>\d+(?:\.\d+)*)[ 章節节]")
+
+
+def citations(page: Path) -> list[tuple[str, str | None]]:
+    """Each link of the page's article: its target and the number it cites."""
+    found = []
+    for link in tree(page).cssselect("article a[href]"):
+        if link.get("href").startswith("#__codelineno"):
+            continue  # a code line's anchor (zh-Hans prints its own model's outputs)
+        cited = CITED_NUMBER.match(text_of(link, sep=""))
+        found.append((link.get("href"), cited and cited["number"]))
+    return found
+
+
+def test_the_simplified_edition_cites_what_the_traditional_one_cites(site: Path):
+    """zh-Hans is zh-Hant converted: each link cites the same number in both
+    (a title converted on its own must read as the page's heading does, or
+    the link to it keeps a bare title: 整理在…的查询、键与值的角色)."""
+    differ, pages = [], reading_order(site, "zh-Hant")
+    for page in pages:
+        simplified = site / "zh-Hans" / page.relative_to(site / "zh-Hant")
+        ours, theirs = citations(page), citations(simplified)
+        assert len(ours) == len(theirs), page
+        differ += [
+            (page.parent.name, href, a, b)
+            for (href, a), (_, b) in zip(ours, theirs, strict=True)
+            if a != b
+        ]
+    assert not differ, differ
+    assert len(pages) > 30

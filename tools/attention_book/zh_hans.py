@@ -319,7 +319,17 @@ def edition_includes(markdown: str) -> str:
 
 
 def to_simplified(markdown: str) -> str:
-    """A zh-Hant Markdown page of the book in mainland Simplified Chinese."""
+    """A zh-Hant Markdown page of the book in mainland Simplified Chinese.
+
+    A page is converted once a build: the numbering stage reads the titles
+    of every converted page before the page itself is rendered, and gets the
+    same conversion (kept until the override table changes).
+    """
+    return _to_simplified(markdown, OVERRIDES.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _to_simplified(markdown: str, overrides_mtime_ns: int) -> str:
     _check(markdown)
     protected = _Protected()
     markdown = edition_includes(markdown)

@@ -61,13 +61,19 @@ HEADING = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*\{\s*#(?P<id>[\w-]+)\s*\}\s*$",
 HAN_ONLY = re.compile(r"^[\u4e00-\u9fff]{2,}$")
 
 
-def section_title(docs_dir: Path, target: str) -> str:
-    """'scaled-dot-product.md#scores' -> 'スケール化内積アテンション › スコア'."""
+def section_title(docs_dir: Path, target: str, markdown=None) -> str:
+    """'scaled-dot-product.md#scores' -> 'スケール化内積アテンション › スコア'.
+
+    ``markdown`` converts the page (zh-Hans: ``to_simplified``) before its
+    headings are read: a title reads as the converted page's heading does.
+    """
     page, _, anchor = target.partition("#")
     path = docs_dir / page
     if not path.is_file():
         raise PluginError(f"{GLOSSARY.name}: {page} does not exist in {docs_dir}")
-    headings = {m["id"]: m["text"] for m in HEADING.finditer(path.read_text("utf-8"))}
+    source = path.read_text("utf-8")
+    source = markdown(source) if markdown else source
+    headings = {m["id"]: m["text"] for m in HEADING.finditer(source)}
     title = next(iter(headings.values()), page)
     if anchor and anchor not in headings:
         raise PluginError(f"{GLOSSARY.name}: no heading #{anchor} in {path}")
@@ -115,7 +121,7 @@ def chapters(language: str, docs_dir: Path, pages: list[str]) -> list[tuple]:
             groups[page],
             key=lambda entry: order.get(entry["page"].partition("#")[2], -1),
         )
-        title = section_title(docs_dir, page)
+        title = section_title(docs_dir, page, converters(language)[1])
         number = numbers.get(page)
         found.append((page, f"{number} {title}" if number else title, entries))
     return found
@@ -133,7 +139,7 @@ def glossary_table(language: str, docs_dir: Path, pages: list[str]) -> str:
         # would be a section of the search index of its own, found before the
         # chapter itself by a search for the chapter's title.
         lines = [
-            f"**{markdown(heading)}**",
+            f"**{heading}**",  # converted with its page (``section_title``)
             f"{{: #{anchor} .book-glossary-chapter }}",
             "",
             "| " + " | ".join(headers(language)) + " |",
@@ -141,8 +147,8 @@ def glossary_table(language: str, docs_dir: Path, pages: list[str]) -> str:
         ]
         for entry in entries:
             # The chapter is the group's heading: the link names the section.
-            title = section_title(docs_dir, entry["page"]).rpartition(" › ")[2]
-            title = markdown(title)
+            title = section_title(docs_dir, entry["page"], markdown)
+            title = title.rpartition(" › ")[2]
             link = f"[{title}]({entry['page']})"
             cells = (
                 text(entry[source]),

@@ -32,7 +32,7 @@ from attention_book.numbering import (
     sub_outside_code,
     words,
 )
-from attention_book.zh_hans import to_simplified_text
+from attention_book.zh_hans import to_simplified
 
 
 @functools.cache
@@ -57,11 +57,13 @@ def on_files(files, config):
             continue
         markdown = path.read_text(encoding="utf-8")
         numbers, tags = page_numbers(markdown, chapter, language, page)
-        titles = section_titles(markdown)
-        title = page_title(markdown)
-        if language == "zh-Hans":  # its pages are the Traditional ones, converted
-            titles = {name: to_simplified_text(t) for name, t in titles.items()}
-            title = title and to_simplified_text(title)
+        # The zh-Hans pages are the Traditional ones converted whole: their
+        # titles are read from the page as converted, where the override
+        # phrases that keep a heading's wording (a title's 与, not the 和 of
+        # running prose) see the heading and the links that name it alike.
+        converted = to_simplified(markdown) if language == "zh-Hans" else markdown
+        titles = section_titles(converted)
+        title = page_title(converted)
         catalogue[page] = {
             "chapter": chapter,
             "numbers": numbers,
