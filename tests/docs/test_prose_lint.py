@@ -85,7 +85,8 @@ def test_lint_view_keeps_lines_and_leaves_out_what_is_not_prose() -> None:
             "",
             "    本文です。",
             "",
-            "[](#fig-softmax-steps) は図で、[](training.md#eq-adam) は式です。",
+            "[](#fig-softmax-steps) は図で、[](training.md#eq-adam) は式で、"
+            "[](masks.md#causal-mask)は節です。",
             "### 2. 練習",
             "Ashish Vaswani, Noam Shazeer. *Attention Is All You Need*.",
             "| 文字 | 意味 |",
@@ -102,7 +103,8 @@ def test_lint_view_keeps_lines_and_leaves_out_what_is_not_prose() -> None:
     assert view[14] == "本文です。"
     assert view[16] == (
         "[図 3.1](#fig-softmax-steps) は図で、"
-        "[式 (3.1)](training.md#eq-adam) は式です。"
+        "[式 (3.1)](training.md#eq-adam) は式で、"
+        "[3.1 節](masks.md#causal-mask)は節です。"
     )
     assert view[17] == "### 練習"
     assert view[18] == ""  # English only: a reference

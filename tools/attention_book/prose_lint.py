@@ -89,10 +89,10 @@ QUOTED_LINK = re.compile(r'"\[([^\]"`]*)\]\([^)\s]*\)"')
 GROUPED_NUMBER = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?![\d,])")
 #: An en dash or hyphen joining two Chinese words (編碼器–解碼器).
 CJK_DASH = re.compile(f"(?<=[{CJK_CHARS}])[–-](?=[{CJK_CHARS}])")
-#: A link with no text to a numbered figure or equation, of this page or
-#: another: [](#fig-...) reads "図 3.2", [](page.md#eq-...) "式 (3.1)" in the
-#: built page (attention_book.numbering).
-NUMBERED_REFERENCE = re.compile(r"\[\]\(((?:[\w-]+\.md)?#(fig|eq)-[^)\s]*)\)")
+#: A link with no text to a numbered figure, equation or section, of this
+#: page or another: [](#fig-...) reads "図 3.2", [](page.md#eq-...) "式 (3.1)",
+#: [](page.md#loss) "14.4 節" in the built page (attention_book.numbering).
+NUMBERED_REFERENCE = re.compile(r"\[\]\(((?:[\w-]+\.md)?#(?:(fig|eq)-)?[^)\s]*)\)")
 
 
 @dataclass(frozen=True)
@@ -180,11 +180,11 @@ def lint_view(markdown: str, language: str) -> str:
     return "\n".join(out)
 
 
-def _reference_text(kind: str, language: str) -> str:
-    """What a reference to a numbered figure or equation reads in the book."""
-    return numbering.WORDS[language]["figure" if kind == "fig" else "equation"].format(
-        "3.1"
-    )
+def _reference_text(kind: str | None, language: str) -> str:
+    """What a reference to a numbered figure, equation or section reads in
+    the book."""
+    word = {"fig": "figure", "eq": "equation", None: "section"}[kind]
+    return numbering.WORDS[language][word].format("3.1")
 
 
 def _latin_as_code(text: str, language: str) -> str:
