@@ -1355,6 +1355,42 @@ def test_kv_cache_chart_is_dragged_and_picked(load) -> None:
     page.wait_for_timeout(700)
     drag.said_once()
     assert f"n = {oracle.grouped(n)}" in status(page, "kv_cache")
+    # a device's row, rule and ring are one: pointing at the row marks the
+    # rule and ring, with a drop line to its n; pointing at the ring frames
+    # the row; pressing the ring, or the row's n (the keyboard's way),
+    # moves n there
+    firsts = {
+        key: oracle.kv_fills(sizes, oracle.device_bytes(gb), "gqa", 2)
+        for key, gb in explorables.KV_DEVICES
+    }
+    rows = root.locator("[data-fills]")
+    for key, first in firsts.items():
+        rows.locator(f'dt[data-device="{key}"]').hover()
+        drawn = kv_chart(page).svg
+        assert re.search(rf'data-key="{key}" class="explorable-rule-current"', drawn)
+        assert f'data-drop-label="{first}"' in drawn
+        assert f">{oracle.grouped(first)}</text>" in drawn
+        assert drawn.count("explorable-mark-current") == 1
+    rtx, _ = explorables.KV_DEVICES[0]
+    ring = root.locator(f'svg[data-chart="size"] [data-hit][data-key="{rtx}"]')
+    ring.hover()
+    linked = rows.locator(".explorable-linked")
+    assert linked.count() == 2 and linked.first.get_attribute("data-device") == rtx
+    ring.click()
+    assert tokens.input_value() == str(firsts[rtx])
+    sizes["tokens"] = firsts[rtx]
+    assert (
+        int(result(page, "kv_cache", "total")[1])
+        == oracle.kv_state("gqa", sizes, 2)["total"]
+    )
+    last, _ = explorables.KV_DEVICES[-1]
+    page.mouse.move(0, 0)
+    rows.locator(f'[data-fill="{last}"] button').focus()
+    assert f'data-drop-label="{firsts[last]}"' in kv_chart(page).svg
+    page.keyboard.press("Enter")
+    assert tokens.input_value() == str(firsts[last])
+    assert abs(kv_chart(page).cursor() - math.log10(firsts[last])) < 1e-3
+    sizes["tokens"] = firsts[last]
     # a window of 4096 keeps GQA's cache under every device: said, no ring
     root.locator("input[data-window]").fill("4096")
     for key, _ in explorables.KV_DEVICES:
