@@ -2374,14 +2374,18 @@ def window_agrees(page, root, n: int, window: int, n_sink: int, query=None) -> N
     assert len(points) == most + 1
     for t, (x, y) in enumerate(points):
         assert abs(x - t) < 1e-3 and abs(y - lengths[t]) < 1e-3, (t, x, y)
-    sinks_agree(page, n, window, n_sink)
+    sinks_agree(page, n, window, n_sink, query)
 
 
-def sinks_agree(page, n: int, window: int, n_sink: int) -> None:
-    """The newest query's weights with the sinks and without them (table and
-    chart), the weight a on the sinks left out and 1 / (1 - a)."""
-    state = oracle.window_weights(n, window, n_sink)
-    compare(page, "window_sinks", "weights", state["weights"])
+def sinks_agree(page, n: int, window: int, n_sink: int, query=None) -> None:
+    """Query ``query``'s weights (the newest's, n - 1, by default) with the
+    sinks and without them (table and chart; 0 at the later keys), the
+    weight a on the sinks left out and 1 / (1 - a)."""
+    i = n - 1 if query is None else query
+    state = oracle.window_weights(i + 1, window, n_sink)
+    later = ((0, 0), (0, n - 1 - i))
+    compare(page, "window_sinks", "weights", np.pad(state["weights"], later))
+    assert int(result(page, "window_sinks", "query")[1]) == i
     check(*result(page, "window_sinks", "sink_weight"), state["a"], "sink_weight")
     check(*result(page, "window_sinks", "ratio"), state["ratio"], "ratio")
     # the chart: a dot on a stem from 0 at each key the mask keeps, the
@@ -2437,7 +2441,8 @@ def test_window_sinks_linked_and_announced_once(load) -> None:
     said = root.locator("[data-linked-said]")
     assert said.inner_text().startswith(words["newest"])
     root.locator('[data-matrix="mask"] td[data-i="7"][data-j="1"] button').hover()
-    window_agrees(page, root, 10, 4, 2, query=7)
+    window_agrees(page, root, 10, 4, 2, query=7)  # query 7's weights
+    assert 'data-band="0.5 1.5"' in svg(page, "window_sinks", "sinks")  # key 1's
     slots = root.evaluate(SLOTS)
     assert [r for r, p, _, framed in slots if framed] == [1]  # key 1, a sink, in row 1
     text = said.inner_text()
@@ -2531,6 +2536,29 @@ def test_window_sinks_chart_dragged_and_cache_linked(load) -> None:
         assert len(framed) == 10 + 1  # its 10 cells and its header
     root.locator("select[data-size]").first.hover()
     assert root.locator('[data-matrix="mask"] .explorable-column').count() == 0
+    # a stem pointed at (the newest query's, 9): its key's column framed in
+    # the grid and in the weights, its cache row framed, its stems shaded
+    sinks = root.locator('svg[data-chart="sinks"]')
+    sinks.scroll_into_view_if_needed()
+    box = sinks.bounding_box()
+    stems = Chart(svg(page, "window_sinks", "sinks"))
+    for j in (0, 8):
+        page.mouse.move(chart_x(box, stems, j), box["y"] + box["height"] / 2)
+        framed = root.evaluate(
+            """root => [...root.querySelectorAll(
+                '[data-matrix="mask"] .explorable-column')]
+                .filter(c => !c.hidden && !c.parentElement.hidden)
+                .map(c => Number(c.dataset.j))"""
+        )
+        assert set(framed) == {j} and len(framed) == 10 + 1, (j, framed)
+        weights = root.locator('[data-matrix="weights"] td.explorable-column')
+        assert weights.count() == 2 and weights.first.get_attribute("data-j") == str(j)
+        slots = [r for r, p, _, framed in root.evaluate(SLOTS) if framed]
+        assert slots == [list(held).index(j)], (j, slots)
+        assert f'data-band="{j - 0.5} {j + 0.5}"' in svg(page, "window_sinks", "sinks")
+    root.locator("select[data-size]").first.hover()
+    assert root.locator('[data-matrix="mask"] .explorable-column').count() == 0
+    assert "data-band" not in svg(page, "window_sinks", "sinks")
     assert not watch.problems(), watch.problems()
 
 
