@@ -1528,6 +1528,28 @@ def test_rope_query_arrow_turns_m(load) -> None:
     assert "m = 4" in status(page, "rope")
     page.keyboard.press("End")
     rope_agrees(page, root, explorables.ROPE_MAX, 0, 4)
+    # the arrow keys turn the plane and never scroll the page; a touch on
+    # the plane turns it too (no page scroll takes it over)
+    top = page.evaluate("window.scrollY")
+    for key in ("ArrowDown", "ArrowDown", "ArrowUp", "PageDown"):
+        page.keyboard.press(key)
+    assert page.evaluate("window.scrollY") == top
+    assert plane.evaluate("e => getComputedStyle(e).touchAction") == "none"
+    # the focused plane, its row of the pairs' table and its components
+    # 0 and 1 of qR_m and kR_r are framed together; pointing at a row
+    # frames its plane
+    linked = """root => [
+        [...root.querySelectorAll('.explorable-plane.explorable-linked')]
+            .map(e => e.dataset.pair),
+        [...root.querySelectorAll('[data-matrix="pairs"] tr.explorable-linked')]
+            .map(e => e.dataset.i),
+        [...root.querySelectorAll('[data-matrix="rotated"] td.explorable-linked')]
+            .map(e => e.dataset.i + ',' + e.dataset.j)]"""
+    assert root.evaluate(linked) == [["0"], ["0"], ["0,0", "0,1", "1,0", "1,1"]]
+    root.locator('[data-matrix="pairs"] tr[data-i="1"] td').first.hover()
+    assert root.evaluate(linked) == [["1"], ["1"], ["0,2", "0,3", "1,2", "1,3"]]
+    root.locator('[data-pair="1"] svg').hover()
+    assert root.evaluate(linked)[1] == ["1"]
     assert not watch.problems(), watch.problems()
 
 
