@@ -596,7 +596,41 @@ def test_masks(load) -> None:
             assert abs(expected - mask[i].any()) < 1e-12
         return mask
 
-    assert (agrees(3, 3) == causal_mask(3, 3)).all()  # the default state
+    def renorm_agrees(i: int, n_q: int, n_k: int, mask) -> None:
+        """Row i's weights with every key kept (hollow) and under M (filled,
+        kept keys only), and the factor 1/share between them."""
+        assert int(result(page, "masks", "renorm_row")[1]) == i + 1
+        free = oracle.masks_state(n_q, n_k, np.ones((n_q, n_k), bool))["weights"][i]
+        kept = oracle.masks_state(n_q, n_k, mask)["weights"][i]
+        share = sum(a for a, m in zip(free, mask[i], strict=True) if m)
+        check(*result(page, "masks", "renorm_factor"), 1 / share, "renorm_factor")
+        for a, b, m in zip(free, kept, mask[i], strict=True):  # a / share = b
+            assert abs((a / share if m else 0) - b) < 1e-12
+        dots = Chart(svg(page, "masks", "renorm")).dots()
+        assert [round(x + 0.15, 3) for x, _ in dots[0]] == list(range(1, n_k + 1))
+        assert all(abs(y - a) < 2e-3 for (_, y), a in zip(dots[0], free, strict=True))
+        shown = [(j + 1, b) for j, b in enumerate(kept) if mask[i][j]]
+        assert len(dots[1]) == len(shown)
+        for (x, y), (j, b) in zip(dots[1], shown, strict=True):
+            assert abs(x - (j + 0.15)) < 5e-3 and abs(y - b) < 2e-3
+
+    mask = agrees(3, 3)
+    assert (mask == causal_mask(3, 3)).all()  # the default state
+    renorm_agrees(1, 3, 3, mask)  # the last row a mask changes: query 2
+    # Z in the figures' teal; pointing at z_3 marks row 3 of A and its sum
+    # (and draws its weights before and after the mask)
+    teal = root.locator('[data-matrix="output"] td[data-i="0"][data-j="0"]')
+    assert teal.evaluate("e => getComputedStyle(e).backgroundColor") == (
+        "rgb(217, 240, 238)"
+    )
+    root.locator('[data-matrix="output"] tr[data-i="2"] td').first.hover()
+    marked = root.evaluate(
+        """root => [...root.querySelectorAll(
+            '[data-matrix="weights"] .explorable-linked')].map(e =>
+            e.dataset.sum ?? e.dataset.j ?? 'th' + e.parentElement.dataset.i)"""
+    )
+    assert marked == ["th2", "0", "1", "2", "2"], marked  # the row, its sum
+    renorm_agrees(2, 3, 3, mask)
     root.locator("select[data-nk]").select_option("2")  # the page's prediction
     mask = agrees(3, 2)
     assert (mask == causal_mask(3, 2)).all()
@@ -611,6 +645,7 @@ def test_masks(load) -> None:
     page.keyboard.press("Space")  # toggled with the keyboard
     assert not box.is_checked()
     mask = agrees(2, 3)
+    renorm_agrees(1, 2, 3, mask)  # the row toggled
     # the toggled row said, normalised again; M no longer the causal mask
     # but inside it (it forbids a cell more)
     weights = oracle.masks_state(2, 3, mask)["weights"][1]
@@ -722,7 +757,11 @@ def test_masks_grid_is_drawn_and_named(load) -> None:
     output = '[data-matrix="output"] td[data-i="1"].explorable-linked'
     d_v = running_example()[3].shape[1]
     assert root.locator(output).count() == d_v
-    assert linked.count() == 3 + d_v
+    # and A's row: its label, its three cells and its sum
+    grid_row = '[data-matrix="weights"] tr[data-i="1"] > .explorable-linked'
+    assert root.locator(grid_row).count() == 1 + 3 + 1
+    assert root.locator('[data-sum="1"].explorable-linked').count() == 1
+    assert linked.count() == 3 + d_v + 5
     root.locator("select[data-nq]").hover()
     assert linked.count() == 0
     pointer_on_the_header(page)
