@@ -204,6 +204,9 @@ def load(open_page):
             page.set_viewport_size({"width": width, "height": 900})
             mounted, built = root.evaluate(HEIGHTS)
             assert abs(mounted - built) < 1, (width, mounted, built)
+        # no sideways scroll of the page on a phone (r47: a visually hidden
+        # number outside its scroll box made the page 594 px wide)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
         assert root.get_attribute("aria-labelledby")
         assert root.locator('[aria-live="polite"]').count() == 1
         return page, watch, root
