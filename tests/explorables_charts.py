@@ -19,7 +19,7 @@ TICK = re.compile(
 )
 PATH = re.compile(r'<path[^>]*data-line="(?P<k>\d+)"[^>]*\sd="(?P<d>[^"]*)"')
 CURSOR = re.compile(r'<line[^>]*data-cursor="[^"]*"[^>]*x1="(?P<x>[-\d.]+)"')
-RULE = re.compile(r'<g data-rule="(?P<at>[^"]+)"><line[^>]*y1="(?P<y>[-\d.]+)"')
+RULE = re.compile(r'<g data-rule="(?P<at>[^"]+)"[^>]*><line[^>]*y1="(?P<y>[-\d.]+)"')
 SVG = re.compile(r'<svg data-chart="(?P<key>\w+)".*?</svg>', re.S)
 
 

@@ -68,6 +68,9 @@ const px = (v) => v.toFixed(2);
 
 // The least distance between two lines' end labels.
 const GAP = 15;
+// The room a rule's label needs left of the point it names (a device's
+// name and memory in 12-unit text).
+const NEAR = 110;
 
 // Pressing on the chart and dragging sets the control the cursor shows:
 // onValue(v) with v the x under the pointer, within the x drawn last (on a
@@ -144,7 +147,10 @@ export function valueAt(svg, event) {
 //     class explorable-line-<k> (its colour and dash) and its label at its
 //     last point, moved apart vertically so that no two labels overlap
 //   rules: [{y, label}]: horizontal lines across the plot, each labelled at its
-//     left end (its right end if the first line starts among the labels)
+//     left end (its right end if the first line starts among the labels);
+//     a rule may have key (data-key on its <g data-rule>), current (class
+//     explorable-rule-current: drawn stronger) and x (a point on it, its
+//     ring: when every rule has one, each label is written by its point)
 //   cursor: the x of the vertical cursor (none if undefined)
 //   notes: [{x, y, text}]: a short text written left of the point (x, y),
 //     <text data-note="x">, e.g. the factor a step is multiplied by
@@ -156,7 +162,12 @@ export function valueAt(svg, event) {
 //   and its label, for a reader who picks a line by clicking it) and current
 //   (drawn stronger than the others: class explorable-line-current).
 //   marks: [{x, y}]: points drawn as rings on the lines (<circle data-mark>),
-//     where a line crosses a rule, say; one outside the axes is not drawn
+//     where a line crosses a rule, say; one outside the axes is not drawn;
+//     a mark may have key (a ring the reader presses: a transparent
+//     <circle data-hit data-key data-pick> 24 units across over it) and
+//     current (class explorable-mark-current, with a drop line to the x
+//     axis, <line data-drop>, and there `text`, <text data-drop-label>,
+//     e.g. the mark's x)
 //   A line may be faint (drawn thin and pale, behind every other line and
 //   the dots: class explorable-line-faint), e.g. a function of a real x
 //   behind its samples at whole x; a dotted line whose y axis holds 0 gets
@@ -213,8 +224,31 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
   const crowded = first && places.length &&
     Y(first[1]) >= places[0] - 14 && Y(first[1]) <= places[places.length - 1] + 6;
   const left = !crowded;
+  // Rules that each have a point on them (x: a ring where a line crosses
+  // the rule) are labelled by their points instead, when the labels have
+  // room left of the leftmost point (NEAR units): each label ends left of
+  // its point, just above its rule, or, in the column, left of the
+  // leftmost point, with a leader to its own point.
+  const near = shown.length > 0 && shown.every((r) => drawable(r.x, x) && r.x >= sx.min && r.x <= sx.max) &&
+    Math.min(...shown.map((r) => X(r.x))) - 8 - AREA.left >= NEAR;
+  const column = near ? Math.min(...shown.map((r) => X(r.x))) - 8 : 0;
   shown.forEach((rule, i) => {
     const moved = Math.abs(places[i] - (rule.at - 3)) > 0.5;
+    const named = (rule.key ? ` data-key="${rule.key}"` : "") +
+      (rule.current ? ' class="explorable-rule-current"' : "");
+    const line = `<g data-rule="${rule.y}"${named}><line class="explorable-rule" x1="${AREA.left}" ` +
+      `x2="${AREA.right}" y1="${px(rule.at)}" y2="${px(rule.at)}"></line>`;
+    if (near) {
+      const to = X(rule.x);
+      const end = moved ? column : to - 8;
+      const leader = moved
+        ? `<line class="explorable-rule-leader" x1="${px(to)}" y1="${px(rule.at)}" ` +
+          `x2="${px(end + 2)}" y2="${px(places[i] - 4)}"></line>`
+        : "";
+      parts.push(`${line}${leader}<text class="explorable-rule-label" x="${px(end)}" y="${px(places[i])}" ` +
+        `text-anchor="end">${esc(rule.label)}</text></g>`);
+      return;
+    }
     const edge = left ? AREA.left : AREA.right;
     const inward = left ? 1 : -1;
     const end = edge + inward * (moved ? 10 : 2); // the label's end at the rule's end
@@ -222,8 +256,7 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
       ? `<line class="explorable-rule-leader" x1="${edge}" y1="${px(rule.at)}" ` +
         `x2="${end - 2 * inward}" y2="${px(places[i] - 4)}"></line>`
       : "";
-    parts.push(`<g data-rule="${rule.y}"><line class="explorable-rule" x1="${AREA.left}" ` +
-      `x2="${AREA.right}" y1="${px(rule.at)}" y2="${px(rule.at)}"></line>${leader}` +
+    parts.push(`${line}${leader}` +
       `<text class="explorable-rule-label" x="${px(end)}" y="${px(places[i])}" ` +
       `text-anchor="${left ? "start" : "end"}">${esc(rule.label)}</text></g>`);
   });
@@ -296,8 +329,22 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
   for (const mark of marks) {
     if (!drawable(mark.x, x) || !drawable(mark.y, y) || mark.x < sx.min || mark.x > sx.max ||
       mark.y < sy.min || mark.y > sy.max) continue;
-    parts.push(`<circle class="explorable-mark" data-mark="${mark.x}" cx="${px(X(mark.x))}" ` +
-      `cy="${px(Y(mark.y))}" r="3.5"></circle>`);
+    const [mx, my] = [X(mark.x), Y(mark.y)];
+    if (mark.current) {
+      parts.push(`<line class="explorable-drop" data-drop="${mark.x}" x1="${px(mx)}" x2="${px(mx)}" ` +
+        `y1="${px(my)}" y2="${AREA.bottom}"></line>`);
+      if (mark.text) {
+        parts.push(`<text class="explorable-drop-label" data-drop-label="${mark.x}" x="${px(mx)}" ` +
+          `y="${AREA.bottom - 4}" text-anchor="middle">${esc(mark.text)}</text>`);
+      }
+    }
+    parts.push(`<circle class="explorable-mark${mark.current ? " explorable-mark-current" : ""}" ` +
+      `data-mark="${mark.x}" cx="${px(mx)}" cy="${px(my)}" r="3.5"></circle>`);
+    // a ring the reader presses: pressed anywhere within 12 units (24 across)
+    if (mark.key) {
+      parts.push(`<circle class="explorable-hit" data-hit="${mark.x}" data-key="${mark.key}" data-pick ` +
+        `cx="${px(mx)}" cy="${px(my)}" r="12"></circle>`);
+    }
   }
   if (cursor !== undefined && drawable(cursor, x)) {
     parts.push(`<line class="explorable-cursor" data-cursor="${cursor}" x1="${px(X(cursor))}" ` +

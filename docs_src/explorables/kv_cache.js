@@ -7,8 +7,9 @@
 // A chart draws the size against n (log axes) for each kind at the current
 // sizes, the current kind's line stronger, with a line for the memory of one
 // GPU of a few real devices, a ring where the current kind's cache outgrows
-// each, and a cursor at n that the reader drags; clicking a kind's line or
-// its name picks that kind. The sizes the chosen kind does not use are
+// each (named there; pressed, or its row's least n pressed, n moves to it;
+// a device's row, rule and ring are marked together), and a cursor at n
+// that the reader drags; clicking a kind's line or its name picks that kind. The sizes the chosen kind does not use are
 // disabled, each with the reason.
 import {
   announce, announceSettled, field, fmt, frame, message, optionList, register, sci, speak, status, templates,
@@ -63,15 +64,18 @@ export function render(w, data) {
   // chart's rings): the least n, or never under a window.
   const fills = `<p class="explorable-note" id="explorable-kv_cache-fills">${w.fills}</p>` +
     '<dl class="explorable-results" data-fills aria-labelledby="explorable-kv_cache-fills">' +
-    data.devices.map(([k]) => `<dt>${w[`device_${k}`]}</dt><dd data-fill="${k}" data-value="">—</dd>`).join("") +
+    data.devices.map(([k]) => `<dt data-device="${k}">${w[`device_${k}`]}</dt>` +
+      `<dd data-device="${k}" data-fill="${k}" data-value="">—</dd>`).join("") +
     "</dl>";
   const devices = `<span data-devices="${data.devices.map(([k, gb]) => `${k}:${gb}`).join(" ")}" ` +
     `${data.devices.map(([k]) => `data-device-${k}="${w[`device_${k}`]}"`).join(" ")} hidden></span>`;
+  // The model's and the run's sizes beside the chart (under it on a phone),
+  // the results and the devices' least n under both.
   return frame("kv_cache", w,
     controls +
-    `<div class="explorable-charts explorable-kv-out">${chartBox("size", w.chart)}` +
-    `<div>${results}${fills}</div></div>` + devices +
-    `<p class="explorable-note">${w.devices}</p>` + more +
+    `<div class="explorable-charts explorable-kv-out">${chartBox("size", w.chart)}${more}</div>` +
+    `<div class="explorable-kv-results">${results}<div>${fills}</div></div>` + devices +
+    `<p class="explorable-note">${w.devices}</p>` +
     '<p class="explorable-effect" data-step-effect data-value=""></p>' + status() +
     templates(w, "status", "status_mla", "invalid", "divides", "too_large", "step_effect", "step_none",
       "h_kv_mla", "fills_at", "fills_never", "at_n", "unused"));
@@ -145,7 +149,12 @@ export function mount(root) {
   // The size against n (1 to at least a million tokens) of each kind
   // (totals[k](n), null: a kind whose sizes are not valid), the devices, and
   // the rings where the current kind's line crosses them.
+  // pointed: the device whose row, rule or ring is pointed at or focused
+  // (its rule and ring drawn stronger, a drop line from the ring to its n)
+  let pointed = null;
+  let drawn = null; // plot()'s last arguments, to draw again when pointed changes
   const plot = (totals, n, marks = []) => {
+    drawn = [totals, n, marks];
     const nMax = Math.max(1e6, 10 ** Math.ceil(Math.log10(n || 1)));
     const ns = new Set([n]);
     for (let p = 1; p <= nMax; p *= 10) for (const m of [1, 2, 5]) if (m * p <= nMax) ns.add(m * p);
@@ -161,9 +170,10 @@ export function mount(root) {
       x: { min: 1, max: nMax, log: true, label: "n" },
       y: { log: true, ticks: byteTicks(Math.min(...ys), Math.max(...ys)) },
       lines,
-      rules: devices,
+      // each device's name by its ring (where there is one for every device)
+      rules: devices.map((d) => ({ ...d, x: marks.find((m) => m.key === d.key)?.x, current: d.key === pointed })),
       cursor: totals ? n : undefined,
-      marks,
+      marks: marks.map((m) => ({ ...m, current: m.key === pointed })),
     });
   };
   const fillsOf = (key) => root.querySelector(`[data-fill="${key}"]`);
@@ -272,8 +282,13 @@ export function mount(root) {
         out.innerHTML = message(words(root, "fills_never"), { max: inUnits(totalAt(w)) });
       } else {
         out.dataset.value = String(first);
-        out.innerHTML = message(words(root, "fills_at"), { n: grouped(first) });
-        marks.push({ x: Number(first), y: device.y });
+        // pressed (or its ring on the chart): n moves there; the button
+        // stays (and keeps the focus) while its n does not change
+        const html = message(words(root, "fills_at"), { n: grouped(first) });
+        const button = out.querySelector("button[data-go]");
+        if (button?.dataset.go === String(first)) button.innerHTML = html;
+        else out.innerHTML = `<button type="button" data-go="${first}">${html}</button>`;
+        marks.push({ x: Number(first), y: device.y, key: device.key, text: grouped(first) });
       }
     }
     plot(totals, size.tokens, marks);
@@ -318,9 +333,41 @@ export function mount(root) {
     tokens.value = String(n);
     update(false, true);
   });
-  // Clicking a kind's line or its name picks that kind.
+  // A device's row, rule and ring are one: pointing at or focusing one
+  // draws the rule and ring stronger, the drop line to its n, and frames
+  // the row.
+  const point = (key) => {
+    if (key === pointed) return;
+    pointed = key;
+    for (const el of root.querySelectorAll("[data-fills] [data-device]")) {
+      el.classList.toggle("explorable-linked", el.dataset.device === key);
+    }
+    if (drawn) plot(...drawn);
+  };
+  const fillsList = root.querySelector("[data-fills]");
+  const rowKey = (el) => el?.closest?.("[data-device]")?.dataset.device ?? null;
+  const focused = () => rowKey(root.ownerDocument.activeElement);
+  fillsList.addEventListener("pointerover", (event) => point(rowKey(event.target) ?? focused()));
+  fillsList.addEventListener("pointerleave", () => point(focused()));
+  fillsList.addEventListener("focusin", (event) => point(rowKey(event.target)));
+  fillsList.addEventListener("focusout", () => point(null));
+  const ringKey = (event) => event.target.closest?.("[data-hit]")?.dataset.key ?? null;
+  chart.addEventListener("pointerover", (event) => point(ringKey(event) ?? focused()));
+  chart.addEventListener("pointerleave", () => point(focused()));
+  // Pressing a device's least n, in its row or on its ring, moves n there.
+  const go = (n) => {
+    tokens.value = String(n);
+    update();
+  };
+  fillsList.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-go]");
+    if (button) go(button.dataset.go);
+  });
+  // Clicking a kind's line or its name picks that kind; a device's ring
+  // moves n to where the cache outgrows it.
   chart.addEventListener("click", (event) => {
     const picked = event.target.closest("[data-pick]");
+    if (picked?.dataset.hit) return go(picked.dataset.hit);
     if (!picked || picked.dataset.key === kind.value) return;
     kind.value = picked.dataset.key;
     update();

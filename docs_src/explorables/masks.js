@@ -10,11 +10,16 @@
 // (linkCells); a toggle says the row's new weights, and whether M is still
 // the causal mask. The masked scores and the output stay beside the grid,
 // in smaller tables, and the cell under the pointer or the focus marks its
-// query's row of scores and its output row.
+// query's row of scores and its output row, and the row's sum; pointing at
+// a row of S or Z marks the row of A and its sum. A chart draws one row's
+// renormalisation (the row pointed at or just toggled): each key's weight
+// with no key masked beside its weight under M, and the factor
+// 1/(the kept keys' share) every weight left is multiplied by.
 import {
   announce, dataNode, esc, field, fill, fmt, frame, linkCells, matmul, matrix, message, optionList,
   register, resize, show, softmax, status, sub, templates, transpose, words,
 } from "./core.js";
+import { chartBox, draw } from "./chart.js";
 
 // data: the running example's q, k, v (n rows each); every cell may attend.
 export function render(w, data) {
@@ -65,9 +70,14 @@ export function render(w, data) {
   const tables =
     '<div class="explorable-tables explorable-small">' +
     matrix("scores", w.scores, rows, cols) +
-    matrix("output", w.output, sizes.map((i) => sub("z", i)), dims) + "</div>";
+    matrix("output", w.output, sizes.map((i) => sub("z", i)), dims)
+      .replace('class="explorable-matrix"', 'class="explorable-matrix explorable-fill-z"') + "</div>";
+  // One row's weights before and after the mask, and the factor between.
+  const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
+  const renorm = `<div class="explorable-charts">${chartBox("renorm", w.renorm_chart)}` +
+    `<dl class="explorable-results">${["renorm_row", "renorm_factor"].map(result).join("")}</dl></div>`;
   return frame("masks", w, dataNode(data) + controls +
-    `<div class="explorable-tables">${grid}${legend}</div>` + tables + status() +
+    `<div class="explorable-tables">${grid}${legend}</div>` + renorm + tables + status() +
     templates(w, "status_ok", "status_empty", "status_row", "causal_yes", "causal_inside", "causal_no"));
 }
 
@@ -80,6 +90,9 @@ export function mount(root) {
   const cells = [...root.querySelectorAll("input[data-cell]")];
   const cell = (i, j) => cells.find((c) => c.dataset.i === String(i) && c.dataset.j === String(j));
   const sizes = () => [Number(nq.value), Number(nk.value)];
+  const chart = root.querySelector('svg[data-chart="renorm"]');
+  let focusRow = null; // the row drawn: pointed at, or just toggled
+  let last = null; // update()'s scores and mask, for the chart
 
   const presets = {
     // causal_mask(n_q, n_k): query i sees key j when j <= i + (n_k - n_q)
@@ -108,6 +121,9 @@ export function mount(root) {
       row.map((s, j) => (mask[i][j] ? s * scale : -Infinity))
     );
     const weights = scores.map(softmax); // a fully masked row: all zeros
+    if (toggled) focusRow = Number(toggled.dataset.i);
+    last = { scores: matmul(Q, transpose(K)).map((row) => row.map((s) => s * scale)), weights, mask };
+    renormalise();
     const output = matmul(weights, V); // z_i = sum_j A_ij v_j (0 if none)
     for (const key of ["weights", "scores"]) resize(root, key, q, k);
     resize(root, "output", q, V[0].length);
@@ -160,6 +176,40 @@ export function mount(root) {
     announce(root, `${said}${causal}`);
   };
 
+  // Row i's weights with every key kept (hollow dots) and under M (filled,
+  // the kept keys only): softmax over fewer keys divides each kept weight
+  // by the kept keys' share of the unmasked row, so it is multiplied by
+  // 1/share. Row i: the one pointed at or toggled last, else the last row
+  // with a masked key (else the last row).
+  function renormalise() {
+    const { scores, weights, mask } = last;
+    const [q, k] = sizes();
+    let i = focusRow !== null && focusRow < q ? focusRow : null;
+    if (i === null) {
+      const masked = mask.flatMap((row, r) => (row.every(Boolean) ? [] : [r]));
+      i = masked.length ? masked[masked.length - 1] : q - 1;
+    }
+    const free = softmax(scores[i]);
+    const share = free.reduce((a, b, j) => a + (mask[i][j] ? b : 0), 0);
+    const row = root.querySelector('[data-result="renorm_row"]');
+    row.dataset.value = String(i + 1);
+    row.textContent = String(i + 1);
+    const factor = root.querySelector('[data-result="renorm_factor"]');
+    if (share > 0) show(factor, 1 / share, 3);
+    else {
+      factor.dataset.value = "";
+      factor.textContent = "—";
+    }
+    draw(chart, {
+      x: { min: 0.5, max: Math.max(k, 2) + 0.5, label: "j" },
+      y: { min: 0, max: 1 },
+      lines: [
+        { points: free.map((a, j) => [j + 1 - 0.15, a]), dots: true },
+        { points: weights[i].flatMap((a, j) => (mask[i][j] ? [[j + 1 + 0.15, a]] : [])), dots: true },
+      ],
+    });
+  }
+
   // The cell under the pointer or the focus marks its query's row of
   // scores (the softmax is taken over that row) and its output row z_i in
   // the smaller tables, s_ij in bold.
@@ -169,11 +219,32 @@ export function mount(root) {
     }
     if (!c) return;
     const [i, j] = [c.dataset.i, c.dataset.j];
-    for (const td of root.querySelectorAll(
-      `[data-matrix="scores"] td[data-i="${i}"], [data-matrix="output"] td[data-i="${i}"]`
-    )) td.classList.add("explorable-linked");
+    markRow(i);
     root.querySelector(`[data-matrix="scores"] td[data-i="${i}"][data-j="${j}"]`).classList.add("explorable-pointed");
+    focusRow = Number(i);
+    renormalise();
   };
+  // Row i of S, of Z and of A (its sum too) marked together.
+  const markRow = (i) => {
+    for (const td of root.querySelectorAll(
+      `[data-matrix="scores"] td[data-i="${i}"], [data-matrix="output"] td[data-i="${i}"], ` +
+      `[data-matrix="weights"] tr[data-i="${i}"] > *, [data-sum="${i}"]`
+    )) td.classList.add("explorable-linked");
+  };
+  // Pointing at a row of S or Z marks the row of A (and its sum) and draws
+  // its renormalisation; leaving it, the focused cell's row again.
+  for (const tr of root.querySelectorAll('[data-matrix="scores"] tbody tr, [data-matrix="output"] tbody tr')) {
+    tr.addEventListener("pointerenter", () => {
+      point(null);
+      markRow(tr.dataset.i);
+      focusRow = Number(tr.dataset.i);
+      renormalise();
+    });
+    tr.addEventListener("pointerleave", () => {
+      const focused = cells.find((c) => c === root.ownerDocument.activeElement);
+      point(focused ?? null);
+    });
+  }
   for (const c of cells) c.addEventListener("change", () => update(c));
   // One Tab stop; the arrow keys, Home and End move among the shown cells.
   linkCells(cells, point, { rows: () => sizes()[0], last: () => sizes()[1] - 1, control: "input[data-cell]" });

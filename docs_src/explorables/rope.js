@@ -260,6 +260,36 @@ export function mount(root) {
     [m.value, n.value] = [String(next), String(r)];
     update(false); // said once the reader stops
   });
+  // Pair i's plane, its row of angles and terms and its two components
+  // (2i, 2i + 1) of qR_m and kR_r are one: pointing at the plane or the
+  // row, or focusing the plane (the keyboard's way), frames all three.
+  const linkPair = (i) => {
+    for (const plane of root.querySelectorAll(".explorable-plane[data-pair]")) {
+      plane.classList.toggle("explorable-linked", Number(plane.dataset.pair) === i);
+    }
+    for (const tr of root.querySelectorAll('[data-matrix="pairs"] tr[data-i]')) {
+      tr.classList.toggle("explorable-linked", Number(tr.dataset.i) === i);
+    }
+    for (const cell of root.querySelectorAll('[data-matrix="rotated"] [data-j]')) {
+      cell.classList.toggle("explorable-linked", i !== null && Math.floor(Number(cell.dataset.j) / 2) === i);
+    }
+  };
+  const focusedPair = () => {
+    const turn = root.ownerDocument.activeElement?.closest?.("[data-turn]");
+    return turn && root.contains(turn) ? Number(turn.dataset.turn) : null;
+  };
+  const pairOf = (el) => {
+    const at = el.closest('.explorable-plane[data-pair], [data-matrix="pairs"] tr[data-i]');
+    return at ? Number(at.dataset.pair ?? at.dataset.i) : null;
+  };
+  for (const el of root.querySelectorAll('.explorable-plane[data-pair], [data-matrix="pairs"] tr[data-i]')) {
+    el.addEventListener("pointerenter", () => linkPair(pairOf(el)));
+    el.addEventListener("pointerleave", () => linkPair(focusedPair()));
+  }
+  for (const turn of root.querySelectorAll("[data-turn]")) {
+    turn.addEventListener("focus", () => linkPair(Number(turn.dataset.turn)));
+    turn.addEventListener("blur", () => linkPair(null));
+  }
   dSelect.addEventListener("input", () => update(true));
   shift.addEventListener("click", () => {
     m.value = String(Number(m.value) + 1);

@@ -20,11 +20,15 @@
 // pointing at it or focusing it shows the cache as query i meets it, frames
 // query i's row and the cache row holding key j, and says both in words;
 // pointing at a cache row frames the grid's column of the key it holds.
+// The weights (chart and table) are query i's, the newest's unless a cell
+// is pointed at, key j's stems shaded; pointing at a stem (or a weight in
+// the table) frames key j's column in the grid, its cache row and its
+// weights.
 import {
   announce, announceSettled, cellAt, dataNode, esc, field, frame, linkCells, matrix, message,
   optionList, register, resize, show, softmax, status, templates, words,
 } from "./core.js";
-import { chartBox, draw, follow } from "./chart.js";
+import { chartBox, draw, follow, valueAt } from "./chart.js";
 
 const SINKS = [0, 1, 2, 3, 4];
 
@@ -93,7 +97,7 @@ export function render(w, data) {
       { shownCols: data.n }) + "</div>";
   const dropped =
     '<dl class="explorable-results explorable-results-labels-wrap">' +
-    ["sink_weight", "ratio"].map(result).join("") + "</dl>";
+    ["query", "sink_weight", "ratio"].map(result).join("") + "</dl>";
   // What the controls change first (the sizes, the chart), then the grid and
   // the cache, whose words under them change as the reader points at a cell:
   // nothing above them moves.
@@ -173,6 +177,42 @@ export function mount(root) {
       });
     }
     said.innerHTML = text;
+    weigh();
+  };
+
+  // Query i's weights (i = n − 1 unless a cell is pointed at): the softmax
+  // of its scores over the keys its mask keeps, with the chosen sinks and
+  // with none; key j's stems shaded (a cell's key, or the key pointed at).
+  let keyPointed = null; // a key pointed at on the chart or in the table
+  const weigh = () => {
+    const [n, w, sinks] = [size("n"), size("window"), size("n_sink")];
+    const [i, cellKey] = pointed ?? [n - 1, null];
+    const key = keyPointed ?? cellKey;
+    const weightsOf = (k) => softmax(scores[i].slice(0, n).map((v, j) =>
+      (kindOf(i, j, w, k) === "window" || kindOf(i, j, w, k) === "sink" ? v : -Infinity)));
+    const [withSinks, without] = [weightsOf(sinks), weightsOf(0)];
+    resize(root, "weights", 2, n);
+    // a key the mask leaves out (or a later one): exactly 0, written "0"
+    [withSinks, without].forEach((ws, r) => ws.forEach((v, j) => show(
+      root.querySelector(`[data-matrix="weights"] td[data-i="${r}"][data-j="${j}"]`), v, v === 0 ? 0 : 3)));
+    for (const cell of root.querySelectorAll('[data-matrix="weights"] [data-j]')) {
+      cell.classList.toggle("explorable-column", key !== null && Number(cell.dataset.j) === key);
+    }
+    result("query", i);
+    // a: the weight on the sinks outside the window; the weights left are
+    // multiplied by 1/(1 − a), the inverse of the window's share
+    const total = (kind) => withSinks.reduce((x, v, j) => x + (kindOf(i, j, w, sinks) === kind ? v : 0), 0);
+    show(root.querySelector('[data-result="sink_weight"]'), total("sink"), 3);
+    show(root.querySelector('[data-result="ratio"]'), 1 / total("window"), 1);
+    const shown = (ws, dx) => ws.flatMap((v, j) => (ws === without ? kindOf(i, j, w, 0) === "window"
+      : ["window", "sink"].includes(kindOf(i, j, w, sinks))) ? [[j + dx, v]] : []);
+    const most = Number(root.querySelector('[data-size="n"]').max);
+    draw(sinkChart, {
+      x: { min: -0.5, max: most - 0.5, label: "j" },
+      y: { min: 0, max: 1 },
+      lines: [{ points: shown(withSinks, -0.18), dots: true }, { points: shown(without, 0.18), dots: true }],
+      bands: key !== null && key <= i ? [{ from: key - 0.5, to: key + 0.5 }] : [],
+    });
   };
 
   const update = (settled) => {
@@ -226,28 +266,6 @@ export function mount(root) {
       cursor: n,
       notes: [{ x: n, y: held.length, text: String(held.length) }], // the rows at the cursor
     });
-    // The newest query i = n − 1: the softmax of its scores over the keys
-    // its mask keeps, with the chosen sinks and with none.
-    const i = n - 1;
-    const weightsOf = (k) => softmax(scores[i].slice(0, n).map((v, j) =>
-      (kindOf(i, j, w, k) === "window" || kindOf(i, j, w, k) === "sink" ? v : -Infinity)));
-    const [withSinks, without] = [weightsOf(sinks), weightsOf(0)];
-    resize(root, "weights", 2, n);
-    // a key the mask leaves out: exactly 0, written "0"
-    [withSinks, without].forEach((ws, r) => ws.forEach((v, j) => show(
-      root.querySelector(`[data-matrix="weights"] td[data-i="${r}"][data-j="${j}"]`), v, v === 0 ? 0 : 3)));
-    // a: the weight on the sinks outside the window; the weights left are
-    // multiplied by 1/(1 − a), the inverse of the window's share
-    const total = (kind) => withSinks.reduce((x, v, j) => x + (kindOf(i, j, w, sinks) === kind ? v : 0), 0);
-    show(root.querySelector('[data-result="sink_weight"]'), total("sink"), 3);
-    show(root.querySelector('[data-result="ratio"]'), 1 / total("window"), 1);
-    const shown = (ws, dx) => ws.flatMap((v, j) => (ws === without ? kindOf(i, j, w, 0) === "window"
-      : kindOf(i, j, w, sinks) !== "outside") ? [[j + dx, v]] : []);
-    draw(sinkChart, {
-      x: { min: -0.5, max: most - 0.5, label: "j" },
-      y: { min: 0, max: 1 },
-      lines: [{ points: shown(withSinks, -0.18), dots: true }, { points: shown(without, 0.18), dots: true }],
-    });
     const kept = [...held].sort((a, b) => a - b);
     (settled ? announce : (r, html) => announceSettled(r, html, 600))(root,
       message(words(root, "status"), { rows: held.length, n, positions: kept.join(", ") }));
@@ -272,6 +290,28 @@ export function mount(root) {
   for (const td of slots.querySelectorAll("td[data-j]")) {
     td.addEventListener("pointerenter", () => frameColumn(td.dataset.value === "-1" ? null : Number(td.dataset.value)));
     td.addEventListener("pointerleave", () => frameColumn(null));
+  }
+  // A stem pointed at (the key nearest the pointer, up to the query's
+  // position), or a weight in the table: its key's column in the grid, its
+  // cache row and its weights framed, its stems shaded.
+  const pointKey = (j) => {
+    if (j === keyPointed) return;
+    keyPointed = j;
+    frameColumn(j);
+    for (const td of slots.querySelectorAll("td[data-j]")) {
+      td.classList.toggle("explorable-linked", j !== null && td.dataset.value === String(j));
+    }
+    weigh();
+  };
+  sinkChart.addEventListener("pointermove", (event) => {
+    const j = Math.round(valueAt(sinkChart, event)[0]);
+    const i = pointed ? pointed[0] : size("n") - 1;
+    pointKey(j >= 0 && j <= i ? j : null);
+  });
+  sinkChart.addEventListener("pointerleave", () => pointKey(null));
+  for (const td of root.querySelectorAll('[data-matrix="weights"] td[data-j]')) {
+    td.addEventListener("pointerenter", () => pointKey(Number(td.dataset.j)));
+    td.addEventListener("pointerleave", () => pointKey(null));
   }
   linkCells(buttons, (b) => {
     pointed = b && cellAt(b);

@@ -204,6 +204,9 @@ def load(open_page):
             page.set_viewport_size({"width": width, "height": 900})
             mounted, built = root.evaluate(HEIGHTS)
             assert abs(mounted - built) < 1, (width, mounted, built)
+        # no sideways scroll of the page on a phone (r47: a visually hidden
+        # number outside its scroll box made the page 594 px wide)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
         assert root.get_attribute("aria-labelledby")
         assert root.locator('[aria-live="polite"]').count() == 1
         return page, watch, root
@@ -596,7 +599,41 @@ def test_masks(load) -> None:
             assert abs(expected - mask[i].any()) < 1e-12
         return mask
 
-    assert (agrees(3, 3) == causal_mask(3, 3)).all()  # the default state
+    def renorm_agrees(i: int, n_q: int, n_k: int, mask) -> None:
+        """Row i's weights with every key kept (hollow) and under M (filled,
+        kept keys only), and the factor 1/share between them."""
+        assert int(result(page, "masks", "renorm_row")[1]) == i + 1
+        free = oracle.masks_state(n_q, n_k, np.ones((n_q, n_k), bool))["weights"][i]
+        kept = oracle.masks_state(n_q, n_k, mask)["weights"][i]
+        share = sum(a for a, m in zip(free, mask[i], strict=True) if m)
+        check(*result(page, "masks", "renorm_factor"), 1 / share, "renorm_factor")
+        for a, b, m in zip(free, kept, mask[i], strict=True):  # a / share = b
+            assert abs((a / share if m else 0) - b) < 1e-12
+        dots = Chart(svg(page, "masks", "renorm")).dots()
+        assert [round(x + 0.15, 3) for x, _ in dots[0]] == list(range(1, n_k + 1))
+        assert all(abs(y - a) < 2e-3 for (_, y), a in zip(dots[0], free, strict=True))
+        shown = [(j + 1, b) for j, b in enumerate(kept) if mask[i][j]]
+        assert len(dots[1]) == len(shown)
+        for (x, y), (j, b) in zip(dots[1], shown, strict=True):
+            assert abs(x - (j + 0.15)) < 5e-3 and abs(y - b) < 2e-3
+
+    mask = agrees(3, 3)
+    assert (mask == causal_mask(3, 3)).all()  # the default state
+    renorm_agrees(1, 3, 3, mask)  # the last row a mask changes: query 2
+    # Z in the figures' teal; pointing at z_3 marks row 3 of A and its sum
+    # (and draws its weights before and after the mask)
+    teal = root.locator('[data-matrix="output"] td[data-i="0"][data-j="0"]')
+    assert teal.evaluate("e => getComputedStyle(e).backgroundColor") == (
+        "rgb(217, 240, 238)"
+    )
+    root.locator('[data-matrix="output"] tr[data-i="2"] td').first.hover()
+    marked = root.evaluate(
+        """root => [...root.querySelectorAll(
+            '[data-matrix="weights"] .explorable-linked')].map(e =>
+            e.dataset.sum ?? e.dataset.j ?? 'th' + e.parentElement.dataset.i)"""
+    )
+    assert marked == ["th2", "0", "1", "2", "2"], marked  # the row, its sum
+    renorm_agrees(2, 3, 3, mask)
     root.locator("select[data-nk]").select_option("2")  # the page's prediction
     mask = agrees(3, 2)
     assert (mask == causal_mask(3, 2)).all()
@@ -611,6 +648,7 @@ def test_masks(load) -> None:
     page.keyboard.press("Space")  # toggled with the keyboard
     assert not box.is_checked()
     mask = agrees(2, 3)
+    renorm_agrees(1, 2, 3, mask)  # the row toggled
     # the toggled row said, normalised again; M no longer the causal mask
     # but inside it (it forbids a cell more)
     weights = oracle.masks_state(2, 3, mask)["weights"][1]
@@ -722,7 +760,11 @@ def test_masks_grid_is_drawn_and_named(load) -> None:
     output = '[data-matrix="output"] td[data-i="1"].explorable-linked'
     d_v = running_example()[3].shape[1]
     assert root.locator(output).count() == d_v
-    assert linked.count() == 3 + d_v
+    # and A's row: its label, its three cells and its sum
+    grid_row = '[data-matrix="weights"] tr[data-i="1"] > .explorable-linked'
+    assert root.locator(grid_row).count() == 1 + 3 + 1
+    assert root.locator('[data-sum="1"].explorable-linked').count() == 1
+    assert linked.count() == 3 + d_v + 5
     root.locator("select[data-nq]").hover()
     assert linked.count() == 0
     pointer_on_the_header(page)
@@ -1355,6 +1397,42 @@ def test_kv_cache_chart_is_dragged_and_picked(load) -> None:
     page.wait_for_timeout(700)
     drag.said_once()
     assert f"n = {oracle.grouped(n)}" in status(page, "kv_cache")
+    # a device's row, rule and ring are one: pointing at the row marks the
+    # rule and ring, with a drop line to its n; pointing at the ring frames
+    # the row; pressing the ring, or the row's n (the keyboard's way),
+    # moves n there
+    firsts = {
+        key: oracle.kv_fills(sizes, oracle.device_bytes(gb), "gqa", 2)
+        for key, gb in explorables.KV_DEVICES
+    }
+    rows = root.locator("[data-fills]")
+    for key, first in firsts.items():
+        rows.locator(f'dt[data-device="{key}"]').hover()
+        drawn = kv_chart(page).svg
+        assert re.search(rf'data-key="{key}" class="explorable-rule-current"', drawn)
+        assert f'data-drop-label="{first}"' in drawn
+        assert f">{oracle.grouped(first)}</text>" in drawn
+        assert drawn.count("explorable-mark-current") == 1
+    rtx, _ = explorables.KV_DEVICES[0]
+    ring = root.locator(f'svg[data-chart="size"] [data-hit][data-key="{rtx}"]')
+    ring.hover()
+    linked = rows.locator(".explorable-linked")
+    assert linked.count() == 2 and linked.first.get_attribute("data-device") == rtx
+    ring.click()
+    assert tokens.input_value() == str(firsts[rtx])
+    sizes["tokens"] = firsts[rtx]
+    assert (
+        int(result(page, "kv_cache", "total")[1])
+        == oracle.kv_state("gqa", sizes, 2)["total"]
+    )
+    last, _ = explorables.KV_DEVICES[-1]
+    page.mouse.move(0, 0)
+    rows.locator(f'[data-fill="{last}"] button').focus()
+    assert f'data-drop-label="{firsts[last]}"' in kv_chart(page).svg
+    page.keyboard.press("Enter")
+    assert tokens.input_value() == str(firsts[last])
+    assert abs(kv_chart(page).cursor() - math.log10(firsts[last])) < 1e-3
+    sizes["tokens"] = firsts[last]
     # a window of 4096 keeps GQA's cache under every device: said, no ring
     root.locator("input[data-window]").fill("4096")
     for key, _ in explorables.KV_DEVICES:
@@ -1492,6 +1570,28 @@ def test_rope_query_arrow_turns_m(load) -> None:
     assert "m = 4" in status(page, "rope")
     page.keyboard.press("End")
     rope_agrees(page, root, explorables.ROPE_MAX, 0, 4)
+    # the arrow keys turn the plane and never scroll the page; a touch on
+    # the plane turns it too (no page scroll takes it over)
+    top = page.evaluate("window.scrollY")
+    for key in ("ArrowDown", "ArrowDown", "ArrowUp", "PageDown"):
+        page.keyboard.press(key)
+    assert page.evaluate("window.scrollY") == top
+    assert plane.evaluate("e => getComputedStyle(e).touchAction") == "none"
+    # the focused plane, its row of the pairs' table and its components
+    # 0 and 1 of qR_m and kR_r are framed together; pointing at a row
+    # frames its plane
+    linked = """root => [
+        [...root.querySelectorAll('.explorable-plane.explorable-linked')]
+            .map(e => e.dataset.pair),
+        [...root.querySelectorAll('[data-matrix="pairs"] tr.explorable-linked')]
+            .map(e => e.dataset.i),
+        [...root.querySelectorAll('[data-matrix="rotated"] td.explorable-linked')]
+            .map(e => e.dataset.i + ',' + e.dataset.j)]"""
+    assert root.evaluate(linked) == [["0"], ["0"], ["0,0", "0,1", "1,0", "1,1"]]
+    root.locator('[data-matrix="pairs"] tr[data-i="1"] td').first.hover()
+    assert root.evaluate(linked) == [["1"], ["1"], ["0,2", "0,3", "1,2", "1,3"]]
+    root.locator('[data-pair="1"] svg').hover()
+    assert root.evaluate(linked)[1] == ["1"]
     assert not watch.problems(), watch.problems()
 
 
@@ -2338,14 +2438,18 @@ def window_agrees(page, root, n: int, window: int, n_sink: int, query=None) -> N
     assert len(points) == most + 1
     for t, (x, y) in enumerate(points):
         assert abs(x - t) < 1e-3 and abs(y - lengths[t]) < 1e-3, (t, x, y)
-    sinks_agree(page, n, window, n_sink)
+    sinks_agree(page, n, window, n_sink, query)
 
 
-def sinks_agree(page, n: int, window: int, n_sink: int) -> None:
-    """The newest query's weights with the sinks and without them (table and
-    chart), the weight a on the sinks left out and 1 / (1 - a)."""
-    state = oracle.window_weights(n, window, n_sink)
-    compare(page, "window_sinks", "weights", state["weights"])
+def sinks_agree(page, n: int, window: int, n_sink: int, query=None) -> None:
+    """Query ``query``'s weights (the newest's, n - 1, by default) with the
+    sinks and without them (table and chart; 0 at the later keys), the
+    weight a on the sinks left out and 1 / (1 - a)."""
+    i = n - 1 if query is None else query
+    state = oracle.window_weights(i + 1, window, n_sink)
+    later = ((0, 0), (0, n - 1 - i))
+    compare(page, "window_sinks", "weights", np.pad(state["weights"], later))
+    assert int(result(page, "window_sinks", "query")[1]) == i
     check(*result(page, "window_sinks", "sink_weight"), state["a"], "sink_weight")
     check(*result(page, "window_sinks", "ratio"), state["ratio"], "ratio")
     # the chart: a dot on a stem from 0 at each key the mask keeps, the
@@ -2401,7 +2505,8 @@ def test_window_sinks_linked_and_announced_once(load) -> None:
     said = root.locator("[data-linked-said]")
     assert said.inner_text().startswith(words["newest"])
     root.locator('[data-matrix="mask"] td[data-i="7"][data-j="1"] button').hover()
-    window_agrees(page, root, 10, 4, 2, query=7)
+    window_agrees(page, root, 10, 4, 2, query=7)  # query 7's weights
+    assert 'data-band="0.5 1.5"' in svg(page, "window_sinks", "sinks")  # key 1's
     slots = root.evaluate(SLOTS)
     assert [r for r, p, _, framed in slots if framed] == [1]  # key 1, a sink, in row 1
     text = said.inner_text()
@@ -2495,6 +2600,29 @@ def test_window_sinks_chart_dragged_and_cache_linked(load) -> None:
         assert len(framed) == 10 + 1  # its 10 cells and its header
     root.locator("select[data-size]").first.hover()
     assert root.locator('[data-matrix="mask"] .explorable-column').count() == 0
+    # a stem pointed at (the newest query's, 9): its key's column framed in
+    # the grid and in the weights, its cache row framed, its stems shaded
+    sinks = root.locator('svg[data-chart="sinks"]')
+    sinks.scroll_into_view_if_needed()
+    box = sinks.bounding_box()
+    stems = Chart(svg(page, "window_sinks", "sinks"))
+    for j in (0, 8):
+        page.mouse.move(chart_x(box, stems, j), box["y"] + box["height"] / 2)
+        framed = root.evaluate(
+            """root => [...root.querySelectorAll(
+                '[data-matrix="mask"] .explorable-column')]
+                .filter(c => !c.hidden && !c.parentElement.hidden)
+                .map(c => Number(c.dataset.j))"""
+        )
+        assert set(framed) == {j} and len(framed) == 10 + 1, (j, framed)
+        weights = root.locator('[data-matrix="weights"] td.explorable-column')
+        assert weights.count() == 2 and weights.first.get_attribute("data-j") == str(j)
+        slots = [r for r, p, _, framed in root.evaluate(SLOTS) if framed]
+        assert slots == [list(held).index(j)], (j, slots)
+        assert f'data-band="{j - 0.5} {j + 0.5}"' in svg(page, "window_sinks", "sinks")
+    root.locator("select[data-size]").first.hover()
+    assert root.locator('[data-matrix="mask"] .explorable-column').count() == 0
+    assert "data-band" not in svg(page, "window_sinks", "sinks")
     assert not watch.problems(), watch.problems()
 
 

@@ -835,9 +835,12 @@ def test_the_kv_chart_draws_the_package_s_sizes() -> None:
             >= kv_total(sizes, first - 1)
         )
         assert (
-            f'data-fill="{key}" data-value="{first}">從 n = {oracle.grouped(first)} 起<'
-            in html
+            f'data-fill="{key}" data-value="{first}"><button type="button" '
+            f'data-go="{first}">從 n = {oracle.grouped(first)} 起<' in html
         )
+        # its ring is pressed (a target 24 units across) and its rule named
+        assert f'data-hit="{first}" data-key="{key}" data-pick' in chart.svg
+        assert f'data-key="{key}"><line class="explorable-rule"' in chart.svg
         mark = re.search(
             rf'<circle class="explorable-mark" data-mark="{first}" '
             r'cx="([\d.]+)" cy="([\d.]+)"',
@@ -932,7 +935,7 @@ def test_the_kv_calculator_refuses_n_above_the_safe_integers() -> None:
 #: A device's rule: its value, its line's height, the leader to a moved
 #: label (x1, y1, x2, y2) if any, and its label's right end, baseline and text.
 KV_RULE = re.compile(
-    r'<g data-rule="(?P<at>[^"]+)"><line class="explorable-rule"'
+    r'<g data-rule="(?P<at>[^"]+)"[^>]*><line class="explorable-rule"'
     r' x1="(?P<left>[\d.]+)" x2="(?P<right>[\d.]+)"'
     r'[^>]*y1="(?P<y>[\d.]+)"[^>]*></line>'
     r'(?:<line class="explorable-rule-leader" x1="(?P<x1>[\d.]+)" y1="(?P<y1>[\d.]+)" '
@@ -944,12 +947,14 @@ KV_RULE = re.compile(
 
 @pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans"])
 def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
-    """Each device's label is drawn at its own line's left end, clear of the
-    size's curve, which rises to the right (review F28, r37: at the right
-    end the labels crossed the curve and each other): just above the line,
-    or, when lines are closer than a line of text, in a column in the lines'
-    order joined to each line's end by a leader; labels a line of text and
-    its rim (15 units) apart, and no line through a label's text."""
+    """Each device's label is drawn by its own ring (r47: the names stacked
+    in the chart's corner were far from the rings they name): left of the
+    ring, clear of the size's curve, which is below the lines there (review
+    F28, r37: at the lines' right end the labels crossed the curve); just
+    above its line, or, when lines are closer than a line of text, in a
+    column left of the leftmost ring, in the lines' order, joined to its
+    ring by a leader; labels a line of text and its rim (15 units) apart,
+    and no line through a label's text."""
     svg = charts(explorables.render("kv_cache", language))["size"]
     words = explorables.words_for("kv_cache", language)
     drawn = [m.groupdict() for m in KV_RULE.finditer(svg)]
@@ -958,16 +963,25 @@ def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
         oracle.device_bytes(gb): words[f"device_{key}"]
         for key, gb in explorables.KV_DEVICES
     }
+    sizes = dict(explorables.KV_DEFAULT)
+    rings = {}
+    for _, gb in explorables.KV_DEVICES:
+        first = oracle.kv_fills(sizes, oracle.device_bytes(gb))
+        ring = re.search(rf'data-mark="{first}" cx="([\d.]+)" cy="([\d.]+)"', svg)
+        rings[oracle.device_bytes(gb)] = (float(ring[1]), float(ring[2]))
+    column = min(x for x, _ in rings.values()) - 8
     for rule in drawn:
         assert rule["text"] == names[float(rule["at"])]  # each label on its line
-        assert rule["anchor"] == "start"
-        left, line, x, y = (float(rule[k]) for k in ("left", "y", "x", "ly"))
-        assert left <= x <= left + 12  # at the line's left end
+        assert rule["anchor"] == "end"
+        ring_x, ring_y = rings[float(rule["at"])]
+        line, x, y = (float(rule[k]) for k in ("y", "x", "ly"))
+        assert abs(ring_y - line) < 0.01  # the ring on its line
         if rule["x1"] is None:
-            assert abs(y - (line - 3)) < 0.01  # just above its line
-        else:  # the leader runs from the line's end to the label
-            assert float(rule["x1"]) == left and abs(float(rule["y1"]) - line) < 0.01
-            assert abs(float(rule["x2"]) - (x - 2)) < 0.01
+            assert abs(y - (line - 3)) < 0.01 and abs(x - (ring_x - 8)) < 0.01
+        else:  # the leader runs from the ring to the label
+            assert abs(x - column) < 0.01
+            assert float(rule["x1"]) == ring_x and abs(float(rule["y1"]) - line) < 0.01
+            assert abs(float(rule["x2"]) - (x + 2)) < 0.01
             assert abs(float(rule["y2"]) - (y - 4)) < 0.01
     assert any(rule["x1"] is not None for rule in drawn)  # 80 and 141 GB: close
     heights = sorted(float(rule["ly"]) for rule in drawn)
@@ -979,14 +993,25 @@ def test_the_kv_chart_names_each_device_by_its_line(language: str) -> None:
     for rule in drawn:  # the text from its baseline up 12 units, with its rim
         top, bottom = float(rule["ly"]) - 13, float(rule["ly"]) + 2
         assert not any(top < float(r["y"]) < bottom for r in drawn), rule
-    # the curve passes below the labels at their end of the chart
-    top_label = min(heights) - 12
-    starts = re.findall(
-        r'<path class="explorable-line[^"]*"[^>]*d="M[\d.]+ ([\d.]+)', svg
+    # the current kind's curve passes below the labels left of the rings
+    (path,) = re.findall(
+        r'data-line="0" data-key="mha" data-pick(?:="")? d="([^"]+)"', svg
     )
-    assert len(starts) == len(explorables.KV_KINDS)  # every kind's line
-    for low in (float(y) for y in starts):
-        assert low > max(heights) + 4 or low < top_label, (low, heights)
+    points = [tuple(map(float, p)) for p in re.findall(r"([\d.]+) ([\d.]+)", path)]
+    assert any(px <= column for px, _ in points)
+    for low in (py for px, py in points if px <= column):
+        assert low > max(heights) + 4, (low, heights)
+
+
+def test_the_kv_chart_names_the_devices_at_the_left_without_rings() -> None:
+    """Under a window no ring is drawn: the labels are at the lines' left
+    end, where the curve is lowest (review F28, r37)."""
+    svg = charts(draw_with("kv_cache", data_kv(window=4096)))["size"]
+    drawn = [m.groupdict() for m in KV_RULE.finditer(svg)]
+    assert len(drawn) == len(explorables.KV_DEVICES)
+    for rule in drawn:
+        assert rule["anchor"] == "start"
+        assert float(rule["left"]) <= float(rule["x"]) <= float(rule["left"]) + 12
 
 
 @pytest.mark.parametrize(("m", "r", "d"), [(3, 0, 4), (0, 3, 16), (32, 29, 8)])
