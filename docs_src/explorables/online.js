@@ -49,7 +49,7 @@ export function render(w, data) {
     dataNode(data.v) + controls + `<p class="explorable-note">${w.hint}</p>` +
     `<div class="explorable-online">${panels}<div class="explorable-online-tables">` +
     `${steps}<div class="explorable-tables">${values}${plain}</div></div></div>` +
-    status() + templates(w, "start", "step", "done", "empty", "moved", "chart_start", "rescale"));
+    status() + templates(w, "start", "step", "done", "empty", "moved", "chart_start", "rescale", "underflow"));
 }
 
 export function mount(root) {
@@ -146,7 +146,12 @@ export function mount(root) {
         ls.push([t - DROP, before], [t - DROP, factor * before], [t, factor * before]);
         // the first drop named (r45): "rescale ×0.135"
         const name = notes.length ? "" : `${words(root, "rescale")} `;
-        notes.push({ x: t - DROP, y: (1 + factor) * before / 2, text: `${name}×${fmt(factor, 3)}` });
+        // A factor float64 rounds to 0 (e^(−999)) is said to be below
+        // 10^−308, as the softmax figure says it (on two lines), never "×0.000".
+        notes.push({
+          x: t - DROP, y: (1 + factor) * before / 2,
+          text: `${name}×${factor === 0 ? words(root, "underflow") : fmt(factor, 3)}`,
+        });
       } else ls.push([t, before]);
       ls.push([t, l]); // the add: + Σ e^(s_j − m')
       step.row.slice(2 + V[0].length).forEach((z, c) => {

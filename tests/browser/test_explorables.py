@@ -1777,6 +1777,20 @@ def test_online_softmax_refuses_what_it_cannot_compute(load) -> None:
     state = oracle.online_state(list(explorables.ONLINE_S), 1)
     compare(page, "online", "plain", [state["plain"]])
     assert root.locator("button[data-next]").is_enabled()
+    # s_2 = 1000: the rescale factor e^(1 - 1000) underflows; its note says
+    # so as the softmax figure does, never "×0.000" (r47), and stays inside
+    s2.fill("1000")
+    s = list(explorables.ONLINE_S)
+    s[1] = 1000.0
+    compare(page, "online", "plain", [oracle.online_state(s, 1)["plain"]])
+    online_chart_agrees(page, s, 1, None)
+    assert "×0.000" not in svg(page, "online", "sum")
+    inside = root.locator('svg[data-chart="sum"]').evaluate(
+        """svg => [...svg.querySelectorAll("[data-note]")].every(t => {
+            const [a, b] = [t.getBoundingClientRect(), svg.getBoundingClientRect()];
+            return a.left >= b.left - 1 && a.right <= b.right + 1; })"""
+    )
+    assert inside
     assert not watch.problems(), watch.problems()
 
 
