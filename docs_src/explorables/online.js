@@ -41,7 +41,7 @@ export function render(w, data) {
   // Each step's row named by a button (its t): focusing it, or pointing at
   // its row, rings that step on the panels; one Tab stop, the arrows move.
   const stepButton = (j) =>
-    `<button type="button" data-step="${j}" tabindex="${j === 0 ? 0 : -1}" disabled>${j + 1}</button>`;
+    `<button type="button" data-step="${j}" data-cell tabindex="${j === 0 ? 0 : -1}" disabled>${j + 1}</button>`;
   const steps = matrix("steps", w.steps, data.s.map((_, j) => stepButton(j)),
     ["m", "ℓ", sub("o", 1), sub("o", 2), `${sub("o", 1)}/ℓ`, `${sub("o", 2)}/ℓ`]);
   const plain = matrix("plain", w.plain, [w.plain_row], ["1", "2"]);
