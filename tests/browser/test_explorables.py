@@ -1850,6 +1850,16 @@ def test_online_softmax_is_acted_on_in_its_panels(load) -> None:
         .first.evaluate("td => getComputedStyle(td).visibility")
         == "hidden"
     )
+    # ... each of their cells a muted "—", not an empty grid (r47)
+    dash = (
+        rows.nth(3)
+        .locator("td")
+        .first.evaluate(
+            """td => { const after = getComputedStyle(td, "::after");
+            return [after.content, after.visibility]; }"""
+        )
+    )
+    assert dash == ['"—"', "visible"], dash
     assert rows.nth(2).locator("td").first.is_visible()
     # the o/l panel at t = 4 (blocks of 2: the second block)
     root.locator("select[data-block]").select_option("2")
