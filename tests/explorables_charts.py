@@ -73,8 +73,12 @@ class Chart:
 
     def notes(self) -> list[tuple[float, str]]:
         """Each note written on the chart: its x (data-note) and its text."""
-        note = r'<text[^>]*data-note="([^"]+)"[^>]*>([^<]*)</text>'
-        return [(float(x), text) for x, text in re.findall(note, self.svg)]
+        note = r'<text[^>]*data-note="([^"]+)"[^>]*>(.*?)</text>'
+        # a second line is a <tspan>: joined with "\n"
+        return [
+            (float(x), re.sub(r"<tspan[^>]*>", "\n", text).replace("</tspan>", ""))
+            for x, text in re.findall(note, self.svg)
+        ]
 
     def later(self) -> float | None:
         """Where the veil over the steps not reached yet starts (its x)."""

@@ -417,10 +417,16 @@ def online_panels_agree(
     notes = total.notes()
     factors = expected["notes"]
     assert [round(x, 6) for x, _ in notes] == [round(x, 6) for x, _ in factors]
-    # each drop's factor; the first named too ("縮小 ×0.135", r45)
+    # each drop's factor; the first named too ("縮小 ×0.135", r45); a factor
+    # float64 rounds to 0 said to be below 10^-308, never "×0.000" (r47)
     texts = [text for _, text in notes]
-    assert [t.split(" ")[-1] for t in texts] == [f"×{fmt(f, 3)}" for _, f in factors]
-    assert [" " in t for t in texts] == [k == 0 for k in range(len(texts))], texts
+    for k, (text, (_, f)) in enumerate(zip(texts, factors, strict=True)):
+        name, _, shown = text.partition("×")
+        assert name.endswith(" ") if k == 0 else name == "", texts
+        if f == 0:  # "10⁻³⁰⁸ 未満\n（アンダーフロー）", "小於 10⁻³⁰⁸\n（下溢）"
+            assert "10⁻³⁰⁸" in shown and "\n" in shown and "0.000" not in shown, text
+        else:
+            assert shown == fmt(f, 3), texts
     for c, values in enumerate(expected["output"]):
         (points,) = output.lines()[c]
         same(points, values, f"o{c + 1}/l")

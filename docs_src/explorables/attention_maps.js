@@ -53,8 +53,14 @@ export function render(w, data) {
     .map((l) => `<th scope="col">${esc(message(w.layer_n, { l }))}</th>`).join("");
   const squares = [...Array(n).keys()].flatMap((i) => [...Array(i + 1).keys()].map((j) =>
     `<rect x="${j}" y="${i}" width="1" height="1"></rect>`)).join("");
+  // The orientation cue (r47): the previous character's cells (i, i − 1)
+  // outlined thinly, as the big map frames them (those past a shorter
+  // sentence's n lie outside the viewBox); and the mark of the weight
+  // pointed at in the big map, drawn by mount().
+  const previous = [...Array(n - 1).keys()].map((j) => `M${j} ${j + 1}h1v1h-1z`).join("");
   const thumb = `<svg class="explorable-thumb" viewBox="0 0 ${first} ${first}" aria-hidden="true" ` +
-    `focusable="false">${squares}</svg>`;
+    `focusable="false">${squares}<path class="explorable-thumb-previous" d="${previous}"></path>` +
+    '<path class="explorable-thumb-mark" d=""></path></svg>';
   const bars = count(data.heads).map((h) => {
     const cells = count(data.layers).map((l) =>
       `<td data-l="${l}" data-h="${h}" class="explorable-thumb-cell">` +
@@ -126,9 +132,12 @@ export function mount(root) {
     return { s, l, h, a: s.weights[l - 1][h - 1] }; // A_ij: row i the query, column j the key
   };
 
-  // The pointed weight: its query's and key's labels marked, and said.
+  // The pointed weight: its query's and key's labels marked, and said; the
+  // same (i, j) marked in every head's thumbnail (r47).
   const link = () => {
     for (const th of table.querySelectorAll(".explorable-linked")) th.classList.remove("explorable-linked");
+    const square = pointed ? `M${pointed[1]} ${pointed[0]}h1v1h-1z` : "";
+    for (const mark of root.querySelectorAll(".explorable-thumb-mark")) mark.setAttribute("d", square);
     const { s, a } = current();
     if (!pointed) {
       // by default, the last query's largest weight, then how to point at others

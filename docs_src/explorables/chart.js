@@ -153,7 +153,8 @@ export function valueAt(svg, event) {
 //     ring: when every rule has one, each label is written by its point)
 //   cursor: the x of the vertical cursor (none if undefined)
 //   notes: [{x, y, text}]: a short text written left of the point (x, y),
-//     <text data-note="x">, e.g. the factor a step is multiplied by
+//     <text data-note="x">, e.g. the factor a step is multiplied by; a "\n"
+//     in the text starts a second line (a <tspan> under the first)
 //   later: the x right of which the plot is veiled (<rect data-later>), as
 //     steps not reached yet (none if undefined)
 //   bands: [{from, to}]: x ranges shaded behind the plot (<rect data-band>),
@@ -319,8 +320,11 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
       `x="${px(label.x + 4)}" y="${px(label.y + 4)}">${label.text}</text>`);
   }
   for (const note of notes.filter((n) => drawable(n.x, x) && drawable(n.y, y))) {
-    parts.push(`<text class="explorable-note-label" data-note="${note.x}" x="${px(X(note.x) - 4)}" ` +
-      `y="${px(Y(note.y) + 4)}" text-anchor="end">${esc(note.text)}</text>`);
+    const [first, ...more] = note.text.split("\n");
+    const at = px(X(note.x) - 4);
+    parts.push(`<text class="explorable-note-label" data-note="${note.x}" x="${at}" ` +
+      `y="${px(Y(note.y) + 4)}" text-anchor="end">${esc(first)}` +
+      more.map((line) => `<tspan x="${at}" dy="1.2em">${esc(line)}</tspan>`).join("") + "</text>");
   }
   if (later !== undefined && drawable(later, x) && X(later) < AREA.right) {
     parts.push(`<rect class="explorable-later" data-later="${later}" x="${px(X(later))}" y="${AREA.top}" ` +

@@ -321,6 +321,8 @@ export function linkCells(buttons, point, { rows, last, control = "button" }) {
       on();
     });
     b.addEventListener("pointerenter", on);
+    // a tap focuses the cell (a touch browser may not), so its link stays
+    b.addEventListener("click", () => b !== b.ownerDocument.activeElement && b.focus());
     b.addEventListener("blur", off);
     b.addEventListener("pointerleave", () => (b === b.ownerDocument.activeElement ? on() : off()));
     b.addEventListener("keydown", (event) => {
@@ -330,9 +332,10 @@ export function linkCells(buttons, point, { rows, last, control = "button" }) {
         Home: [i, 0], End: [i, last(i)],
       }[event.key];
       if (!to || to[0] < 0 || to[0] >= rows() || to[1] < 0 || to[1] > last(to[0])) return;
-      event.preventDefault();
       const next = b.closest("[data-matrix]")
         .querySelector(`td[data-i="${to[0]}"][data-j="${to[1]}"] ${control}`);
+      if (!next) return; // a cell of plain numbers beside the grid's column (softmax.js)
+      event.preventDefault();
       b.tabIndex = -1;
       next.tabIndex = 0;
       next.focus();

@@ -44,8 +44,13 @@ function drawStrip(svg, products, score) {
       ? `<rect class="explorable-strip-s" x="${x}" y="${num(top)}" width="${STRIP.bar}" height="${num(h)}"></rect>`
       : `<rect class="explorable-strip-q" x="${x}" y="${num(top)}" width="${half}" height="${num(h)}"></rect>` +
         `<rect class="explorable-strip-k" x="${x + half}" y="${num(top)}" width="${half}" height="${num(h)}"></rect>`;
+    // the value over (under) its bar, moved in from the drawing's edges so
+    // that a long one ("1.00 × 10⁸") is never cut (r47); 7 units a character
+    const text = fmt(v, last ? 3 : 2);
+    const room = (text.length * 7) / 2 + 2;
+    const centre = Math.min(STRIP.width - room, Math.max(room, x + half));
     parts.push(`<g ${last ? "data-score-bar" : `data-product="${p}"`} data-value="${v}">${bar}` +
-      `<text x="${x + half}" y="${num(label)}" text-anchor="middle">${fmt(v, last ? 3 : 2)}</text>` +
+      `<text x="${num(centre)}" y="${num(label)}" text-anchor="middle">${text}</text>` +
       `<text class="explorable-strip-name" x="${x + half}" y="${STRIP.height - 2}" text-anchor="middle">` +
       `${last ? "s" : `p = ${p + 1}`}</text></g>`);
   });

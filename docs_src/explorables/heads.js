@@ -9,7 +9,7 @@
 // g's columns, query i's row of Q and key j's row of K, and writes the score
 // they make, term by term, (q_i · k_j) / √d_k; it lights the value v_j the
 // weight multiplies and query i's row of Concat and of head_g W^O_g, which
-// it goes into; it marks the same query and key in every other head and
+// it goes into, and the output's row z_i; it marks the same query and key in every other head and
 // says all their weights. A head's block of W^O is zeroed and kept again by
 // its button or by pressing the block itself.
 import {
@@ -125,7 +125,10 @@ export function mount(root) {
         table(key).querySelector(`td[data-i="${row}"][data-j="${c}"]`).classList.add("explorable-linked");
       }
     }
-    for (const cell of table(`term${g}`).querySelectorAll(`td[data-i="${i}"]`)) cell.classList.add("explorable-linked");
+    // and the final output's row z_i, where head g's contribution lands (r47)
+    for (const key of [`term${g}`, "output"]) {
+      for (const cell of table(key).querySelectorAll(`td[data-i="${i}"]`)) cell.classList.add("explorable-linked");
+    }
     const terms = columns.map((c) => `${fmt(state.q[i][c], 2)} × ${fmt(state.k[j][c], 2)}`).join(" + ");
     speak(said, message(words(root, "score"), {
       g: g + 1, i: i + 1, j: j + 1, terms, d_k: state.dK, score: fmt(state.heads[g].scores[i][j], 3),

@@ -14,7 +14,7 @@ import {
   announce, announceSettled, dataNode, field, fill, fmt, frame, matrix, message, optionList, register,
   resize, softmax, speak, status, sub, templates, words,
 } from "./core.js";
-import { chartBox, dragBars, draw, follow } from "./chart.js";
+import { chartBox, dragBars, draw, follow, valueAt } from "./chart.js";
 
 // How far before a block's end (in keys) the chart draws l's drop.
 const DROP = 0.25;
@@ -38,7 +38,11 @@ export function render(w, data) {
     `<button type="button" data-next disabled>${w.next}</button>` +
     `<button type="button" data-restart disabled>${w.restart}</button>` +
     '<p class="explorable-error" id="explorable-online-error" data-error hidden></p></div>';
-  const steps = matrix("steps", w.steps, data.s.map((_, j) => String(j + 1)),
+  // Each step's row named by a button (its t): focusing it, or pointing at
+  // its row, rings that step on the panels; one Tab stop, the arrows move.
+  const stepButton = (j) =>
+    `<button type="button" data-step="${j}" data-cell tabindex="${j === 0 ? 0 : -1}" disabled>${j + 1}</button>`;
+  const steps = matrix("steps", w.steps, data.s.map((_, j) => stepButton(j)),
     ["m", "ℓ", sub("o", 1), sub("o", 2), `${sub("o", 1)}/ℓ`, `${sub("o", 2)}/ℓ`]);
   const plain = matrix("plain", w.plain, [w.plain_row], ["1", "2"]);
   // The values v_t the outputs o mix (the page's V, one row per key).
@@ -49,7 +53,7 @@ export function render(w, data) {
     dataNode(data.v) + controls + `<p class="explorable-note">${w.hint}</p>` +
     `<div class="explorable-online">${panels}<div class="explorable-online-tables">` +
     `${steps}<div class="explorable-tables">${values}${plain}</div></div></div>` +
-    status() + templates(w, "start", "step", "done", "empty", "moved", "chart_start", "rescale"));
+    status() + templates(w, "start", "step", "done", "empty", "moved", "chart_start", "rescale", "underflow"));
 }
 
 export function mount(root) {
@@ -116,7 +120,7 @@ export function mount(root) {
     fill(root, "values", V, 1);
     // Each row is named by t, the number of keys processed so far.
     rows.forEach((tr, t) => {
-      if (t < steps.length) tr.querySelector("th").textContent = String(steps[t].keys);
+      if (t < steps.length) tr.querySelector("th button").textContent = String(steps[t].keys);
     });
     resize(root, "steps", steps.length, 6);
     return plain;
@@ -146,7 +150,12 @@ export function mount(root) {
         ls.push([t - DROP, before], [t - DROP, factor * before], [t, factor * before]);
         // the first drop named (r45): "rescale ×0.135"
         const name = notes.length ? "" : `${words(root, "rescale")} `;
-        notes.push({ x: t - DROP, y: (1 + factor) * before / 2, text: `${name}×${fmt(factor, 3)}` });
+        // A factor float64 rounds to 0 (e^(−999)) is said to be below
+        // 10^−308, as the softmax figure says it (on two lines), never "×0.000".
+        notes.push({
+          x: t - DROP, y: (1 + factor) * before / 2,
+          text: `${name}×${factor === 0 ? words(root, "underflow") : fmt(factor, 3)}`,
+        });
       } else ls.push([t, before]);
       ls.push([t, l]); // the add: + Σ e^(s_j − m')
       step.row.slice(2 + V[0].length).forEach((z, c) => {
@@ -236,17 +245,52 @@ export function mount(root) {
     if (compute() === null) return refuse();
     showUpTo(0);
   };
-  // Pointing at a step's row of the table rings its l and o / l on the panels.
+  // Linked both ways, by pointer, focus and tap (r47): pointing at a step's
+  // row or focusing its button, or pointing at key t on a panel (a bar, or
+  // l and o/l at t), marks that step's row and rings its l and o / l on the
+  // panels. The focused row's link holds while the pointer is elsewhere.
+  const stepButtons = rows.map((tr) => tr.querySelector("button[data-step]"));
+  const focusedStep = () => {
+    const t = stepButtons.indexOf(root.ownerDocument.activeElement);
+    return t >= 0 ? t : null;
+  };
+  const point = (t) => {
+    if (t === pointed) return;
+    pointed = t;
+    rows.forEach((tr, k) => tr.classList.toggle("explorable-linked", k === t));
+    if (steps.length) chart(scores);
+  };
   rows.forEach((tr, t) => {
-    tr.addEventListener("pointerenter", () => {
-      pointed = t;
-      if (steps.length) chart(scores);
+    tr.addEventListener("pointerenter", () => point(t));
+    tr.addEventListener("pointerleave", () => point(focusedStep()));
+  });
+  stepButtons.forEach((b, t) => {
+    b.addEventListener("focus", () => {
+      stepButtons.forEach((other) => (other.tabIndex = other === b ? 0 : -1));
+      point(t);
     });
-    tr.addEventListener("pointerleave", () => {
-      pointed = null;
-      if (steps.length) chart(scores);
+    b.addEventListener("blur", () => point(focusedStep()));
+    b.addEventListener("click", () => b !== b.ownerDocument.activeElement && b.focus());
+    b.addEventListener("keydown", (event) => {
+      const shownRows = rows.filter((tr) => !tr.hidden).length;
+      const to = { ArrowUp: t - 1, ArrowDown: t + 1, Home: 0, End: shownRows - 1 }[event.key];
+      if (to === undefined || to < 0 || to >= shownRows) return;
+      event.preventDefault();
+      stepButtons[to].focus();
     });
   });
+  // key t under the pointer on a panel: the step whose block holds it
+  const stepOf = (t) => {
+    const k = steps.findIndex((step) => step.keys >= Math.round(t));
+    return Math.round(t) >= 1 && k >= 0 ? k : null;
+  };
+  for (const key of ["scores", "sum", "output"]) {
+    const svg = root.querySelector(`[data-chart="${key}"]`);
+    svg.addEventListener("pointermove", (event) => {
+      if (svg.chartX) point(stepOf(valueAt(svg, event)[0]));
+    });
+    svg.addEventListener("pointerleave", () => point(focusedStep()));
+  }
   inputs.forEach((input, j) => input.addEventListener("input", () => rescore(j)));
   block.addEventListener("input", restart);
   next.addEventListener("click", () => showUpTo(shown + 1));

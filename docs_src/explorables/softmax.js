@@ -12,10 +12,10 @@
 // softmax's own input (here u), each with a cursor at the current t that
 // the reader drags.
 import {
-  announce, announceSettled, field, fill, fmt, frame, matrix, message, numberCell, register, sci,
-  show, showSci, softmax, speak, status, sub, templates, words,
+  announce, announceSettled, field, fill, fmt, frame, linkCells, matrix, message, numberCell, register,
+  said, sci, show, showSci, softmax, speak, status, sub, templates, words,
 } from "./core.js";
-import { chartBox, dragBars, draw, follow } from "./chart.js";
+import { chartBox, dragBars, draw, follow, valueAt } from "./chart.js";
 
 const T_MAX = 10;
 // The log axis of max|J| stops at 10^−16 (about float64's epsilon): below,
@@ -38,21 +38,27 @@ export function render(w, data) {
     `value="${data.t}" data-t disabled>` +
     `<output for="explorable-softmax-t" data-t-shown>${fmt(data.t, 1)}</output>`;
   const error = '<p class="explorable-error" id="explorable-softmax-error" data-error hidden></p>';
-  // s_j: a bar as long as the weight, and the weight.
+  // s_j: a bar as long as the weight, and the weight, in a button that
+  // links w_j's views (focus, pointer, tap; one Tab stop, arrows: linkCells).
   const bar = (i, j, attrs) =>
-    `<td${attrs} class="explorable-bar-cell"><span class="explorable-bar" style="--w: 0%"></span>` +
-    `<span data-value="0" data-s="${i}">0</span></td>`;
+    `<td${attrs} class="explorable-bar-cell"><button type="button" data-w="${i}" ` +
+    `tabindex="${i === 0 ? 0 : -1}" disabled><span class="explorable-bar" style="--w: 0%"></span>` +
+    `<span data-value="0" data-s="${i}">0</span></button></td>`;
+  // ∂w_j/∂u_l: a button that links w_j's and w_l's views (as w_j's).
+  const entry = (i, j, attrs) =>
+    `<td${attrs}><button type="button" data-value="0" tabindex="${i === 0 && j === 0 ? 0 : -1}" disabled>0</button></td>`;
   const labels = data.x.map((_, j) => sub("x", j + 1));
   const weights = matrix("weights", w.weights, labels,
     [sub("x", "j"), `${sub("u", "j")} = t${sub("x", "j")}`, sub("w", "j")],
-    { cell: (i, j, attrs) => (j === 2 ? bar(i, j, attrs) : numberCell(attrs)) });
+    { cell: (i, j, attrs) => (j === 2 ? bar(i, j, attrs) : numberCell(attrs)) })
+    .replace('class="explorable-matrix"', 'class="explorable-matrix explorable-cells"');
   // The Jacobian as a diverging heat map (explorables.css): --p and --n
   // its entry's positive and negative part over 1/4, the largest an entry
   // can be (s_j (1 − s_j) and s_j s_l are at most 1/4), so that the map
   // fades to the page's colour as the softmax saturates.
   const jacobian = matrix("jacobian", w.jacobian,
-    labels.map((_, j) => sub("w", j + 1)), labels.map((_, j) => sub("u", j + 1)))
-    .replace('class="explorable-matrix"', 'class="explorable-matrix explorable-diverging"');
+    labels.map((_, j) => sub("w", j + 1)), labels.map((_, j) => sub("u", j + 1)), { cell: entry })
+    .replace('class="explorable-matrix"', 'class="explorable-matrix explorable-diverging explorable-cells"');
   const scaleNote = `<p class="explorable-range-note">${w.jacobian_colours}</p>`;
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const results = `<dl class="explorable-results">${result("largest")}${result("rest")}${result("jmax")}</dl>`;
@@ -91,8 +97,16 @@ const number = (el, v) => (fixed(v) ? show(el, v, 4) : showSci(el, v));
 
 const SUBSCRIPT = (j) => String(j).replace(/\d/g, (d) => String.fromCharCode(0x2080 + Number(d)));
 
+// No view linked.
+const NONE = { js: [], cells: [] };
+
 export function mount(root) {
   const xs = [...root.querySelectorAll("input[data-x]")];
+  const weightButtons = [...root.querySelectorAll("button[data-w]")];
+  const jacobianButtons = [...root.querySelectorAll('[data-matrix="jacobian"] button')];
+  let linked = NONE; // the views linked: weights j (strings) and Jacobian cells
+  let scores = []; // the reader's x, as last read
+  let weightCurves = null; // the states of the curves w_j(t), as last drawn
   const t = root.querySelector("input[data-t]");
   const error = root.querySelector("[data-error]");
   const blank = (el) => {
@@ -147,12 +161,18 @@ export function mount(root) {
       lines: [{ points: jmax, label: "max|J|" }, { points: rest, label: "ε" }],
       cursor: scale,
     });
-    // the scores x_j as bars (stems from 0), j = 1 … n
+    weightCurves = states;
+    drawScores(x);
+  };
+  // the scores x_j as bars (stems from 0), j = 1 … n; the linked ones ringed
+  const drawScores = (x) => {
     const finite = x.filter(Number.isFinite);
     draw(root.querySelector('[data-chart="scores"]'), {
       x: { min: 0.5, max: x.length + 0.5, label: "j" },
       y: { min: Math.min(SCORES.min, ...finite), max: Math.max(SCORES.max, ...finite) },
-      lines: [{ points: x.map((xj, j) => [j + 1, xj]), dots: true }],
+      // one series a score: bar j in the colour of its curve w_j
+      lines: x.map((xj, j) => ({ points: [[j + 1, xj]], dots: true })),
+      marks: linked.js.map((j) => ({ x: Number(j) + 1, y: x[j] })),
     });
   };
 
@@ -160,13 +180,16 @@ export function mount(root) {
     const scale = Number(t.value);
     root.querySelector("[data-t-shown]").textContent = fmt(scale, 1);
     const { x, problem } = read(scale);
+    scores = x;
     chart(x, scale);
+    mark();
     const now = problem ? null : state(x, scale);
     if (!now) {
       for (const cell of root.querySelectorAll("[data-matrix] td[data-i]")) {
         blank(cell.querySelector("[data-value]") || cell);
       }
       for (const bar of root.querySelectorAll(".explorable-bar")) bar.style.setProperty("--w", "0%");
+      for (const b of [...weightButtons, ...jacobianButtons]) b.removeAttribute("aria-label");
       for (const td of root.querySelectorAll('[data-matrix="jacobian"] td[data-i]')) {
         td.style.removeProperty("--p");
         td.style.removeProperty("--n");
@@ -182,11 +205,16 @@ export function mount(root) {
         el.dataset.value = "0";
         speak(el, words(root, "underflow"));
       } else show(el, sj, 4);
+      weightButtons[j].setAttribute("aria-label",
+        `w${SUBSCRIPT(j + 1)} = ${sj === 0 ? said(root, words(root, "underflow")) : fmt(sj, 4)}`);
       root.querySelectorAll(".explorable-bar")[j].style.setProperty("--w", `${(100 * sj).toFixed(2)}%`);
     });
     // fixed decimals down to 10^−3, m × 10^e below (0.0067, not 6.7 × 10^−3)
-    now.jacobian.forEach((row, i) => row.forEach((v, j) =>
-      number(root.querySelector(`[data-matrix="jacobian"] td[data-i="${i}"][data-j="${j}"]`), v)));
+    now.jacobian.forEach((row, i) => row.forEach((v, j) => {
+      const b = root.querySelector(`[data-matrix="jacobian"] td[data-i="${i}"][data-j="${j}"] button`);
+      number(b, v);
+      b.setAttribute("aria-label", `∂w${SUBSCRIPT(i + 1)}/∂u${SUBSCRIPT(j + 1)} = ${said(root, b.innerHTML)}`);
+    }));
     for (const td of root.querySelectorAll('[data-matrix="jacobian"] td[data-i]')) {
       const v = now.jacobian[td.dataset.i][td.dataset.j];
       td.style.setProperty("--p", String(Math.max(0, v) * 4));
@@ -207,28 +235,65 @@ export function mount(root) {
       t: fmt(scale, 1), largest: fmt(now.largest, 4), rest: small(now.rest), jmax: small(now.jmax),
     }));
   };
-  // Views linked (pointer): a weight's row marks its line on the chart and
-  // the Jacobian's row and column of that weight; a Jacobian entry
-  // ∂w_j/∂u_l marks the rows of w_j and w_l and their lines.
-  const link = (js, cells) => {
+  // Views linked, both ways, by pointer, focus and tap: w_j's row (its
+  // button), bar x_j (pointed at or dragged) and curve w_j (the one nearest
+  // the pointer) mark one another and the Jacobian's row and column j; a
+  // Jacobian entry ∂w_j/∂u_l marks itself and w_j's and w_l's row, bar and
+  // curve. The focused button's link holds while the pointer is elsewhere.
+  const jacobianCells = [...root.querySelectorAll('[data-matrix="jacobian"] td[data-i]')];
+  const ofWeight = (j) => ({
+    js: [String(j)], cells: jacobianCells.filter((td) => td.dataset.i === String(j) || td.dataset.j === String(j)),
+  });
+  const ofEntry = (td) => ({ js: [...new Set([td.dataset.i, td.dataset.j])], cells: [td] });
+  const focused = () => {
+    const b = root.ownerDocument.activeElement;
+    if (weightButtons.includes(b)) return ofWeight(b.dataset.w);
+    if (jacobianButtons.includes(b)) return ofEntry(b.closest("td"));
+    return NONE;
+  };
+  const mark = () => {
     for (const el of root.querySelectorAll(".explorable-linked")) el.classList.remove("explorable-linked");
-    for (const j of js) {
+    for (const j of linked.js) {
       for (const td of root.querySelectorAll(`[data-matrix="weights"] td[data-i="${j}"]`)) td.classList.add("explorable-linked");
       root.querySelector(`[data-chart="weights"] [data-line="${j}"]`)?.classList.add("explorable-linked");
     }
-    for (const td of cells) td.classList.add("explorable-linked");
+    for (const td of linked.cells) td.classList.add("explorable-linked");
   };
-  const jacobianCells = [...root.querySelectorAll('[data-matrix="jacobian"] td[data-i]')];
+  const link = (next) => {
+    const same = next.js.join() === linked.js.join() && next.cells.length === linked.cells.length &&
+      next.cells.every((td, k) => td === linked.cells[k]);
+    if (same) return;
+    linked = next;
+    mark();
+    drawScores(scores);
+  };
   for (const tr of root.querySelectorAll('[data-matrix="weights"] tbody tr')) {
-    const j = tr.dataset.i;
-    tr.addEventListener("pointerenter", () =>
-      link([j], jacobianCells.filter((td) => td.dataset.i === j || td.dataset.j === j)));
-    tr.addEventListener("pointerleave", () => link([], []));
+    tr.addEventListener("pointerenter", () => link(ofWeight(tr.dataset.i)));
+    tr.addEventListener("pointerleave", () => link(focused()));
   }
   for (const td of jacobianCells) {
-    td.addEventListener("pointerenter", () => link([td.dataset.i, td.dataset.j], [td]));
-    td.addEventListener("pointerleave", () => link([], []));
+    td.addEventListener("pointerenter", () => link(ofEntry(td)));
+    td.addEventListener("pointerleave", () => link(focused()));
   }
+  const n = xs.length;
+  linkCells(weightButtons, (b) => link(b ? ofWeight(b.dataset.w) : focused()), { rows: () => n, last: () => 2 });
+  linkCells(jacobianButtons, (b) => link(b ? ofEntry(b.closest("td")) : focused()), { rows: () => n, last: () => n - 1 });
+  // The bar nearest the pointer, and the curve nearest it at the pointer's t.
+  const bars = root.querySelector('[data-chart="scores"]');
+  bars.addEventListener("pointermove", (event) => {
+    if (bars.hasPointerCapture(event.pointerId)) return; // a drag: its bar stays linked
+    link(ofWeight(Math.min(n, Math.max(1, Math.round(valueAt(bars, event)[0]))) - 1));
+  });
+  bars.addEventListener("pointerleave", () => link(focused()));
+  const curves = root.querySelector('[data-chart="weights"]');
+  curves.addEventListener("pointermove", (event) => {
+    const [at, y] = valueAt(curves, event);
+    const now = weightCurves?.[Math.round((at / T_MAX) * T_STEPS)];
+    if (!now) return;
+    const distance = now.s.map((sj) => Math.abs(sj - y));
+    link(ofWeight(distance.indexOf(Math.min(...distance))));
+  });
+  curves.addEventListener("pointerleave", () => link(focused()));
   for (const input of [...xs, t]) input.addEventListener("input", () => update(false));
   // Pressing or dragging on a chart sets t there (to the slider's step) and
   // hands the slider the focus, so that the arrow keys go on from there.
@@ -241,8 +306,12 @@ export function mount(root) {
       update(false);
     });
   }
-  // Pressing a bar (the score nearest the pointer) and dragging sets x_j.
-  dragBars(root.querySelector('[data-chart="scores"]'), xs, STEP, () => update(false));
+  // Pressing a bar (the score nearest the pointer) and dragging sets x_j;
+  // the bar dragged stays linked.
+  dragBars(bars, xs, STEP, (j) => {
+    linked = ofWeight(j);
+    update(false);
+  });
   update(true);
 }
 

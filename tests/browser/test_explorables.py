@@ -302,7 +302,8 @@ def softmax_charts_agree(page, x, t: float) -> None:
                 assert abs(drawn[k] - math.log10(expected)) < 1e-3, (key, k, drawn[k])
     assert min(at for at, _ in jmax.ticks["y"]) >= SOFTMAX_FLOOR
     # the scores x_j drawn as bars at j = 1, 2, 3
-    bars = Chart(svg(page, "softmax", "scores")).dots()[0]
+    dots = Chart(svg(page, "softmax", "scores")).dots()  # a series a score (r47)
+    bars = [p for k in sorted(dots) for p in dots[k]]
     assert [round(at) for at, _ in bars] == [1, 2, 3]
     assert all(abs(v - xj) < 1e-2 for (_, v), xj in zip(bars, x, strict=True)), bars
 
@@ -497,7 +498,72 @@ def test_softmax_views_are_linked(load) -> None:
     assert root.locator('[data-chart="weights"] .explorable-linked').count() == 2
     pointer_on_the_header(page)
     assert root.locator(".explorable-linked").count() == 0
+    softmax_links_by_focus_bars_and_curves(page, root)
     assert not watch.problems(), watch.problems()
+
+
+#: A point of the softmax chart `key` in its viewBox, in the viewport's pixels.
+VIEWBOX_POINT = """([key, x, y]) => {
+    const svg = document.querySelector(
+        `.explorable[data-explorable="softmax"] svg[data-chart="${key}"]`);
+    const point = svg.createSVGPoint();
+    [point.x, point.y] = [x, y];
+    const screen = point.matrixTransform(svg.getScreenCTM());
+    return [screen.x, screen.y];
+}"""
+
+
+def softmax_links_by_focus_bars_and_curves(page, root) -> None:
+    """The links also by keyboard focus (w_j's buttons, one Tab stop, the
+    arrows move; the Jacobian's entries), and both ways with the bars and
+    the curves: the bar pointed at or dragged, and the curve nearest the
+    pointer, mark w_j's row, curve, bar and Jacobian row and column (r47)."""
+    jacobian = root.locator('[data-matrix="jacobian"] td.explorable-linked')
+    row = '[data-matrix="weights"] td[data-i="{}"].explorable-linked'
+    line = root.locator('[data-chart="weights"] .explorable-linked')
+
+    def ringed() -> list[float]:
+        marks = re.findall(r'data-mark="([\d.]+)"', svg(page, "softmax", "scores"))
+        return sorted(float(x) for x in marks)
+
+    button = root.locator('button[data-w="0"]')
+    assert button.get_attribute("tabindex") == "0"
+    button.focus()
+    assert jacobian.count() == 5 and root.locator(row.format(0)).count() == 3
+    assert line.get_attribute("data-line") == "0" and ringed() == [1.0]
+    second = root.locator('button[data-w="1"]')
+    page.keyboard.press("ArrowDown")
+    assert second.evaluate("b => b === document.activeElement")
+    assert root.locator(row.format(1)).count() == 3 and ringed() == [2.0]
+    page.keyboard.press("ArrowLeft")  # x_j's cell is no button: the focus stays
+    assert second.evaluate("b => b === document.activeElement")
+    assert (second.get_attribute("aria-label") or "").startswith("w₂ = ")
+    entry = root.locator('[data-matrix="jacobian"] td[data-i="0"][data-j="2"] button')
+    entry.focus()
+    assert jacobian.count() == 1 and ringed() == [1.0, 3.0]
+    assert root.locator(row.format(0)).count() == 3 and line.count() == 2
+    page.keyboard.press("ArrowDown")
+    assert jacobian.count() == 1 and ringed() == [2.0, 3.0]
+    page.evaluate("document.activeElement.blur()")
+    assert root.locator(".explorable-linked").count() == 0 and ringed() == []
+    # the pointer on bar 3 (x = 3, in the drawing's units 50 + 2.5/3 · 276)
+    root.locator('svg[data-chart="scores"]').scroll_into_view_if_needed()
+    page.mouse.move(*page.evaluate(VIEWBOX_POINT, ["scores", 280, 100]))
+    assert root.locator(row.format(2)).count() == 3 and jacobian.count() == 5
+    assert line.get_attribute("data-line") == "2" and ringed() == [3.0]
+    # bar 1 dragged down to 0: it stays linked while the pointer passes bar 2
+    page.mouse.move(*page.evaluate(VIEWBOX_POINT, ["scores", 96, 100]))
+    page.mouse.down()
+    page.mouse.move(*page.evaluate(VIEWBOX_POINT, ["scores", 190, 130]), steps=4)
+    assert root.locator(row.format(0)).count() == 3 and ringed() == [1.0]
+    page.mouse.up()
+    # the pointer near the top of the weights chart at t ≈ 9.8: curve w_3
+    root.locator('svg[data-chart="weights"]').scroll_into_view_if_needed()
+    page.mouse.move(*page.evaluate(VIEWBOX_POINT, ["weights", 320, 15]))
+    assert line.get_attribute("data-line") == "2" and ringed() == [3.0]
+    assert root.locator(row.format(2)).count() == 3
+    pointer_on_the_header(page)
+    assert root.locator(".explorable-linked").count() == 0 and ringed() == []
 
 
 def test_softmax_drag_is_announced_once(load) -> None:
@@ -911,6 +977,20 @@ def test_running_example_refuses_what_it_cannot_compute(load) -> None:
         else:
             check(text, full, state["weights"][i][j], f"weights[{i},{j}]")
     assert zeros > 0
+    # x_11 = 10^100: the strip's value labels, "1.00 × 10²⁰⁰" wide, stay
+    # whole inside it (r47)
+    first.fill("1e100")
+    strip = root.locator("[data-strip]")
+    strip.scroll_into_view_if_needed()
+    assert "× 10" in strip.inner_html()
+    clipped = strip.evaluate(
+        """svg => { const box = svg.getBoundingClientRect();
+            return [...svg.querySelectorAll("text")]
+                .map(t => t.getBoundingClientRect())
+                .filter(r => r.left < box.left - 0.5 || r.right > box.right + 0.5)
+                .length; }"""
+    )
+    assert clipped == 0
     assert not watch.problems(), watch.problems()
 
 
@@ -1035,6 +1115,17 @@ def test_running_example_is_named_and_linked(load) -> None:
     lit(1, len(state["k"]) - 1)
     page.keyboard.press("Home")
     lit(1, 0)
+    # a phone: while a score is focused, the strip and the terms stay in view
+    # at the screen's foot, however far below S they are (r47)
+    detail = root.locator(".explorable-detail")
+    page.set_viewport_size({"width": 390, "height": 844})
+    root.locator('[data-matrix="scores"] td[data-i="0"][data-j="0"] button').focus()
+    lit(0, 0)
+    assert detail.evaluate("e => getComputedStyle(e).position") == "sticky"
+    root.locator('[data-matrix="scores"]').scroll_into_view_if_needed()
+    box = detail.bounding_box()
+    assert box["y"] + box["height"] <= 844 + 1 and box["y"] < 844, box
+    page.set_viewport_size({"width": 1280, "height": 900})
     for key in ("scores", "weights", "output"):
         stops = root.locator(f'[data-matrix="{key}"] button[tabindex="0"]')
         assert stops.count() == 1, key
@@ -1772,6 +1863,26 @@ def test_online_softmax(load) -> None:
             assert abs(drawn.value("y", float(y)) - expected) < 1e-2, (key, y, c)
     pointer_on_the_header(page)
     assert "data-mark" not in svg(page, "online", "sum")
+    # the same by keyboard (a step's t is a button, one Tab stop, the arrows
+    # move), and back from the panels: key t pointed at marks its row (r47)
+    linked = root.locator('[data-matrix="steps"] tr.explorable-linked')
+
+    def ringed() -> list[float]:
+        return [float(x) for x, _ in re.findall(mark, svg(page, "online", "sum"))]
+
+    steps_button = root.locator('[data-matrix="steps"] button[data-step="0"]')
+    assert steps_button.get_attribute("tabindex") == "0"
+    steps_button.focus()
+    assert linked.get_attribute("data-i") == "0" and ringed() == [1.0]
+    page.keyboard.press("ArrowDown")
+    assert linked.get_attribute("data-i") == "1" and ringed() == [2.0]
+    page.evaluate("document.activeElement.blur()")
+    assert linked.count() == 0 and ringed() == []
+    root.locator('svg[data-chart="scores"]').scroll_into_view_if_needed()
+    page.mouse.move(*page.evaluate(PANEL_POINT, ["scores", 3, 0]))
+    assert linked.get_attribute("data-i") == "2" and ringed() == [3.0]
+    pointer_on_the_header(page)
+    assert linked.count() == 0 and ringed() == []
     button.focus()
     page.keyboard.press("Enter")  # the last key
     said = status(page, "online")  # the page's prediction: (1.4366, 0.2749)
@@ -1852,6 +1963,16 @@ def test_online_softmax_is_acted_on_in_its_panels(load) -> None:
         .first.evaluate("td => getComputedStyle(td).visibility")
         == "hidden"
     )
+    # ... each of their cells a muted "—", not an empty grid (r47)
+    dash = (
+        rows.nth(3)
+        .locator("td")
+        .first.evaluate(
+            """td => { const after = getComputedStyle(td, "::after");
+            return [after.content, after.visibility]; }"""
+        )
+    )
+    assert dash == ['"—"', "visible"], dash
     assert rows.nth(2).locator("td").first.is_visible()
     # the o/l panel at t = 4 (blocks of 2: the second block)
     root.locator("select[data-block]").select_option("2")
@@ -1890,6 +2011,23 @@ def test_online_softmax_refuses_what_it_cannot_compute(load) -> None:
     state = oracle.online_state(list(explorables.ONLINE_S), 1)
     compare(page, "online", "plain", [state["plain"]])
     assert root.locator("button[data-next]").is_enabled()
+    # s_2 = 1000: the rescale factor e^(1 - 1000) underflows; its note says
+    # so as the softmax figure does, never "×0.000" (r47), and stays inside
+    s2.fill("1000")
+    s = list(explorables.ONLINE_S)
+    s[1] = 1000.0
+    compare(page, "online", "plain", [oracle.online_state(s, 1)["plain"]])
+    words = explorables.words_for("online", "ja")
+    assert Chart(svg(page, "online", "sum")).notes() == [
+        (2 - oracle.ONLINE_DROP, f"{words['rescale']} ×{words['underflow']}")
+    ]
+    assert "×0.000" not in svg(page, "online", "sum")
+    inside = root.locator('svg[data-chart="sum"]').evaluate(
+        """svg => [...svg.querySelectorAll("[data-note]")].every(t => {
+            const [a, b] = [t.getBoundingClientRect(), svg.getBoundingClientRect()];
+            return a.left >= b.left - 1 && a.right <= b.right + 1; })"""
+    )
+    assert inside
     assert not watch.problems(), watch.problems()
 
 
@@ -2114,6 +2252,8 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     assert root.evaluate(LIT, "concat") == [[0, 1]]
     assert root.evaluate(LIT, "term1") == [[0, c] for c in range(4)]
     assert root.evaluate(LIT, "term0") == []
+    # and the output's row z_1, where the head's contribution lands (r47)
+    assert root.evaluate(LIT, "output") == [[0, c] for c in range(4)]
     q, k = state["q"][0][1], state["k"][2][1]
     text = said.inner_text()
     assert f"{oracle.fmt(q, 2)} × {oracle.fmt(k, 2)}" in text, text
@@ -2121,7 +2261,7 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     assert abs(state["scores"][1][0][2] - q * k) < 1e-12
     root.locator("select[data-h]").hover()
     assert not any(c["linked"] for c in root.evaluate(HEAD_MAPS))
-    for key in ("q", "k", "v", "concat", "term1"):
+    for key in ("q", "k", "v", "concat", "term1", "output"):
         assert root.evaluate(LIT, key) == [], key
     # The keyboard: one Tab stop a map, the arrows move inside it.
     pointer_on_the_header(page)
@@ -2336,8 +2476,16 @@ def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
         i=5, query=text[4], j=3, key=text[2], weight=oracle.weight(float(a[4, 2]))
     )
     assert said.inner_text() == expected
+    # the same cell (query 5, key 3) framed in all twelve thumbnails, each of
+    # which outlines the previous character's cells (r47)
+    marks = """root => [...root.querySelectorAll('[data-summary] svg')].map(svg => [
+        svg.querySelector(".explorable-thumb-mark").getAttribute("d"),
+        svg.querySelector(".explorable-thumb-previous").getAttribute("d").split("z").length])"""
+    longest = max(len(s) for s in sentences)
+    assert root.evaluate(marks) == [["M2 4h1v1h-1z", longest]] * 12
     root.locator("select[data-layer]").hover()
     assert root.evaluate(linked) == [] and said.inner_text() == default
+    assert {d for d, _ in root.evaluate(marks)} == {""}
     # One Tab stop among the weights; the arrow keys move at or below the diagonal.
     pointer_on_the_header(page)
     stop = root.locator('[data-matrix="weights"] button[tabindex="0"]')
@@ -2346,6 +2494,7 @@ def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
     for key in ("ArrowDown", "ArrowDown", "ArrowRight", "ArrowRight", "ArrowRight"):
         page.keyboard.press(key)  # the third ArrowRight would cross the diagonal
     assert root.evaluate(linked) == [text[2], f"3 {text[2]}"]
+    assert {d for d, _ in root.evaluate(marks)} == {"M2 2h1v1h-1z"}  # by focus too
     sizes = root.evaluate(
         """root => [...root.querySelectorAll('[data-matrix="weights"] button')]
             .filter(b => b.getClientRects().length)

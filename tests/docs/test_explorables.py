@@ -616,8 +616,11 @@ def test_the_softmax_charts_draw_the_package_s_curves(x, t) -> None:
         for k, (_, log_v) in enumerate(points):
             expected = oracle.softmax_state(x, k / 10)[key]
             assert abs(log_v - math.log10(expected)) < 1e-3, (key, k / 10, log_v)
-    # the scores x_j as bars at j = 1, 2, 3, from 0
-    bars = Chart(drawn["scores"]).dots()[0]
+    # the scores x_j as bars at j = 1, 2, 3, from 0; bar j its own series,
+    # in the colour of its curve w_j (r47)
+    dots = Chart(drawn["scores"]).dots()
+    assert sorted(dots) == list(range(len(x)))
+    bars = [p for k in sorted(dots) for p in dots[k]]
     assert len(bars) == len(x)
     for j, (at, xj) in enumerate(bars):
         assert abs(at - (j + 1)) < 1e-2 and abs(xj - x[j]) < 1e-2, (j, at, xj)
