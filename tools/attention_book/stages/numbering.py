@@ -59,8 +59,9 @@ def on_files(files, config):
         numbers, tags = page_numbers(markdown, chapter, language, page)
         # The zh-Hans pages are the Traditional ones converted whole: their
         # titles are read from the page as converted, where the override
-        # phrases that keep a heading's wording (a title's 与, not the 和 of
-        # running prose) see the heading and the links that name it alike.
+        # phrases that keep a heading's wording (a title's "and", not the
+        # one of running prose) see the heading and the links that name it
+        # alike.
         converted = to_simplified(markdown) if language == "zh-Hans" else markdown
         titles = section_titles(converted)
         title = page_title(converted)
