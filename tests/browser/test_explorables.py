@@ -30,6 +30,8 @@ from tests.explorables_charts import Chart
 
 from .checks import axe_violations, report, start_axe
 from .navigation import TIMEOUT
+from .test_dark_mode import GRAPHICS_CONTRAST, TEXT_CONTRAST
+from .test_dark_mode import contrast as over_contrast
 
 #: The cells of one table of the figure: (i, j) -> (text, data-value, hidden).
 READ_TABLE = """([name, key]) => {
@@ -613,6 +615,14 @@ def test_softmax_refuses_what_it_cannot_compute(load) -> None:
     expect(error).to_contain_text("10.0")
     assert x3.get_attribute("aria-invalid") == "true"
     assert x3.get_attribute("aria-describedby") == error.get_attribute("id")
+    # The refusal reads where it was typed: its words and the field's border
+    # stand out from the page (a 15 % tint made both all but invisible).
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    said = error.evaluate("e => getComputedStyle(e).color")
+    border = x3.evaluate("e => getComputedStyle(e).borderTopColor")
+    # (over_contrast lays a translucent colour over the page, as it is seen)
+    assert over_contrast(said, background) >= TEXT_CONTRAST, (said, background)
+    assert over_contrast(border, background) >= GRAPHICS_CONTRAST, border
     text = root.inner_text()
     assert "NaN" not in text and "Infinity" not in text
     assert result(page, "softmax", "rest")[0] == "\u2014"
