@@ -82,6 +82,30 @@ def section_title(docs_dir: Path, target: str, markdown=None) -> str:
     return f"{title} › {headings[anchor]}"
 
 
+LEVELED = re.compile(
+    r"^(?P<level>#{1,6})\s+(?P<text>.+?)\s*\{\s*#(?P<id>[\w-]+)\s*\}\s*$", re.M
+)
+
+
+def parent_section(
+    docs_dir: Path, target: str, markdown=None
+) -> tuple[str, str] | None:
+    """The ``##`` section (its id and title) that holds ``target``'s heading
+    when that heading is a ``###`` or deeper one (a subsection, which has no
+    number of its own), else None: 'notation.md#batch-dimensions' ->
+    ('shapes', '記号の表')."""
+    page, _, anchor = target.partition("#")
+    source = (docs_dir / page).read_text("utf-8")
+    source = markdown(source) if markdown else source
+    parent = None
+    for m in LEVELED.finditer(source):
+        if len(m["level"]) == 2:
+            parent = (m["id"], m["text"])
+        if m["id"] == anchor:
+            return parent if len(m["level"]) > 2 else None
+    return None
+
+
 def third_term(language: str, entry: dict) -> str:
     """The table's third column: the term a reader of ``language`` meets elsewhere."""
     if language == "zh-Hant":
@@ -150,6 +174,10 @@ def glossary_table(language: str, docs_dir: Path, pages: list[str]) -> str:
             title = section_title(docs_dir, entry["page"], markdown)
             title = title.rpartition(" › ")[2]
             link = f"[{title}]({entry['page']})"
+            parent = parent_section(docs_dir, entry["page"], markdown)
+            if parent:  # a subsection: cited with its section's number
+                page = entry["page"].partition("#")[0]
+                link = f"[{parent[1]}]({page}#{parent[0]})（{link}）"
             cells = (
                 text(entry[source]),
                 f'<span lang="en">{entry["en"]}</span>',
