@@ -3,13 +3,13 @@ from matplotlib.figure import Figure
 from attention_docs import alibi_bias, causal_mask, masked_softmax
 from attention_docs.plotting import plot_heads, to_svg
 
-N, H = 8, 8  # n, h
-HEADS = [0, 2, 4, 7]  # h = 1, 3, 5, 8
+n, h = 8, 8
+HEADS = [0, 2, 4, 7]  # i = 1, 3, 5, 8
 
 
 def figure(labels: dict) -> Figure:
-    bias = alibi_bias(N, n_heads=H)[HEADS]  # (4, n, n)
-    mask = causal_mask(N)
+    bias = alibi_bias(n, n_heads=h)[HEADS]  # (4, n, n)
+    mask = causal_mask(n)
     weights = masked_softmax(bias, mask)  # S = 0: A = softmax(B)
     fig, _ = plot_heads(
         weights,
@@ -25,7 +25,7 @@ def figure(labels: dict) -> Figure:
 if __name__ == "__main__":
     symbols = {
         "heads": ["μ_{1} = 1/2", "μ_{3} = 1/8", "μ_{5} = 1/32", "μ_{8} = 1/256"],
-        "xlabel": "j",
-        "ylabel": "i",
+        "xlabel": "l",
+        "ylabel": "m",
     }
     print(to_svg(figure(symbols)))

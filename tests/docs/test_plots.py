@@ -889,17 +889,17 @@ def test_the_yarn_line_is_seen_where_it_lies_on_another(language) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_alibi_titles_name_the_slope_as_the_page_does(language) -> None:
-    """Fig 23.2's panels are titled with the page's slope μ_h of their head
+    """Fig 23.2's panels are titled with the page's slope μ_i of their head
     and its value (alibi_slopes), not the paper's m, which the page uses for
     a query's position (F13 of the round-29 figure review)."""
     from attention_docs.positional import alibi_slopes
 
     script = load_script("alibi_weights")
-    slopes = alibi_slopes(script.H)
+    slopes = alibi_slopes(script.h)
     titles = ALL_LABELS["plots"]["alibi_weights"][language]["heads"]
     assert titles == [f"μ_{{{h + 1}}} = 1/{round(1 / slopes[h])}" for h in script.HEADS]
     page = (DOCS / language / "long-context.md").read_text(encoding="utf-8")
-    assert "\\(\\mu_h\\)" in page
+    assert "\\(\\mu_i\\)" in page
 
 
 @pytest.mark.parametrize("theme_name", ["light", "dark"])
