@@ -11,16 +11,15 @@ object interface, but the computation is done by the vectorised functions of
 
 .. math::
 
-    w = \operatorname{softmax}\bigl(q K^\top\bigr), \qquad
+    w = \operatorname{softmax}\bigl(q K^\top / \sqrt{d_k}\bigr), \qquad
     \text{output} = \sum_j w_j \vec{v}_j = w V .
 
-By default (``scaled=False``) the scores are **not** divided by
-:math:`\sqrt{d_k}`: the weights are the unscaled variant
-:math:`\operatorname{softmax}(q K^\top)`, as in the book's object-view page
-(object-view.md, section "The unscaled variant and scaled=True").
-``scaled=True`` divides by :math:`\sqrt{d_k}` as in Vaswani et al., 2017,
-"Attention Is All You Need", arXiv:1706.03762, Section 3.2.1, Equation 1;
-every other function of the package scales by default.
+By default (``scaled=True``) the scores are divided by :math:`\sqrt{d_k}` as in
+Vaswani et al., 2017, "Attention Is All You Need", arXiv:1706.03762, Section
+3.2.1, Equation 1, like every other function of the package. ``scaled=False``
+gives the unscaled variant :math:`\operatorname{softmax}(q K^\top)` that the
+book's object-view page compares with its plain Python loops (object-view.md,
+section "The unscaled variant and scaled=True").
 """
 
 from __future__ import annotations
@@ -144,16 +143,17 @@ class Query(_Vector):
 
     Examples
     --------
-    Three unit keys, so that the scores are the query's own components
-    (0.2, 0.8, 0.1), as in the book's object-view page (object-view.md,
-    section "Example: three keys and one query"):
+    Three unit keys, so that the unscaled scores (``scaled=False``) are the
+    query's own components (0.2, 0.8, 0.1), as in the book's object-view page
+    (object-view.md, section "Example: three keys and one query"):
 
     >>> keys = [Key(np.array([1, 0, 0])), Key(np.array([0, 1, 0])),
     ...         Key(np.array([0, 0, 1]))]
     >>> values = [Value(np.array([0.5, 0.2, 0.1])), Value(np.array([0.1, 0.7, 0.3])),
     ...           Value(np.array([0.3, 0.4, 0.6]))]
     >>> query = Query(np.array([0.2, 0.8, 0.1]))
-    >>> output_vector, attention_weights = query.retrieve_values(keys, values)
+    >>> output_vector, attention_weights = query.retrieve_values(
+    ...     keys, values, scaled=False)
     >>> print("Output vector:", output_vector)
     Output vector: [0.25588256 0.4930077  0.31917147]
     >>> np.round(attention_weights, 4).tolist()
@@ -163,7 +163,7 @@ class Query(_Vector):
     """
 
     def compute_attention_weights(
-        self, keys: Iterable[Key], *, scaled: bool = False
+        self, keys: Iterable[Key], *, scaled: bool = True
     ) -> FloatArray:
         r"""Attention weights of this query over ``keys``.
 
@@ -172,10 +172,12 @@ class Query(_Vector):
         keys : iterable of Key, length n_keys
             The keys, each of the same dimension ``d_k`` as the query.
         scaled : bool, optional
-            False (default): the unscaled variant
+            True (default, like every other function of the package): the
+            paper's :math:`\operatorname{softmax}(q K^\top / \sqrt{d_k})`.
+            False: the unscaled variant
             :math:`\operatorname{softmax}(q K^\top)`, without
-            :math:`1/\sqrt{d_k}`. True: the paper's
-            :math:`\operatorname{softmax}(q K^\top / \sqrt{d_k})`.
+            :math:`1/\sqrt{d_k}`, which the book's object-view page uses to
+            compare with its plain Python loops.
 
         Returns
         -------
@@ -211,7 +213,7 @@ class Query(_Vector):
         --------
         >>> keys = [Key([1.0, 0.0]), Key([0.0, 1.0])]
         >>> q = Query([np.log(3.0), 0.0])
-        >>> np.round(q.compute_attention_weights(keys), 6).tolist()
+        >>> np.round(q.compute_attention_weights(keys, scaled=False), 6).tolist()
         [0.75, 0.25]
         """
         k = _stack("keys", keys, Key)  # (n_keys, d_k)
@@ -226,7 +228,7 @@ class Query(_Vector):
         return weights[0]  # (1, n_keys) -> (n_keys,)
 
     def retrieve_values(
-        self, keys: Iterable[Key], values: Iterable[Value], *, scaled: bool = False
+        self, keys: Iterable[Key], values: Iterable[Value], *, scaled: bool = True
     ) -> tuple[FloatArray, FloatArray]:
         r"""Weighted mix of ``values``, weighted by the attention over ``keys``.
 
@@ -237,8 +239,8 @@ class Query(_Vector):
         values : iterable of Value, length n_keys
             One value per key, each of dimension ``d_v``.
         scaled : bool, optional
-            As in :meth:`compute_attention_weights` (default False: unscaled
-            scores :math:`\vec{q} \cdot \vec{k}_j`).
+            As in :meth:`compute_attention_weights` (default True: scores
+            :math:`\vec{q} \cdot \vec{k}_j / \sqrt{d_k}`).
 
         Returns
         -------
@@ -273,7 +275,8 @@ class Query(_Vector):
         --------
         >>> keys = [Key([1.0, 0.0]), Key([0.0, 1.0])]
         >>> values = [Value([4.0, 0.0]), Value([0.0, 8.0])]
-        >>> out, w = Query([np.log(3.0), 0.0]).retrieve_values(keys, values)
+        >>> out, w = Query([np.log(3.0), 0.0]).retrieve_values(
+        ...     keys, values, scaled=False)
         >>> np.round(out, 6).tolist(), np.round(w, 6).tolist()
         ([3.0, 2.0], [0.75, 0.25])
         """

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from attention_docs.attention import scaled_dot_product_attention
 from attention_docs.qkv import Key, Query, Value
 
 EXAMPLE_KEYS = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
@@ -31,7 +32,7 @@ def example_objects():
 
 def test_the_example_output_prints_exactly(capsys: pytest.CaptureFixture[str]) -> None:
     query, keys, values = example_objects()
-    output_vector, _ = query.retrieve_values(keys, values)
+    output_vector, _ = query.retrieve_values(keys, values, scaled=False)
     print("Output vector:", output_vector)
     assert (
         capsys.readouterr().out == "Output vector: [0.25588256 0.4930077  0.31917147]\n"
@@ -42,7 +43,7 @@ def test_the_example_output_prints_exactly(capsys: pytest.CaptureFixture[str]) -
 
 def test_the_example_matches_the_reference_loops() -> None:
     query, keys, values = example_objects()
-    output, weights = query.retrieve_values(keys, values)
+    output, weights = query.retrieve_values(keys, values, scaled=False)
     ref_output, ref_weights = reference_loops(
         EXAMPLE_QUERY, np.array(EXAMPLE_KEYS), np.array(EXAMPLE_VALUES)
     )
@@ -57,7 +58,7 @@ def test_weights_are_the_unscaled_softmax_by_hand() -> None:
     exps = [math.exp(s) for s in EXAMPLE_QUERY]
     expected = [e / sum(exps) for e in exps]
     np.testing.assert_allclose(
-        query.compute_attention_weights(keys), expected, rtol=1e-15
+        query.compute_attention_weights(keys, scaled=False), expected, rtol=1e-15
     )
 
 
@@ -77,17 +78,32 @@ def test_scaled_weights_divide_the_scores_by_sqrt_d_k() -> None:
     np.testing.assert_allclose(output, expected_output, rtol=1e-14)
 
 
+def test_scaled_by_default_like_every_other_function() -> None:
+    # the default divides by sqrt(d_k), as scaled_dot_product_attention does
+    query, keys, values = example_objects()
+    q, k = np.array([EXAMPLE_QUERY]), np.array(EXAMPLE_KEYS)
+    want_out, want_w = scaled_dot_product_attention(
+        q, k, np.array(EXAMPLE_VALUES), return_weights=True
+    )
+    np.testing.assert_allclose(query.compute_attention_weights(keys), want_w[0])
+    output, weights = query.retrieve_values(keys, values)
+    np.testing.assert_allclose(weights, want_w[0])
+    np.testing.assert_allclose(output, want_out[0])
+
+
 def test_retrieve_by_hand() -> None:
     keys = [Key([1.0, 0.0]), Key([0.0, 1.0])]
     values = [Value([4.0, 0.0]), Value([0.0, 8.0])]
-    output, weights = Query([math.log(3.0), 0.0]).retrieve_values(keys, values)
+    output, weights = Query([math.log(3.0), 0.0]).retrieve_values(
+        keys, values, scaled=False
+    )
     np.testing.assert_allclose(weights, [0.75, 0.25], rtol=1e-15)
     np.testing.assert_allclose(output, [3.0, 2.0], rtol=1e-15)
 
 
 def test_keys_can_be_any_iterable() -> None:
     query, keys, values = example_objects()
-    out, _ = query.retrieve_values(iter(keys), tuple(values))
+    out, _ = query.retrieve_values(iter(keys), tuple(values), scaled=False)
     np.testing.assert_allclose(out, [0.25588256, 0.4930077, 0.31917147], atol=5e-9)
 
 
