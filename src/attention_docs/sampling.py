@@ -368,13 +368,13 @@ def generate(
     return texts[0] if single else texts
 
 
+# --8<-- [start:cached]
 def _masks(valid: np.ndarray, t: int) -> np.ndarray:
-    """Causal (bottom right) and padding: (b, 1, t, n) for t new of n tokens."""
+    """causal_mask(t, n) & valid: (b, 1, t, n)."""
     n = valid.shape[1]
     return causal_mask(t, n)[None, None] & valid[:, None, None, :]
 
 
-# --8<-- [start:cached]
 def _cached_steps(model, ids, pads):
     """u_n, u_(n+1), u_(n+2), ...: (b, |V|)."""
     config, params = model.config, model.params
