@@ -1099,7 +1099,7 @@ def test_running_example_is_named_and_linked(load) -> None:
     low, high = np.min(state["scores"]), np.max(state["scores"])
     low, high = oracle.fmt(low, 3), oracle.fmt(high, 3)
     assert root.locator("[data-s-range]").inner_text() == (
-        f"色は最小 {low}（淡い）から最大 {high}（濃い）まで"
+        f"色は最小 {low}（淡い）から最大 {high}（濃い。ダークモードでは明るい）まで"
     )
     root.locator('[data-matrix="scores"] td[data-i="0"][data-j="1"] button').hover()
     # Maths set as the text sets it (review F39): the pages' MathML, in the
