@@ -369,7 +369,7 @@ def generate(
 
 
 # --8<-- [start:cached]
-def _masks(valid: np.ndarray, t: int) -> np.ndarray:
+def _masks(valid, t):
     """causal_mask(t, n) & valid: (b, 1, t, n)."""
     n = valid.shape[1]
     return causal_mask(t, n)[None, None] & valid[:, None, None, :]
