@@ -88,15 +88,15 @@ PHONE_DARK_PAGES = [
 #: What make test checks of those (the exhaustive tier checks them all):
 #: between them code, display maths, Figure 2, an interactive figure, tables,
 #: linked inline code (the references, whose colours were under 4.5:1 in
-#: both schemes) and the glossary's cards, in both schemes.
+#: both schemes: checked in both) and the glossary's cards. The explorables
+#: are checked in the dark scheme on a phone by their own axe runs
+#: (test_explorables).
 PHONE_SAMPLE = [
     ("ja/scaled-dot-product/", "light"),
     ("ja/package/", "light"),
     ("zh-Hant/references/", "light"),
     ("zh-Hant/glossary/", "light"),
-    ("ja/scaled-dot-product/", "dark"),
     ("zh-Hant/references/", "dark"),
-    ("zh-Hant/glossary/", "dark"),
 ]
 
 

@@ -415,7 +415,13 @@ def page_titles(site: Path, language: str) -> dict[str, str]:
     return titles
 
 
-@pytest.mark.parametrize("language", HAND_WRITTEN)
+#: Two checks whose hard case is the Chinese index (a title cut into words,
+#: a zero-width space beside punctuation) run in zh-Hant in make test and in
+#: every edition in the exhaustive tier.
+CHINESE_FIRST = sample(LANGUAGES, ["zh-Hant"])
+
+
+@pytest.mark.parametrize("language", CHINESE_FIRST)
 def test_a_title_finds_its_page_first(searches, site, language) -> None:
     """Every page's title, and a few sections', lead there first.
 
@@ -534,7 +540,7 @@ LINE_BREAKS = r"""([closing, opening, widths]) => {
 }"""
 
 
-@pytest.mark.parametrize("language", HAND_WRITTEN)
+@pytest.mark.parametrize("language", CHINESE_FIRST)
 def test_snippet_lines_keep_punctuation_with_its_word(searches, language) -> None:
     """No snippet line starts with 。 ） ， or ends with （ 「, however wide.
 
