@@ -191,35 +191,21 @@ def chart_x(box: dict, plot: Chart, v: float) -> float:
     return box["x"] + box["width"] / 360 * (pa + (v - a) * (pb - pa) / (b - a))
 
 
-#: The explorables whose built and mounted heights this process has compared.
-MEASURED: set[str] = set()
-
-
 @pytest.fixture
 def load(open_page):
-    """Load the Japanese page of an explorable at a phone's width; check the
-    load's shift and errors.
-
-    The first load of each explorable (``--dist loadscope`` runs this module
-    in one process) opens the page on a desktop and compares the figure's
-    built and mounted heights there and on a phone; the later ones open it
-    on the phone at once, which spares two layouts of a long chapter.
-    """
+    """Load the Japanese page of an explorable; check the load's shift and errors."""
 
     def loader(path: str, name: str):
-        first = name not in MEASURED
-        viewport = {"width": 1280 if first else 390, "height": 900}
-        page, watch = open_page(f"ja/{path}/", viewport=viewport)
+        page, watch = open_page(f"ja/{path}/")
         page.set_default_timeout(TIMEOUT)
         root = page.locator(f'.explorable[data-explorable="{name}"]')
         page.locator(f'.explorable[data-explorable="{name}"][data-ready]').wait_for()
         shifts = root.evaluate(LAYOUT_SHIFT)
         assert sum(shift[0] for shift in shifts) < 0.01, shifts
-        for width in (1280, 390) if first else ():  # a desktop, then a phone
+        for width in (1280, 390):  # a desktop, then a phone
             page.set_viewport_size({"width": width, "height": 900})
             mounted, built = root.evaluate(HEIGHTS)
             assert abs(mounted - built) < 1, (width, mounted, built)
-        MEASURED.add(name)
         # no sideways scroll of the page on a phone (r47: a visually hidden
         # number outside its scroll box made the page 594 px wide)
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
