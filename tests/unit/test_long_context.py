@@ -155,9 +155,7 @@ def test_yarn_by_default_is_what_rope_type_yarn_means() -> None:
     want = [1, 13 / 16, 5 / 8, 7 / 16] + [1 / 4] * 8
     np.testing.assert_allclose(ratio, want, rtol=1e-13)
     # the same as the explicit configuration's fields
-    np.testing.assert_allclose(
-        theta, _hf_yarn(24, 10000.0, 4, 128, 32, 1), rtol=1e-13
-    )
+    np.testing.assert_allclose(theta, _hf_yarn(24, 10000.0, 4, 128, 32, 1), rtol=1e-13)
     # by the paper's equation with the same bounds, no pair of this model
     # turns beta = 32 times (pair 0: 128 / 2 pi = 20.37 turns), so every
     # pair is scaled: pair 0 by (1 - g) / 4 + g with g = 19.37 / 31.

@@ -145,10 +145,10 @@ def long_context_rope(config: ModelConfig, scaling: str, factor: float):
 
     ``theta`` is ``rope_frequencies(d_k, scaling=..., factor=...,
     original_length=L)``, for ``"yarn"`` with the ramp :data:`YARN_RAMP`
-    (the paper's equation with alpha = 1, beta = 4); ``scale`` is None (``1/sqrt(d_k)``) for
-    ``"linear"`` and ``1 / (t sqrt(d_k))`` for ``"yarn"``, with YaRN's
-    temperature :math:`\sqrt{1/t} = 0.1 \ln s + 1` (Peng et al., 2023,
-    Section 3.4). ``"rope"``, the control, keeps the trained angles
+    (the paper's equation with alpha = 1, beta = 4); ``scale`` is None
+    (``1/sqrt(d_k)``) for ``"linear"`` and ``1 / (t sqrt(d_k))`` for
+    ``"yarn"``, with YaRN's temperature :math:`\sqrt{1/t} = 0.1 \ln s + 1`
+    (Peng et al., 2023, Section 3.4). ``"rope"``, the control, keeps the trained angles
     ``rope_frequencies(d_k)`` and scale: the same fine-tune without rescaling.
     """
     d_k, length = config.d_k, config.context
