@@ -277,7 +277,7 @@ def rope_frequencies(
     original_length: float | None = None,
     alpha: float = 1.0,
     beta: float = 32.0,
-    ramp: str = "turns",
+    ramp: str = "index",
 ) -> FloatArray:
     r"""The angle per position :math:`\theta_i` of every pair of RoPE, rescaled or not.
 
@@ -292,7 +292,10 @@ def rope_frequencies(
         None: the angles as trained. ``"linear"``: position interpolation,
         :math:`\theta_i / s`. ``"ntk"``: NTK-aware scaling, the base
         :math:`b' = b\, s^{d/(d-2)}`. ``"yarn"``: YaRN's per-pair ramp
-        (NTK-by-parts) between :math:`\theta_i / s` and :math:`\theta_i`.
+        (NTK-by-parts) between :math:`\theta_i / s` and :math:`\theta_i`;
+        by default the angles of a model configured with
+        ``rope_scaling = {"rope_type": "yarn", ...}`` in Hugging Face
+        transformers (see Notes).
     factor : float, optional
         The scale factor :math:`s = L'/L` (new context length over trained
         length), a finite number at least 1; required by every ``scaling``
@@ -301,18 +304,24 @@ def rope_frequencies(
         The trained context length :math:`L` in tokens, a positive finite
         number; required by ``"yarn"`` only.
     alpha, beta : float, optional
-        YaRN's bounds in turns per :math:`L` (defaults 1 and 32, the paper's
-        values for Llama): a pair that turns fewer than ``alpha`` times
-        within :math:`L` is interpolated, one that turns more than ``beta``
-        times is left as trained; finite, ``0 <= alpha < beta``. Used by
-        ``"yarn"`` only.
-    ramp : {"turns", "index"}, optional
-        How ``"yarn"`` mixes the pairs between the bounds. ``"turns"``
-        (default): linearly in the turns :math:`r_i`, the paper's equation.
-        ``"index"``: linearly in the pair index :math:`i`, as Hugging Face
-        transformers (``rope_type="yarn"``) and vLLM do; use it to compute
-        the angles of a model configured that way. ``"index"`` needs
-        ``alpha > 0``. Any value but ``"turns"`` needs ``scaling="yarn"``.
+        YaRN's bounds in turns per :math:`L`, the configuration's
+        ``beta_slow`` and ``beta_fast`` (defaults 1 and 32, theirs in
+        transformers and the paper's values for the Llama family): a pair
+        that turns fewer than ``alpha`` times within :math:`L` is
+        interpolated, one that turns more than ``beta`` times is left as
+        trained; finite, ``0 <= alpha < beta``. Used by ``"yarn"`` only.
+        The paper tunes them per model family: a model whose fastest pair
+        turns fewer than ``beta`` times within :math:`L` keeps no pair as
+        trained with ``ramp="turns"``, so pass a ``beta`` that some pairs
+        exceed.
+    ramp : {"index", "turns"}, optional
+        How ``"yarn"`` mixes the pairs between the bounds. ``"index"``
+        (default): linearly in the pair index :math:`i`, as the paper's
+        reference code, Hugging Face transformers (``rope_type="yarn"``)
+        and vLLM do; the angles of a model configured that way.
+        ``"turns"``: linearly in the turns :math:`r_i`, the paper's
+        equation (Section 3.2). ``"index"`` needs ``alpha > 0``. Any value
+        but the default needs ``scaling="yarn"``.
 
     Returns
     -------
@@ -331,8 +340,8 @@ def rope_frequencies(
         number at least 1; if ``original_length`` is missing for ``"yarn"``
         or not a positive finite number; if ``alpha``, ``beta`` are not
         finite with ``0 <= alpha < beta`` (``0 < alpha`` for
-        ``ramp="index"``); if ``ramp`` is not ``"turns"`` or ``"index"``,
-        or is ``"index"`` without ``scaling="yarn"``.
+        ``ramp="index"``, the default); if ``ramp`` is not ``"index"`` or
+        ``"turns"``, or is ``"turns"`` without ``scaling="yarn"``.
 
     Notes
     -----
@@ -349,8 +358,9 @@ def rope_frequencies(
     :math:`\theta_0 = 1` and the last is divided by exactly :math:`s`,
     since :math:`(s^{d/(d-2)})^{-(d-2)/d} = 1/s`.
 
-    YaRN's "NTK-by-parts" (Peng et al., 2023, Section 3.2) counts the turns
-    of pair :math:`i` within the trained length,
+    YaRN's "NTK-by-parts" (Peng et al., 2023, Section 3.2, the equation of
+    the ramp :math:`\gamma(r)` and of :math:`h(\theta_d)`; ``ramp="turns"``)
+    counts the turns of pair :math:`i` within the trained length,
     :math:`r_i = L / \lambda_i = L \theta_i / 2\pi`, sets
     :math:`\gamma_i = 0` if :math:`r_i < \alpha`, :math:`1` if
     :math:`r_i > \beta`, :math:`(r_i - \alpha)/(\beta - \alpha)` between, and
@@ -359,13 +369,16 @@ def rope_frequencies(
     :math:`t`, :math:`\sqrt{1/t} = 0.1 \ln s + 1`, which is not an angle
     and is left to the caller (multiply the scores by :math:`1/t`).
 
-    ``ramp="index"`` follows the reference code of the paper and Hugging
-    Face transformers' ``_compute_yarn_parameters``
-    (``src/transformers/modeling_rope_utils.py``), whose configuration
-    fields map as ``factor`` :math:`= s`,
-    ``original_max_position_embeddings`` :math:`= L`, ``beta_fast``
-    :math:`= \beta`, ``beta_slow`` :math:`= \alpha` and ``rope_theta``
-    :math:`= b`. The pair where :math:`r_i = r` is
+    ``ramp="index"``, the default, follows the reference code of the paper
+    and Hugging Face transformers' ``_compute_yarn_parameters``
+    (``src/transformers/modeling_rope_utils.py``, with ``truncate=True``,
+    its default), whose configuration fields map as ``factor``
+    :math:`= s`, ``original_max_position_embeddings`` :math:`= L`,
+    ``beta_fast`` :math:`= \beta` (default 32), ``beta_slow``
+    :math:`= \alpha` (default 1) and ``rope_theta`` :math:`= b`: with
+    ``alpha`` and ``beta`` left out, this function gives the angles of
+    ``{"rope_type": "yarn", "factor": s,
+    "original_max_position_embeddings": L}``. The pair where :math:`r_i = r` is
     :math:`c(r) = d \ln(L / 2\pi r) / (2 \ln b)`; with
     :math:`\ell = \max(\lfloor c(\beta) \rfloor, 0)` and
     :math:`h = \min(\lceil c(\alpha) \rceil, d - 1)` (:math:`h` raised
@@ -389,24 +402,25 @@ def rope_frequencies(
     >>> np.round(rope_frequencies(4, scaling="ntk", factor=4), 12).tolist()
     [1.0, 0.0025]
 
-    YaRN with :math:`L = 200\pi`: pair 0 turns 100 times (kept), pair 1
-    once, a third of the way up the ramp from 0.5 to 2:
+    YaRN by the paper's equation with :math:`L = 200\pi`: pair 0 turns
+    100 times (kept), pair 1 once, a third of the way up the ramp from 0.5
+    to 2:
 
     >>> theta = rope_frequencies(
     ...     4, scaling="yarn", factor=4, original_length=200 * np.pi,
-    ...     alpha=0.5, beta=2.0,
+    ...     alpha=0.5, beta=2.0, ramp="turns",
     ... )
     >>> np.round(theta, 12).tolist()  # (2/3) 0.01/4 + (1/3) 0.01
     [1.0, 0.005]
 
-    By the pair index, as transformers: with :math:`d = 8` and
-    :math:`L = 400\pi` the turns are 200, 20, 2, 0.2, so
-    :math:`c(32) = 0.80` and :math:`c(1) = 2.30` give :math:`\ell = 0`,
-    :math:`h = 3` and :math:`\gamma_i = 1 - i/3`:
+    The default, by the pair index as transformers with ``beta_fast = 32``
+    and ``beta_slow = 1``: with :math:`d = 8` and :math:`L = 400\pi` the
+    turns are 200, 20, 2, 0.2, so :math:`c(32) = 0.80` and
+    :math:`c(1) = 2.30` give :math:`\ell = 0`, :math:`h = 3` and
+    :math:`\gamma_i = 1 - i/3`:
 
     >>> theta = rope_frequencies(
     ...     8, scaling="yarn", factor=4, original_length=400 * np.pi,
-    ...     ramp="index",
     ... )
     >>> np.round(theta / rope_frequencies(8), 12).tolist()  # theta'_i / theta_i
     [1.0, 0.75, 0.5, 0.25]
@@ -439,10 +453,10 @@ def rope_frequencies(
             lambda s: math.isfinite(s) and s >= 1.0,
         )
     if not (isinstance(ramp, str) and ramp in ("turns", "index")):
-        raise ValueError(f'`ramp` must be "turns" or "index", got {shown(ramp)}')
-    if ramp == "index" and scaling != "yarn":
+        raise ValueError(f'`ramp` must be "index" or "turns", got {shown(ramp)}')
+    if ramp == "turns" and scaling != "yarn":
         raise ValueError(
-            f'`ramp`="index" needs scaling="yarn", got `scaling`={shown(scaling)}'
+            f'`ramp`="turns" needs scaling="yarn", got `scaling`={shown(scaling)}'
         )
     if scaling == "ntk" and d < 4:
         raise ValueError(
@@ -468,8 +482,8 @@ def rope_frequencies(
             )
         if ramp == "index" and alpha == 0.0:
             raise ValueError(
-                '`alpha`=0.0 must be positive for ramp="index": '
-                "the pair that turns 0 times lies at infinity"
+                '`alpha`=0.0 must be positive for ramp="index" (the default): '
+                'the pair that turns 0 times lies at infinity; ramp="turns" takes it'
             )
     i = np.arange(d // 2)  # pair index
     with np.errstate(under="ignore"):

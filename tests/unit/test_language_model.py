@@ -341,10 +341,17 @@ def test_the_long_context_fine_tune_lowers_the_loss_beyond_l(tmp_path, scaling) 
     if scaling == "rope":  # the control: the trained angles and scale
         assert np.array_equal(theta, rope_frequencies(model.config.d_k))
     else:
+        # YaRN by the paper's equation with beta = 4, which some pairs of
+        # the book's model exceed (its fastest turns 20.4 times in L)
+        ramp = {"beta": 4.0, "ramp": "turns"} if scaling == "yarn" else {}
         assert np.array_equal(
             theta,
             rope_frequencies(
-                model.config.d_k, scaling=scaling, factor=4, original_length=length
+                model.config.d_k,
+                scaling=scaling,
+                factor=4,
+                original_length=length,
+                **ramp,
             ),
         )
     assert (scale is None) == (scaling != "yarn")
@@ -464,11 +471,16 @@ def test_the_fine_tuned_models_are_the_ones_their_logs_describe(
         # before: the trained model read whole at 4L, which fails beyond L
         assert log["loss_after"][1] < log["loss_before"][1]
     else:
+        ramp = {}
+        if scaling == "yarn":  # the paper's equation, alpha = 1, beta = 4
+            ramp = {"alpha": 1.0, "beta": 4.0, "ramp": "turns"}
+            assert log["ramp"] == ramp
         theta = rope_frequencies(
             base.config.d_k,
             scaling=scaling,
             factor=log["factor"],
             original_length=base.config.context,
+            **ramp,
         )
         assert log["loss_after"][0] < log["loss_before"][0]
     assert np.array_equal(model.theta, theta) and model.scale == log["scale"]

@@ -48,10 +48,12 @@ def test_frequencies_by_hand() -> None:
     )
 
 
-def test_yarn_by_hand() -> None:
+def test_yarn_by_the_papers_equation_by_hand() -> None:
     # L = 200 pi: turns r_i = 100 theta_i = 100, 10, 1, 0.1 for d = 8.
     # alpha = 1, beta = 32: gamma = 1, 9/31, 0, 0.
-    theta = rope_frequencies(8, scaling="yarn", factor=4, original_length=200 * math.pi)
+    theta = rope_frequencies(
+        8, scaling="yarn", factor=4, original_length=200 * math.pi, ramp="turns"
+    )
     g = 9 / 31
     want = [1.0, (1 - g) * 0.1 / 4 + g * 0.1, 0.01 / 4, 0.001 / 4]
     np.testing.assert_allclose(theta, want, rtol=1e-13)
@@ -81,7 +83,13 @@ def test_factor_one_changes_nothing() -> None:
 def test_yarn_against_the_formula(d, s, length, alpha, width) -> None:
     beta = alpha + width
     got = rope_frequencies(
-        d, scaling="yarn", factor=s, original_length=length, alpha=alpha, beta=beta
+        d,
+        scaling="yarn",
+        factor=s,
+        original_length=length,
+        alpha=alpha,
+        beta=beta,
+        ramp="turns",
     )
     for i in range(d // 2):
         theta = 10000.0 ** (-2 * i / d)
@@ -134,14 +142,37 @@ def test_yarn_index_ramp_by_hand() -> None:
     np.testing.assert_allclose(theta, want, rtol=1e-13)
 
 
+def test_yarn_by_default_is_what_rope_type_yarn_means() -> None:
+    # A config {"rope_type": "yarn", "factor": 4,
+    # "original_max_position_embeddings": 128} leaves beta_fast = 32 and
+    # beta_slow = 1 at transformers' defaults and ramps by the pair index.
+    # The book's model: d = 24, L = 128, b = 10^4, so
+    # c(32) = 24 ln(128 / 64 pi) / (2 ln 10^4) = -0.59 -> 0 and
+    # c(1) = 24 ln(128 / 2 pi) / (2 ln 10^4) = 3.93 -> 4: gamma_i = 1 - i/4,
+    # theta'_i / theta_i = 1, 13/16, 5/8, 7/16, then 1/4 for pairs 4 to 11.
+    theta = rope_frequencies(24, scaling="yarn", factor=4, original_length=128)
+    ratio = theta / 10000.0 ** (-np.arange(0, 24, 2) / 24)
+    want = [1, 13 / 16, 5 / 8, 7 / 16] + [1 / 4] * 8
+    np.testing.assert_allclose(ratio, want, rtol=1e-13)
+    # the same as the explicit configuration's fields
+    np.testing.assert_allclose(theta, _hf_yarn(24, 10000.0, 4, 128, 32, 1), rtol=1e-13)
+    # by the paper's equation with the same bounds, no pair of this model
+    # turns beta = 32 times (pair 0: 128 / 2 pi = 20.37 turns), so every
+    # pair is scaled: pair 0 by (1 - g) / 4 + g with g = 19.37 / 31.
+    turns = rope_frequencies(
+        24, scaling="yarn", factor=4, original_length=128, ramp="turns"
+    )
+    g = (128 / (2 * math.pi) - 1) / 31
+    assert turns[0] == pytest.approx((1 - g) / 4 + g, rel=1e-12)
+    assert turns[0] < 0.75
+
+
 def test_yarn_index_ramp_deepseek_v3() -> None:
     # DeepSeek-V3: qk_rope_head_dim 64, rope_theta 10000, factor 40,
     # original_max_position_embeddings 4096, beta_fast 32, beta_slow 1.
     # c(32) = 32 ln(4096 / 64 pi) / ln(10^4) = 10.47 -> 10,
     # c(1) = 32 ln(4096 / 2 pi) / ln(10^4) = 22.5 -> 23: the ramp spans 13 pairs.
-    theta = rope_frequencies(
-        64, scaling="yarn", factor=40, original_length=4096, ramp="index"
-    )
+    theta = rope_frequencies(64, scaling="yarn", factor=40, original_length=4096)
     ratio = theta / rope_frequencies(64)
     np.testing.assert_allclose(ratio[:11], 1.0, rtol=1e-14)
     np.testing.assert_allclose(ratio[23:], 1 / 40, rtol=1e-13)
@@ -154,8 +185,8 @@ def test_yarn_index_ramp_deepseek_v3() -> None:
 def test_yarn_index_ramp_agrees_outside_the_ramp() -> None:
     # d = 128, L = 4096, s = 4: the ramp runs from pair 20 to pair 46.
     kwargs = {"scaling": "yarn", "factor": 4, "original_length": 4096}
-    by_turns = rope_frequencies(128, **kwargs)
-    by_index = rope_frequencies(128, ramp="index", **kwargs)
+    by_turns = rope_frequencies(128, ramp="turns", **kwargs)
+    by_index = rope_frequencies(128, **kwargs)
     np.testing.assert_allclose(by_index[:21], by_turns[:21], rtol=1e-14)
     np.testing.assert_allclose(by_index[46:], by_turns[46:], rtol=1e-14)
     # between, pair 30: 1 - 10/26 of theta kept against gamma_30 = 0.248
@@ -247,10 +278,10 @@ def test_apply_rope_theta_default_is_base() -> None:
             {"d": 4, "scaling": "yarn", "factor": 2, "original_length": 8, "alpha": -1},
             "`alpha` must be a finite number at least 0",
         ),
-        ({"d": 4, "ramp": "pair"}, '`ramp` must be "turns" or "index", got'),
+        ({"d": 4, "ramp": "pair"}, '`ramp` must be "index" or "turns", got'),
         (
-            {"d": 4, "scaling": "linear", "factor": 2, "ramp": "index"},
-            '`ramp`="index" needs scaling="yarn"',
+            {"d": 4, "scaling": "linear", "factor": 2, "ramp": "turns"},
+            '`ramp`="turns" needs scaling="yarn"',
         ),
         (
             {
@@ -259,7 +290,6 @@ def test_apply_rope_theta_default_is_base() -> None:
                 "factor": 2,
                 "original_length": 8,
                 "alpha": 0,
-                "ramp": "index",
             },
             '`alpha`=0.0 must be positive for ramp="index"',
         ),

@@ -130,23 +130,33 @@ LONG_BATCH = 4
 LONG_LR = 1e-3
 #: PI, YaRN, and the control: the trained angles, fine-tuned the same way.
 LONG_SCALINGS = ("linear", "yarn", "rope")
+#: YaRN's ramp for the book's model: the paper's equation (by turns, Peng et
+#: al., 2023, Section 3.2), whose alpha and beta the paper tunes per model
+#: family. Its Llama values (alpha = 1, beta = 32) keep no pair of this model,
+#: whose fastest pair turns 20.4 times in L = 128: every pair would be scaled,
+#: close to PI. beta = 4 (Llama 3.1's high_freq_factor) keeps the pairs whose
+#: wavelength is under L / 4 = 32 tokens (pairs 0 to 2, 20.4, 9.5 and 4.4
+#: turns), scales pair 3 (2.0 turns) in part and the rest by 1 / s.
+YARN_RAMP = {"alpha": 1.0, "beta": 4.0, "ramp": "turns"}
 
 
 def long_context_rope(config: ModelConfig, scaling: str, factor: float):
     r"""``(theta, scale)`` of ``scaling`` at ``factor`` for a model of ``config``.
 
     ``theta`` is ``rope_frequencies(d_k, scaling=..., factor=...,
-    original_length=L)``; ``scale`` is None (``1/sqrt(d_k)``) for
-    ``"linear"`` and ``1 / (t sqrt(d_k))`` for ``"yarn"``, with YaRN's
-    temperature :math:`\sqrt{1/t} = 0.1 \ln s + 1` (Peng et al., 2023,
-    Section 3.4). ``"rope"``, the control, keeps the trained angles
+    original_length=L)``, for ``"yarn"`` with the ramp :data:`YARN_RAMP`
+    (the paper's equation with alpha = 1, beta = 4); ``scale`` is None
+    (``1/sqrt(d_k)``) for ``"linear"`` and ``1 / (t sqrt(d_k))`` for
+    ``"yarn"``, with YaRN's temperature :math:`\sqrt{1/t} = 0.1 \ln s + 1`
+    (Peng et al., 2023, Section 3.4). ``"rope"``, the control, keeps the trained angles
     ``rope_frequencies(d_k)`` and scale: the same fine-tune without rescaling.
     """
     d_k, length = config.d_k, config.context
     if scaling == "rope":
         return rope_frequencies(d_k), None
+    ramp = YARN_RAMP if scaling == "yarn" else {}
     theta = rope_frequencies(
-        d_k, scaling=scaling, factor=factor, original_length=length
+        d_k, scaling=scaling, factor=factor, original_length=length, **ramp
     )
     if scaling != "yarn":
         return theta, None
@@ -260,6 +270,7 @@ def fine_tune_edition(
         "original_length": length,
         "config": asdict(long_config),
         "theta": theta.tolist(),
+        **({"ramp": YARN_RAMP} if scaling == "yarn" else {}),
         "scale": scale,
         "steps": steps,
         "batch_size": batch,
