@@ -118,7 +118,9 @@ def figure(labels: dict) -> Figure:
     matrix(ax, left + s["d_c"] * CELL, cache_top, ROWS, s["d_r"], cell=CELL, fill="k")
     cached(ax, left, cache_top, width, ROWS * CELL)
     middle = cache_top + ROWS * CELL / 2
-    text(ax, left - 10, middle - 10, labels["cache"], ha="right", color=colours["accent"])
+    text(
+        ax, left - 10, middle - 10, labels["cache"], ha="right", color=colours["accent"]
+    )
     text(ax, left - 10, middle + 10, r"\mathbf{c}_{j}, \mathbf{k}^{R}_{j}", ha="right")
     # the weights a_tj: one per cached row
     a_left = left + width + 70
@@ -135,7 +137,9 @@ def figure(labels: dict) -> Figure:
         (left + s["d_c"] * CELL + 6, total + CELL / 2),
     )
     matrix(ax, left, total, 1, s["d_c"], cell=CELL, fill="box")
-    text(ax, left - 10, total + 5, "Σ_{j} a_{t\u2009j} " + r"\mathbf{c}_{j}", ha="right")
+    text(
+        ax, left - 10, total + 5, "Σ_{j} a_{t\u2009j} " + r"\mathbf{c}_{j}", ha="right"
+    )
     weight(ax, sum_mid, total + 30, "W^{UV}_{i} W^{O}_{i}", 96)
     arrow(ax, (sum_mid, total + CELL), (sum_mid, total + 30))
     out = total + 72
