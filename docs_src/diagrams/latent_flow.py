@@ -13,7 +13,7 @@ ROWS = 5  # cached tokens j = 1, ..., t drawn in the absorbed step
 
 
 def sizes() -> dict[str, int]:
-    """The widths of the page's example layer (its sections 22.1 and 22.4)."""
+    """The widths of the page's example layer (#low-rank, #decoupled-rope)."""
     n_heads = 4
     p = latent_attention_params(16, n_heads, 4, 6, 8, 2, rng=np.random.default_rng(0))
     return {
