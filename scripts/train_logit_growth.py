@@ -4,8 +4,9 @@
     .venv/bin/python scripts/train_logit_growth.py ja --steps 200 --out /tmp/g
 
 Writes ``lm-<edition>-logit-growth.json`` into ``src/attention_docs/data/``
-(or ``--out``): every 50 steps of each run, the validation loss and each
-layer's largest attention score |S_ij| on the validation text, which the
+(or ``--out``): every 50 steps of each run, the validation loss, each
+layer's largest attention score |S_ij| on the validation text and the
+Frobenius norms of its W_Q and W_K, which the
 page "Keeping the logits in range" (logit-range.md, ``#in-training``) prints.
 Reads the shipped corpus of each edition (``load_corpus``); two runs of a few
 minutes an edition on two cores (run it under ``flock /tmp/heavy.lock``

@@ -1113,7 +1113,7 @@ def mean_head_outputs(
 
 @dataclass(frozen=True)
 class TrainingLog:
-    """What :func:`train_language_model` measured along the way.
+    r"""What :func:`train_language_model` measured along the way.
 
     Attributes
     ----------
@@ -1132,12 +1132,21 @@ class TrainingLog:
         with the parameters of that step: how far the attention logits have
         grown (the book's page "Keeping the logits in range",
         logit-range.md). Empty (shape ``(0, L)``) without validation ids.
+    w_q_norm, w_k_norm : ndarray, shape (k, L)
+        For each measurement and each layer, the Frobenius norm
+        :math:`\lVert W_Q \rVert_F` (and :math:`\lVert W_K \rVert_F`) of
+        the layer's query (key) projection, every head's columns together
+        (``layers.<l>.w_q``, shape ``(d_model, d_model)``), with the
+        parameters of that step: whether the scores grow with the weights.
+        Measured with or without validation ids.
     """
 
     steps: np.ndarray
     train_loss: np.ndarray
     val_loss: np.ndarray
     max_score: np.ndarray
+    w_q_norm: np.ndarray
+    w_k_norm: np.ndarray
 
 
 def _mean_loss(
@@ -1319,8 +1328,10 @@ def train_language_model(
         about twice as fast as float64 here; :class:`LanguageModel` reads
         them as float64).
     log : TrainingLog
-        The training and validation losses along the way, and each layer's
-        largest attention score on the validation ids (``max_score``).
+        The training and validation losses along the way, each layer's
+        largest attention score on the validation ids (``max_score``) and
+        the norms of its query and key projections (``w_q_norm``,
+        ``w_k_norm``).
 
     Raises
     ------
@@ -1391,6 +1402,7 @@ def train_language_model(
     adam = Adam(params, lr=lr)
     logged_steps, train_losses, val_losses, recent = [], [], [], []
     max_scores: list[list[float]] = []
+    norms: list[list[list[float]]] = []  # (k, 2, N): ||W_Q||_F, ||W_K||_F
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
         for step, loss in _train_loop(
             params, config, adam, rng, train, steps, batch_size, rope
@@ -1400,6 +1412,15 @@ def train_language_model(
                 logged_steps.append(step)
                 train_losses.append(float(np.mean(recent)))
                 recent = []
+                norms.append(
+                    [
+                        [
+                            float(np.linalg.norm(params[f"layers.{layer}.{name}"]))
+                            for layer in range(config.n_layers)
+                        ]
+                        for name in ("w_q", "w_k")
+                    ]
+                )
                 if val is not None:
                     val_loss, top = _mean_loss(params, config, val, *rope)
                     val_losses.append(val_loss)
@@ -1409,6 +1430,7 @@ def train_language_model(
         np.array(train_losses),
         np.array(val_losses),
         np.array(max_scores).reshape(-1, config.n_layers),
+        *np.array(norms).reshape(-1, 2, config.n_layers).transpose(1, 0, 2),
     )
     return params, log
 

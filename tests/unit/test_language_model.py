@@ -582,8 +582,17 @@ def test_the_training_log_holds_each_layer_s_largest_score() -> None:
         loss, max_score = evaluate(params, config, val)
         assert np.isclose(loss, log.val_loss[-1], rtol=1e-4)
         assert np.allclose(max_score, tops, rtol=1e-4)
+        # the norms of the last measurement: those of the trained W_Q and W_K
+        for name, norms in (("w_q", log.w_q_norm), ("w_k", log.w_k_norm)):
+            assert norms.shape == (2, config.n_layers)
+            for layer in range(config.n_layers):
+                w = params[f"layers.{layer}.{name}"].astype(np.float64)
+                assert np.isclose(norms[-1, layer], np.sqrt(np.sum(w * w)))
+            assert not np.array_equal(norms[0], norms[-1])  # measured, not copied
     _, unlogged = train_language_model(ids, TINY, steps=2, batch_size=2)
     assert unlogged.max_score.shape == (0, TINY.n_layers)
+    # the norms need no validation ids: one measurement, at the last step
+    assert unlogged.w_q_norm.shape == unlogged.w_k_norm.shape == (1, TINY.n_layers)
 
 
 def test_at_a_high_step_size_qk_norm_keeps_the_scores_from_growing(tmp_path) -> None:
@@ -604,6 +613,9 @@ def test_at_a_high_step_size_qk_norm_keeps_the_scores_from_growing(tmp_path) -> 
     assert (plain[-1] - plain[0]).max() > (normed[-1] - normed[0]).max() > 0
     for run in summary["runs"].values():
         assert run["val_loss"][-1] < run["val_loss"][0]
+        for key in ("w_q_norm", "w_k_norm"):
+            norms = np.array(run[key])
+            assert norms.shape == (2, SMALL["n_layers"]) and (norms > 0).all()
 
 
 #: The training of logit-range.md (#in-training) as the book shows it:
@@ -652,7 +664,14 @@ def test_the_growth_runs_the_book_shows_are_the_scripts(tmp_path, monkeypatch) -
         assert kwargs.keys() == made[2].keys()
         for key, value in kwargs.items():
             assert np.array_equal(value, made[2][key]), key
-        for field in ("steps", "train_loss", "val_loss", "max_score"):
+        for field in (
+            "steps",
+            "train_loss",
+            "val_loss",
+            "max_score",
+            "w_q_norm",
+            "w_k_norm",
+        ):
             assert np.array_equal(getattr(log, field), getattr(made[3], field))
     assert [c[1].qk_norm for c in calls["page"]] == [False, True]
     assert (summary["steps"], summary["lr"], summary["batch_size"]) == (400, 0.03, 16)

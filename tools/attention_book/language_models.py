@@ -489,7 +489,8 @@ def logit_growth_edition(
 
     The log holds, every ``every`` steps of each run, the validation loss and
     each layer's largest scaled score :math:`|S_{ij}|` on the validation text
-    (``TrainingLog.max_score``).
+    (``TrainingLog.max_score``) and the Frobenius norms of its :math:`W_Q`
+    and :math:`W_K` (``w_q_norm``, ``w_k_norm``).
 
     The page shows the same recipe typed out (``train_growth`` in
     ``docs_src/logit_range/logit_growth.pycon``); a unit test checks that
@@ -526,6 +527,8 @@ def logit_growth_edition(
             "log_steps": log.steps.tolist(),
             "val_loss": [round(x, 4) for x in log.val_loss.tolist()],
             "max_score": [[round(x, 2) for x in row] for row in log.max_score.tolist()],
+            "w_q_norm": [[round(x, 2) for x in row] for row in log.w_q_norm.tolist()],
+            "w_k_norm": [[round(x, 2) for x in row] for row in log.w_k_norm.tolist()],
         }
     summary = {
         "edition": edition,
