@@ -6,7 +6,7 @@ from attention_docs import sinusoidal_positional_encoding
 from attention_docs.plotting import set_upright_ylabel, to_svg
 
 D_MODEL = 64
-COMPONENTS = (4, 5, 16, 32)  # PE[pos, 2i] = sin, PE[pos, 2i + 1] = cos
+COMPONENTS = (4, 16, 32)  # PE[pos, 2i] = sin(pos omega_i), i = 2, 8, 16
 QUERIES = ((0, 1), (40, 1), (100, -1))  # (m, ±1): r = m ± t, t = |m - r|
 DISTANCE = 64  # t = 0, ..., 63
 
@@ -16,11 +16,10 @@ def figure(labels: dict) -> Figure:
     colours = (
         mpl.rcParams["text.color"],
         mpl.rcParams["axes.prop_cycle"].by_key()["color"][0],
-        mpl.rcParams["axes.edgecolor"],
         mpl.rcParams["axes.prop_cycle"].by_key()["color"][1],
     )
-    styles = ("-", "--", "-.", ":")
-    widths = (2, 2, 2.6, 3.2)
+    styles = ("-", "--", ":")
+    widths = (2, 2.4, 3.2)
     fig = Figure(figsize=(4.8, 6.6), layout="constrained")
     fig.get_layout_engine().set(h_pad=8 / 72)
     curves, dots = fig.subplots(2, 1)
@@ -43,7 +42,7 @@ def figure(labels: dict) -> Figure:
     curves.set_ylim(-1.1, 1.1)  # -1 <= PE <= 1
     curves.set_yticks([-1, 0, 1])
     curves.legend(
-        loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=2, frameon=False
+        loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=3, frameon=False
     )
     curves.grid(True, alpha=0.3)
     t = np.arange(DISTANCE)
@@ -63,7 +62,7 @@ def figure(labels: dict) -> Figure:
             markersize=6,
             label=labels["earlier"] if step < 0 else f"m = {m}",
         )
-    dots.set_title(labels["dot_title"], pad=28)
+    dots.set_title(labels["dot_title"], pad=36)
     dots.set_xlabel(labels["distance"])
     set_upright_ylabel(dots, labels["dot"], y=1.07, lift=0)
     dots.set_xlim(0, 63)
@@ -79,9 +78,9 @@ if __name__ == "__main__":
         "component": "c =",
         "position": "pos",
         "value": "PE",
-        "dot_title": "PE_{m} · PE_{r}",
+        "dot_title": "PE_{m} PE_{r}^{⊤}",
         "distance": "|m − r|",
-        "dot": "PE_{m} · PE_{r}",
+        "dot": "PE_{m} PE_{r}^{⊤}",
         "earlier": "m = 100 (r < m)",
     }
     print(to_svg(figure(symbols)))
