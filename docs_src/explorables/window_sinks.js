@@ -93,7 +93,7 @@ export function render(w, data) {
   // The newest query's weights, with the sinks and without them.
   const weights =
     '<div class="explorable-scroll explorable-sink-weights" tabindex="0" role="region" ' +
-    `aria-label="${esc(w.weights_region)}">` + matrix("weights", w.weights, [w.with_sinks, w.without_sinks], positions.map(String),
+    `aria-label="${esc(w.weights_region)}">` + matrix("weights", `<span class="explorable-caption-box">${w.weights}</span>`, [w.with_sinks, w.without_sinks], positions.map(String),
       { shownCols: data.n }) + "</div>";
   const dropped =
     '<dl class="explorable-results explorable-results-labels-wrap">' +

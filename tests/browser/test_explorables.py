@@ -2684,6 +2684,49 @@ def test_window_sinks(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+#: The weights' scroll box at a phone's width: its size and names, and
+#: where its caption and its rows' names lie against it.
+SINK_WEIGHTS_BOX = """root => {
+    const box = root.querySelector(".explorable-sink-weights");
+    const edge = box.getBoundingClientRect();
+    const names = [...box.querySelectorAll("tbody th")]
+        .map(th => th.getBoundingClientRect());
+    const cell = box.querySelector("tbody td").getBoundingClientRect();
+    const caption = box.querySelector("caption span").getBoundingClientRect();
+    return {scroll: box.scrollWidth, width: box.clientWidth, tabindex: box.tabIndex,
+            role: box.getAttribute("role"), label: box.getAttribute("aria-label"),
+            left: edge.left, right: edge.right, captionRight: caption.right,
+            namesLeft: names.map(r => r.left), namesHeight: names.map(r => r.height),
+            cellHeight: cell.height};
+}"""
+
+
+def test_window_sinks_weights_scroll_in_their_box_on_a_phone(load) -> None:
+    """At 390 px and n = 16 the weights' table scrolls in a focusable, named
+    region; its caption wraps within the region, and its rows' names stay on
+    one line at the region's start however far it is scrolled (issue 40:
+    the names were squeezed to a letter a line, the caption cut off)."""
+    page, watch, root = load("sliding-window", "window_sinks")
+    page.set_viewport_size({"width": 390, "height": 900})
+    root.locator('input[data-size="n"]').fill("16")
+    box = root.locator(".explorable-sink-weights")
+    for scrolled in (0, 10_000):
+        box.evaluate("(e, x) => { e.scrollLeft = x; }", scrolled)
+        seen = root.evaluate(SINK_WEIGHTS_BOX)
+        assert seen["scroll"] > seen["width"], seen  # 16 keys: wider than a phone
+        assert seen["tabindex"] == 0 and seen["role"] == "region", seen
+        assert (
+            seen["label"]
+            == explorables.words_for("window_sinks", "ja")["weights_region"]
+        )
+        assert seen["captionRight"] <= seen["right"] + 0.5, seen
+        for left, height in zip(seen["namesLeft"], seen["namesHeight"], strict=True):
+            assert abs(left - seen["left"]) < 1, (scrolled, seen)
+            assert height <= seen["cellHeight"] + 0.5, (scrolled, seen)
+    assert box.evaluate("e => e.scrollLeft") > 0
+    assert not watch.problems(), watch.problems()
+
+
 def test_window_sinks_linked_and_announced_once(load) -> None:
     """Pointing at a cell (or reaching it with the arrow keys) frames its
     query's row and shows the cache as that query meets it, the key's row
