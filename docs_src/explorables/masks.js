@@ -197,7 +197,10 @@ export function mount(root) {
     row.dataset.value = String(i + 1);
     row.textContent = String(i + 1);
     const factor = root.querySelector('[data-result="renorm_factor"]');
-    if (share > 0) show(factor, 1 / share, 3);
+    // 1/share − 1 = (the masked keys' share)/share: 0 with every key kept,
+    // where share is 1 up to float64's rounding of its sum (fmt's gap)
+    const dropped = free.reduce((a, b, j) => a + (mask[i][j] ? 0 : b), 0);
+    if (share > 0) show(factor, 1 / share, 3, dropped / share);
     else {
       factor.dataset.value = "";
       factor.textContent = "—";

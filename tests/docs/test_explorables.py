@@ -336,6 +336,19 @@ def test_the_window_and_sinks_are_drawn_as_the_package_computes_them() -> None:
             assert abs(float(shown[1]) - value) <= 1e-12 * value, key
 
 
+def test_the_window_s_factor_is_1_with_no_sink_outside_it() -> None:
+    """Every key in the window (W = n): a = 0, and 1/(1 − a) is 1, written
+    "1.0", though the window's share, a float64 sum, is 1 − 2.2 × 10⁻¹⁶
+    (issue 40: "> 0.9" for a factor that is 1); a sink outside the window
+    makes it more than 1."""
+    data = explorables.DATA["window_sinks"]("ja")
+    figure = draw_with("window_sinks", data | {"n": 16, "window": 16, "n_sink": 0})
+    said = dict(re.findall(r'data-result="(\w+)" data-value="[^"]+">([^<]*)<', figure))
+    assert (said["sink_weight"], said["ratio"]) == ("0.000", "1.0")
+    sinks = oracle.window_weights(10, 4, 2)  # the page's figure
+    assert sinks["a"] > 0 and sinks["ratio"] > 1
+
+
 def band_cells(figure: str) -> dict[tuple[int, int], dict[str, str]]:
     """The attributes of each cell of the window's grid, and of its button."""
     grid = figure.split('data-matrix="mask"')[1].split("</table>")[0]
