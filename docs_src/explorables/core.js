@@ -24,10 +24,11 @@ const SUPERSCRIPTS = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: 
 // value that is not ±1 but would round to ±1 is written as the bound one
 // last decimal beyond it, away from 1, after a no-break space: 0.99992 at 3
 // decimals "> 0.999" (not all of the attention), 1.0004 "< 1.001",
-// −0.99992 "< −0.999", never "1.000" (±1 itself stays "1.000"). `gap`, the distance |x| − 1 when the caller
-// knows it better than x does (a saturated softmax's largest weight is the
-// float 1 while 1 − w, the other weights' sum, is 3.9 × 10⁻²²), says which;
-// without it, x's own distance from ±1.
+// −0.99992 "< −0.999", never "1.000" (±1 itself stays "1.000"). `gap`,
+// the distance |x| − 1 when the caller knows it better than x does (a
+// saturated softmax's largest weight is the float 1 while 1 − w, the other
+// weights' sum, is 3.9 × 10⁻²²; a sum of weights that is 1 is the float
+// 1 ± 2.2 × 10⁻¹⁶: gap 0), says which; without it, x's own distance from ±1.
 export function fmt(x, digits, gap = Math.abs(x) - 1) {
   const fixed = Number.isFinite(x) ? x.toFixed(digits) : "";
   const vanishes = digits > 0 && x !== 0 && /^-?[0.]*$/.test(fixed);
