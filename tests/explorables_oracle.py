@@ -47,10 +47,14 @@ MINUS = "\u2212"
 SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def fmt(x: float, digits: int) -> str:
+def fmt(x: float, digits: int, gap: float | None = None) -> str:
     """``x`` with ``digits`` decimals, a true minus sign, and no "−0"; from a
     million on, as the text "m × 10ⁿ"; a value that is not 0 but rounds to
-    all zeros, as "m × 10⁻ⁿ" with one decimal (core.js's rounding rule)."""
+    all zeros, as "m × 10⁻ⁿ" with one decimal; a value that is not ±1 but
+    rounds to ±1, as the bound one last decimal beyond it, away from 1
+    ("> 0.999", "< 1.001", "< −0.999"), core.js's rounding rule. ``gap`` is
+    |x| − 1 when the caller knows it better than x does (a saturated
+    softmax's largest weight, the float 1, is 1 − ε)."""
     fixed = f"{x:.{digits}f}" if math.isfinite(x) else ""
     vanishes = digits > 0 and x != 0 and fixed != "" and not fixed.strip("-0.")
     if math.isfinite(x) and (abs(x) >= 1e6 or vanishes):
@@ -58,6 +62,12 @@ def fmt(x: float, digits: int) -> str:
         mantissa, exponent = f"{x:.{places}e}".split("e")
         power = str(int(exponent)).translate(SUPERSCRIPTS)
         return f"{fmt(float(mantissa), places)} × 10{power}"
+    gap = abs(x) - 1 if gap is None else gap
+    if digits > 0 and gap != 0 and fixed.lstrip("-") == "1." + "0" * digits:
+        # not ±1: the digit grid's next value beyond x, and which side x is on
+        beyond = f"{1 + math.copysign(10.0**-digits, gap):.{digits}f}"
+        sign = MINUS if x < 0 else ""
+        return f"{'>' if (x > 0) == (gap < 0) else '<'}\u00a0{sign}{beyond}"
     text = f"{x:.{digits}f}"
     if text.startswith("-") and not text.strip("-0."):
         text = text[1:]
@@ -69,11 +79,15 @@ def grouped(n: int) -> str:
     return f"{n:,}"
 
 
-def weight(x: float) -> str:
+def weight(x: float, sole: bool = False) -> str:
     """An attention weight (or a mean of weights) as the attention-map
     explorable writes it: 2 decimals; below 0.005 (0.00 at 2 decimals; a
-    softmax weight is never 0, the build carries 4 decimals) "< 0.01"."""
-    return "< 0.01" if x < 0.005 else fmt(x, 2)
+    softmax weight is never 0, the build carries 4 decimals) "< 0.01"; one
+    that 2 decimals would write 1.00, "> 0.99", unless ``sole``, the weight
+    of its row's only key (the first query's), which is 1."""
+    if x < 0.005:
+        return "< 0.01"
+    return fmt(x, 2, 0.0 if sole else (x - 1) or -5e-324)
 
 
 def device_bytes(gb: int) -> int:

@@ -23,14 +23,18 @@ import {
 
 const count = (n) => [...Array(n).keys()].map((i) => i + 1);
 
-// A weight (or a mean of weights) as the page writes it: 2 decimals, and one
-// below 0.005, which 2 decimals would write 0.00, as "< 0.01". A softmax
-// weight is never 0; the build carries 4 decimals, so even a weight carried
-// as 0 (below 0.00005) is only known to be small.
-const weight = (x) => (x < 0.005 ? "< 0.01" : fmt(x, 2));
-const showWeight = (el, x) => {
+// A weight (or a mean of weights) as the page writes it: 2 decimals; one
+// below 0.005, which 2 decimals would write 0.00, as "< 0.01", and one that
+// 2 decimals would write 1.00 as "> 0.99" (fmt's rule), unless it is the
+// weight of its row's sole key, the first query's (the causal mask leaves
+// it one), which is 1. A softmax weight over two or more keys is never 0
+// nor 1; the build carries 4 decimals, so even a weight carried as 0 (below
+// 0.00005) or as 1 (from 0.99995) is only known to be small, or near 1.
+const weight = (x, sole = false) =>
+  x < 0.005 ? "< 0.01" : fmt(x, 2, sole ? 0 : x - 1 || -Number.MIN_VALUE);
+const showWeight = (el, x, sole = false) => {
   el.dataset.value = String(x);
-  el.textContent = weight(x);
+  el.textContent = weight(x, sole);
 };
 
 // data: {layers, heads, sentences: [{text, tokens, weights: [layer][head][i][j]}]};
@@ -144,7 +148,7 @@ export function mount(root) {
       const i = s.tokens.length - 1;
       const j = a[i].slice(0, i + 1).indexOf(Math.max(...a[i].slice(0, i + 1)));
       said.textContent = `${message(words(root, "largest"), {
-        i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: weight(a[i][j]),
+        i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: weight(a[i][j], i === 0),
       })}${words(root, "linked_hint")}`;
       return;
     }
@@ -152,7 +156,7 @@ export function mount(root) {
     table.querySelector(`tbody tr[data-i="${i}"] th`).classList.add("explorable-linked");
     table.querySelector(`thead th[data-j="${j}"]`).classList.add("explorable-linked");
     said.textContent = message(words(root, "linked"), {
-      i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: weight(a[i][j]),
+      i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: weight(a[i][j], i === 0),
     });
   };
 
@@ -190,11 +194,11 @@ export function mount(root) {
         td.hidden = j >= n;
         if (i >= n || j >= n || j > i) continue; // above the diagonal: the causal mask's 0, blank
         const b = td.querySelector("button");
-        showWeight(b.querySelector("span"), a[i][j]);
+        showWeight(b.querySelector("span"), a[i][j], i === 0);
         td.style.setProperty("--w", String(a[i][j])); // the heat map: the colour is the weight
         td.classList.toggle("explorable-previous", j === i - 1); // framed, as in the page's figure
         b.setAttribute("aria-label", message(words(root, "label"), {
-          i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: weight(a[i][j]),
+          i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: weight(a[i][j], i === 0),
         }));
       }
     }

@@ -59,7 +59,10 @@ export function scale({ min, max, log = false, ticks: given }) {
   const digits = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
   const ticks = [];
   for (let k = Math.ceil(min / step - 1e-9); k * step <= max + 1e-9 * span; k++) {
-    ticks.push([k * step, fmt(k * step, digits)]);
+    // a tick is a multiple of the step: written as one, not as the float
+    // k × step (3 × 0.1 is 0.30000000000000004; fmt would write a float
+    // near ±1 that is not ±1 as a bound)
+    ticks.push([k * step, fmt(Number((k * step).toFixed(digits)), digits)]);
   }
   return { ticks, at: (v) => (v - min) / span, min, max };
 }

@@ -20,14 +20,28 @@ const SUPERSCRIPTS = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: 
 // The rounding rule of every number the figures show: a value that is not 0
 // but would round to all zeros at `digits` decimals is written the same way
 // with one decimal, "2.1 × 10⁻⁹", never "0.0000" or "−0.000", so that a
-// weight of 2 × 10⁻⁹ is not read as 0 (0 itself stays "0.0000").
-export function fmt(x, digits) {
+// weight of 2 × 10⁻⁹ is not read as 0 (0 itself stays "0.0000"). Likewise a
+// value that is not ±1 but would round to ±1 is written as the bound one
+// last decimal beyond it, away from 1, after a no-break space: 0.99992 at 3
+// decimals "> 0.999" (not all of the attention), 1.0004 "< 1.001",
+// −0.99992 "< −0.999", never "1.000" (±1 itself stays "1.000"). `gap`,
+// the distance |x| − 1 when the caller knows it better than x does (a
+// saturated softmax's largest weight is the float 1 while 1 − w, the other
+// weights' sum, is 3.9 × 10⁻²²; a sum of weights that is 1 is the float
+// 1 ± 2.2 × 10⁻¹⁶: gap 0), says which; without it, x's own distance from ±1.
+export function fmt(x, digits, gap = Math.abs(x) - 1) {
   const fixed = Number.isFinite(x) ? x.toFixed(digits) : "";
   const vanishes = digits > 0 && x !== 0 && /^-?[0.]*$/.test(fixed);
   if (Number.isFinite(x) && (Math.abs(x) >= 1e6 || vanishes)) {
     const [mantissa, exponent] = x.toExponential(vanishes ? 1 : digits).split("e");
     const power = [...String(Number(exponent))].map((c) => SUPERSCRIPTS[c]).join("");
     return `${fmt(Number(mantissa), vanishes ? 1 : digits)} × 10${power}`;
+  }
+  if (digits > 0 && gap !== 0 && /^-?1\.0*$/.test(fixed)) {
+    // the last decimal stepped once away from 1: 0.999 below, 1.001 above
+    const bound = (1 + Math.sign(gap) * 10 ** -digits).toFixed(digits);
+    const above = (x > 0) === (gap < 0); // x lies above the bound
+    return `${above ? ">" : "<"}\u00a0${x < 0 ? MINUS : ""}${bound}`; // one line, never wrapped
   }
   let text = x.toFixed(digits);
   if (/^-[0.]*$/.test(text)) text = text.slice(1);
@@ -42,9 +56,10 @@ export function sci(x, digits = 1) {
 
 // Show a number in `el`: its rounded text, and its full value in data-value.
 // A number written m × 10ⁿ is also written in words for a listener (speak()).
-export function show(el, x, digits) {
+// `gap`: fmt's, |x| − 1 when the caller knows it better than x does.
+export function show(el, x, digits, gap = undefined) {
   el.dataset.value = String(x);
-  const text = x === -Infinity ? `${MINUS}∞` : fmt(x, digits);
+  const text = x === -Infinity ? `${MINUS}∞` : fmt(x, digits, gap);
   if (/[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]/.test(text)) speak(el, text);
   else el.textContent = text;
 }

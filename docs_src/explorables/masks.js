@@ -139,9 +139,11 @@ export function mount(root) {
       root.querySelector(`[data-matrix="scores"] td[data-i="${i}"][data-j="${j}"]`)
         .toggleAttribute("data-masked", !mask[i][j]);
     }));
-    // Each row's sum: 1 (to rounding) once normalised again, 0 with no key.
+    // Each row's sum: 1 once normalised again (to float64's rounding of the
+    // sum, which is not a weight short of 1: gap 0), 0 with no key.
     weights.forEach((row, i) => {
-      show(root.querySelector(`[data-sum="${i}"]`), row.reduce((a, b) => a + b, 0), 3);
+      const kept = mask[i].some(Boolean);
+      show(root.querySelector(`[data-sum="${i}"]`), row.reduce((a, b) => a + b, 0), 3, kept ? 0 : undefined);
     });
     const empty = mask.flatMap((row, i) => (row.some(Boolean) ? [] : [i + 1]));
     for (const tr of root.querySelectorAll('[data-matrix="weights"] tbody tr')) {
@@ -195,7 +197,10 @@ export function mount(root) {
     row.dataset.value = String(i + 1);
     row.textContent = String(i + 1);
     const factor = root.querySelector('[data-result="renorm_factor"]');
-    if (share > 0) show(factor, 1 / share, 3);
+    // 1/share − 1 = (the masked keys' share)/share: 0 with every key kept,
+    // where share is 1 up to float64's rounding of its sum (fmt's gap)
+    const dropped = free.reduce((a, b, j) => a + (mask[i][j] ? 0 : b), 0);
+    if (share > 0) show(factor, 1 / share, 3, dropped / share);
     else {
       factor.dataset.value = "";
       factor.textContent = "—";

@@ -85,7 +85,7 @@ function state(x, t) {
   const jacobian = s.map((sj, j) => s.map((sl, l) => (j === l ? sj * others[j] : -sj * sl)));
   const largest = Math.max(...s);
   return {
-    tx, s, jacobian, largest,
+    tx, s, others, jacobian, largest,
     rest: others[s.indexOf(largest)], // ε = Σ_{j ≠ argmax} s_j
     jmax: Math.max(...jacobian.flat().map(Math.abs)),
   };
@@ -204,9 +204,9 @@ export function mount(root) {
       if (sj === 0) {
         el.dataset.value = "0";
         speak(el, words(root, "underflow"));
-      } else show(el, sj, 4);
+      } else show(el, sj, 4, -now.others[j]); // 1 − w_j is the others' sum, not 0 when w_j is the float 1
       weightButtons[j].setAttribute("aria-label",
-        `w${SUBSCRIPT(j + 1)} = ${sj === 0 ? said(root, words(root, "underflow")) : fmt(sj, 4)}`);
+        `w${SUBSCRIPT(j + 1)} = ${sj === 0 ? said(root, words(root, "underflow")) : fmt(sj, 4, -now.others[j])}`);
       root.querySelectorAll(".explorable-bar")[j].style.setProperty("--w", `${(100 * sj).toFixed(2)}%`);
     });
     // fixed decimals down to 10^−3, m × 10^e below (0.0067, not 6.7 × 10^−3)
@@ -220,7 +220,7 @@ export function mount(root) {
       td.style.setProperty("--p", String(Math.max(0, v) * 4));
       td.style.setProperty("--n", String(Math.max(0, -v) * 4));
     }
-    show(root.querySelector("[data-result=largest]"), now.largest, 4);
+    show(root.querySelector("[data-result=largest]"), now.largest, 4, -now.rest); // 1 − ε: never "1.0000" beside ε
     // A value that float64 rounds to 0 (below its least, 4.9 × 10^−324) is
     // said to be less than 10^−308, not "0.0 × 10^0".
     const small = (v) => (v === 0 ? words(root, "underflow") : fixed(v) ? fmt(v, 4) : sci(v));
@@ -232,7 +232,7 @@ export function mount(root) {
       } else number(el, now[key]);
     }
     (settled ? announce : announceSettled)(root, message(words(root, "status"), {
-      t: fmt(scale, 1), largest: fmt(now.largest, 4), rest: small(now.rest), jmax: small(now.jmax),
+      t: fmt(scale, 1), largest: fmt(now.largest, 4, -now.rest), rest: small(now.rest), jmax: small(now.jmax),
     }));
   };
   // Views linked, both ways, by pointer, focus and tap: w_j's row (its

@@ -93,7 +93,7 @@ export function render(w, data) {
   // The newest query's weights, with the sinks and without them.
   const weights =
     '<div class="explorable-scroll explorable-sink-weights" tabindex="0" role="region" ' +
-    `aria-label="${esc(w.weights_region)}">` + matrix("weights", w.weights, [w.with_sinks, w.without_sinks], positions.map(String),
+    `aria-label="${esc(w.weights_region)}">` + matrix("weights", `<span class="explorable-caption-box">${w.weights}</span>`, [w.with_sinks, w.without_sinks], positions.map(String),
       { shownCols: data.n }) + "</div>";
   const dropped =
     '<dl class="explorable-results explorable-results-labels-wrap">' +
@@ -203,7 +203,9 @@ export function mount(root) {
     // multiplied by 1/(1 − a), the inverse of the window's share
     const total = (kind) => withSinks.reduce((x, v, j) => x + (kindOf(i, j, w, sinks) === kind ? v : 0), 0);
     show(root.querySelector('[data-result="sink_weight"]'), total("sink"), 3);
-    show(root.querySelector('[data-result="ratio"]'), 1 / total("window"), 1);
+    // 1/(1 − a) − 1 = a/(1 − a): 0 with no sink outside the window, where the
+    // window's share is 1 up to float64's rounding of its sum (fmt's gap)
+    show(root.querySelector('[data-result="ratio"]'), 1 / total("window"), 1, total("sink") / total("window"));
     const shown = (ws, dx) => ws.flatMap((v, j) => (ws === without ? kindOf(i, j, w, 0) === "window"
       : ["window", "sink"].includes(kindOf(i, j, w, sinks))) ? [[j + dx, v]] : []);
     const most = Number(root.querySelector('[data-size="n"]').max);

@@ -68,6 +68,10 @@ LAYOUT_SHIFT = """figure => new Promise(resolve => {
 
 
 SCIENTIFIC = re.compile(r"(\S+) × 10(\S+)")
+#: "> 0.999", "< 1.001": a value that is not ±1 but would round to it, as
+#: fmt() writes it (the bound one last decimal beyond it, away from 1,
+#: after a no-break space).
+BOUND = re.compile(r"([<>])\u00a0([\u2212-]?\d\.\d+)")
 #: "10⁻⁹" as fmt() writes a value below the shown decimals: read as 10-9.
 SUPERSCRIPT_DIGITS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 
@@ -117,6 +121,15 @@ def check(text: str, full: str, expected: float, where: str) -> None:
     assert abs(float(full) - expected) <= 1e-12 * max(1.0, abs(expected)), (
         f"{where}: {full} != {expected!r}"
     )
+    bounded = BOUND.fullmatch(text.strip())
+    if bounded:  # "> 0.999": not ±1, though it would round to it
+        bound, unit = number(bounded[2]), 10.0 ** -digits_of(bounded[2])
+        beyond = expected > bound if bounded[1] == ">" else expected < bound
+        assert beyond and abs(expected - bound) <= unit * (1 + 1e-9), (
+            f"{where}: shows {text}, expected {expected!r}"
+        )
+        assert abs(abs(bound) - 1) == pytest.approx(unit), f"{where}: {text}"
+        return
     shown = number(text)
     scientific = SCIENTIFIC.fullmatch(
         text.replace("\u2212", "-").translate(SUPERSCRIPT_DIGITS).strip()
@@ -342,7 +355,7 @@ def test_softmax(load) -> None:
         softmax_charts_agree(page, x, t)
         # said once the control settles (300 ms after the last input)
         expect(said).to_contain_text(f"t = {oracle.fmt(t, 1)}")
-        expect(said).to_contain_text(oracle.fmt(state["largest"], 4))
+        expect(said).to_contain_text(oracle.fmt(state["largest"], 4, -state["rest"]))
 
     agrees([1.0, 2.0, 3.0], 1.0)  # the default state, as the script computes it
     scale = root.locator("input[data-t]")
@@ -396,6 +409,9 @@ def test_softmax(load) -> None:
         _, full = result(page, "softmax", key)
         assert abs(float(full) - epsilon) <= 1e-12 * epsilon, (key, full, epsilon)
     assert result(page, "softmax", "rest")[0] == "3.9 × 10\u221222"
+    # the largest weight is the float 1, yet 1 − ε: never "1.0000" beside ε
+    assert result(page, "softmax", "largest") == (">\u00a00.9999", "1")
+    assert root.locator('[data-s="2"]').inner_text() == ">\u00a00.9999"
     # the live region says the power in words, not flattened to "10−22"
     expect(said).to_contain_text("3.9 × 10 の −22 乗")
     heard = said.aria_snapshot()
@@ -2341,7 +2357,7 @@ def maps_agree(page, sentences, model, k: int, layer: int, head: int) -> None:
         # The page carries the weights to 4 decimals, shows 2, and leaves
         # the masked ones (j > i, weight 0) blank.
         assert abs(float(full) - a[i, j]) <= 0.5e-4 + 1e-7, (k, layer, head, i, j)
-        assert shown == ("" if j > i else oracle.weight(float(full)))
+        assert shown == ("" if j > i else oracle.weight(float(full), sole=i == 0))
         seen += 1
     assert seen == n * n
     heads = page.evaluate(
@@ -2665,6 +2681,49 @@ def test_window_sinks(load) -> None:
         kept = oracle.window_state(n, window, n_sink)["kept"]
         said = status(page, "window_sinks")  # at once, no settling wait
         assert f"n = {n} " in said and ", ".join(map(str, kept)) in said, (key, said)
+    assert not watch.problems(), watch.problems()
+
+
+#: The weights' scroll box at a phone's width: its size and names, and
+#: where its caption and its rows' names lie against it.
+SINK_WEIGHTS_BOX = """root => {
+    const box = root.querySelector(".explorable-sink-weights");
+    const edge = box.getBoundingClientRect();
+    const names = [...box.querySelectorAll("tbody th")]
+        .map(th => th.getBoundingClientRect());
+    const cell = box.querySelector("tbody td").getBoundingClientRect();
+    const caption = box.querySelector("caption span").getBoundingClientRect();
+    return {scroll: box.scrollWidth, width: box.clientWidth, tabindex: box.tabIndex,
+            role: box.getAttribute("role"), label: box.getAttribute("aria-label"),
+            left: edge.left, right: edge.right, captionRight: caption.right,
+            namesLeft: names.map(r => r.left), namesHeight: names.map(r => r.height),
+            cellHeight: cell.height};
+}"""
+
+
+def test_window_sinks_weights_scroll_in_their_box_on_a_phone(load) -> None:
+    """At 390 px and n = 16 the weights' table scrolls in a focusable, named
+    region; its caption wraps within the region, and its rows' names stay on
+    one line at the region's start however far it is scrolled (issue 40:
+    the names were squeezed to a letter a line, the caption cut off)."""
+    page, watch, root = load("sliding-window", "window_sinks")
+    page.set_viewport_size({"width": 390, "height": 900})
+    root.locator('input[data-size="n"]').fill("16")
+    box = root.locator(".explorable-sink-weights")
+    for scrolled in (0, 10_000):
+        box.evaluate("(e, x) => { e.scrollLeft = x; }", scrolled)
+        seen = root.evaluate(SINK_WEIGHTS_BOX)
+        assert seen["scroll"] > seen["width"], seen  # 16 keys: wider than a phone
+        assert seen["tabindex"] == 0 and seen["role"] == "region", seen
+        assert (
+            seen["label"]
+            == explorables.words_for("window_sinks", "ja")["weights_region"]
+        )
+        assert seen["captionRight"] <= seen["right"] + 0.5, seen
+        for left, height in zip(seen["namesLeft"], seen["namesHeight"], strict=True):
+            assert abs(left - seen["left"]) < 1, (scrolled, seen)
+            assert height <= seen["cellHeight"] + 0.5, (scrolled, seen)
+    assert box.evaluate("e => e.scrollLeft") > 0
     assert not watch.problems(), watch.problems()
 
 

@@ -163,6 +163,34 @@ def test_numbers_are_formatted_for_the_reader() -> None:
         )
 
 
+#: (x, digits, gap) and what a reader must read: a value that is not ±1 but
+#: would round to ±1 (issue 40: a weight of 0.99992 shown as "1.000").
+NEAR_ONE = [
+    ((0.99992, 3, None), ">\u00a00.999"),
+    ((0.9951, 2, None), ">\u00a00.99"),
+    ((1.0004, 3, None), "<\u00a01.001"),
+    ((-0.99992, 3, None), "<\u00a0\u22120.999"),
+    ((-1.0004, 3, None), ">\u00a0\u22121.001"),
+    ((1.0, 3, None), "1.000"),  # 1 itself
+    ((-1.0, 4, None), "\u22121.0000"),
+    ((0.9994, 3, None), "0.999"),  # rounds below 1: as it is
+    ((1.0, 4, -3.9e-22), ">\u00a00.9999"),  # the float 1, known to be 1 − ε
+    ((0.9999999999999999, 3, 0.0), "1.000"),  # known to be 1: a row's sum
+    ((0.00004, 3, None), "4.0 × 10\u207b\u2075"),  # and 0's side, as before
+]
+
+
+@pytest.mark.parametrize(("args", "text"), NEAR_ONE)
+def test_a_value_that_is_not_1_never_shows_as_1(args, text) -> None:
+    x, digits, gap = args
+    call = f"fmt({x!r}, {digits}{'' if gap is None else f', {gap!r}'})"
+    shown = run_module(
+        f'import {{ fmt }} from "./core.js"; console.log(JSON.stringify({call}));'
+    )
+    assert shown == text
+    assert oracle.fmt(x, digits, gap) == text
+
+
 class Cells(HTMLParser):
     """Every ``data-value`` of a figure's tables: key -> {(i, j): x}."""
 
@@ -306,6 +334,19 @@ def test_the_window_and_sinks_are_drawn_as_the_package_computes_them() -> None:
         for key, value in (("sink_weight", sinks["a"]), ("ratio", sinks["ratio"])):
             shown = re.search(rf'data-result="{key}" data-value="([^"]+)"', figure)
             assert abs(float(shown[1]) - value) <= 1e-12 * value, key
+
+
+def test_the_window_s_factor_is_1_with_no_sink_outside_it() -> None:
+    """Every key in the window (W = n): a = 0, and 1/(1 − a) is 1, written
+    "1.0", though the window's share, a float64 sum, is 1 − 2.2 × 10⁻¹⁶
+    (issue 40: "> 0.9" for a factor that is 1); a sink outside the window
+    makes it more than 1."""
+    data = explorables.DATA["window_sinks"]("ja")
+    figure = draw_with("window_sinks", data | {"n": 16, "window": 16, "n_sink": 0})
+    said = dict(re.findall(r'data-result="(\w+)" data-value="[^"]+">([^<]*)<', figure))
+    assert (said["sink_weight"], said["ratio"]) == ("0.000", "1.0")
+    sinks = oracle.window_weights(10, 4, 2)  # the page's figure
+    assert sinks["a"] > 0 and sinks["ratio"] > 1
 
 
 def band_cells(figure: str) -> dict[tuple[int, int], dict[str, str]]:
@@ -506,15 +547,22 @@ def test_every_head_s_previous_character_weight_is_a_bar(language: str) -> None:
 @pytest.mark.parametrize("language", ["ja", "zh-Hant"])
 def test_the_attention_maps_write_every_weight_by_one_rule(language: str) -> None:
     """Each weight 2 decimals, a weight below 0.005 "< 0.01" (review r43):
-    never "0.00" beside "2.0 × 10⁻⁴", as if a softmax weight could be 0."""
+    never "0.00" beside "2.0 × 10⁻⁴", as if a softmax weight could be 0; nor
+    "1.00" but for the first query's one key (issue 40), as if a weight over
+    two keys could be 1."""
     figure = explorables.render("attention_maps", language)
     grid = figure.split('data-matrix="weights"')[1].split("</table>")[0]
-    shown = re.findall(r'<span data-value="([^"]+)">([^<]*)</span>', grid)
+    number = re.compile(r'<span data-value="([^"]+)">([^<]*)</span>')
+    shown = []
+    for i, row in re.findall(r'<tr data-i="(\d+)"[^>]*>(.*?)</tr>', grid):
+        for value, text in number.findall(row):
+            shown.append((int(i), float(value), html.unescape(text)))
     assert shown
-    for value, text in shown:
-        assert html.unescape(text) == oracle.weight(float(value)), (value, text)
+    for i, value, text in shown:
+        assert text == oracle.weight(value, sole=i == 0), (i, value, text)
         assert "× 10" not in text and text != "0.00"
-    assert any(html.unescape(text) == "< 0.01" for _, text in shown)
+        assert (text == "1.00") == (i == 0), (i, value, text)
+    assert any(text == "< 0.01" for *_, text in shown)
 
 
 def test_the_kv_calculator_offers_deepseek_v3() -> None:
@@ -633,6 +681,9 @@ def test_the_saturated_softmax_keeps_its_small_numbers() -> None:
     for key in ("rest", "jmax"):
         value = float(re.search(rf'data-result="{key}" data-value="([^"]+)"', html)[1])
         assert abs(value - epsilon) <= 1e-12 * epsilon, (key, value)
+    # the largest weight, the float 1, is 1 − ε: not "1.0000" beside ε
+    assert re.search(r'data-result="largest" data-value="1">&gt;&nbsp;0.9999<', html)
+    assert re.search(r'data-s="2">&gt;&nbsp;0.9999<', html)
     # the log axis stops at 10^-16 (review F23): the curve is drawn down to
     # it, and marked where it leaves the plot, the first t below it
     chart = Chart(charts(html)["jmax"], log_y=True)
