@@ -10,6 +10,9 @@ from attention_docs import latent_attention_params
 
 CELL = 10.0
 ROWS = 5  # cached tokens j = 1, ..., t drawn in the absorbed step
+#: The height of a projection's node: its label's superscript and subscript
+#: stay inside the frame.
+NODE = 30.0
 
 
 def sizes() -> dict[str, int]:
@@ -28,7 +31,7 @@ def sizes() -> dict[str, int]:
 
 def weight(ax, centre: float, y: float, label: str, width: float) -> None:
     """A projection drawn as a node on its arrow."""
-    box(ax, centre - width / 2, y, width, 22, label, fill="w")
+    box(ax, centre - width / 2, y, width, NODE, label, fill="w")
 
 
 def cached(ax, left: float, top: float, width: float, height: float) -> None:
@@ -50,7 +53,7 @@ def cached(ax, left: float, top: float, width: float, height: float) -> None:
 def figure(labels: dict) -> Figure:
     s = sizes()
     colours = palette()
-    fig, ax = canvas(370, 662)
+    fig, ax = canvas(370, 672)
     # -- as defined: every head's keys and values made from c_t -------------
     text(ax, 4, 6, labels["plain"], ha="left", va="top")
     x_left = 185 - s["d_model"] * CELL / 2
@@ -92,7 +95,7 @@ def figure(labels: dict) -> Figure:
             width = 92 if "RoPE" in name else 52
             arrow(ax, (columns[key], row + 16), (centre, heads))
             weight(ax, centre, heads, name, width)
-            arrow(ax, (centre, heads + 22), (centre, below))
+            arrow(ax, (centre, heads + NODE), (centre, below))
         else:  # k^R_t joins every head's key as it is
             arrow(ax, (columns[key], row + 16), (centre, below))
         matrix(ax, centre - cols * CELL / 2, below, 1, cols, cell=CELL, fill=fill)
@@ -109,7 +112,7 @@ def figure(labels: dict) -> Figure:
     width = (s["d_c"] + s["d_r"]) * CELL
     left = 190 - width / 2
     query = 414.0
-    arrow(ax, (70, 392), (left - 6, query + CELL / 2))
+    arrow(ax, (70, 370 + NODE), (left - 6, query + CELL / 2))
     matrix(ax, left, query, 1, s["d_c"], cell=CELL, fill="q")
     matrix(ax, left + s["d_c"] * CELL, query, 1, s["d_r"], cell=CELL, fill="q")
     text(ax, left + width + 8, query + 5, r"\mathbf{q}^{R}_{t,i}", ha="left")
@@ -142,15 +145,15 @@ def figure(labels: dict) -> Figure:
     )
     weight(ax, sum_mid, total + 30, "W^{UV}_{i} W^{O}_{i}", 96)
     arrow(ax, (sum_mid, total + CELL), (sum_mid, total + 30))
-    out = total + 72
-    arrow(ax, (sum_mid, total + 52), (sum_mid, out))
+    out = total + 30 + NODE + 20
+    arrow(ax, (sum_mid, total + 30 + NODE), (sum_mid, out))
     out_left = sum_mid - s["d_model"] * CELL / 2
     matrix(ax, out_left, out, 1, s["d_model"], cell=CELL, fill="z")
     text(ax, sum_mid, out + CELL + 6, labels["output"], va="top")
     text(
         ax,
         4,
-        658,
+        662,
         f"d_{{model}} = {s['d_model']},  d'_{{c}} = {s['d_cq']},  d_{{c}} = {s['d_c']},"
         f"  d_{{h}} = {s['d_h']},  d_{{h}}^{{R}} = {s['d_r']}",
         ha="left",
