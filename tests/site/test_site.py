@@ -305,6 +305,21 @@ def test_japanese_book_shows_the_printed_outputs_of_the_object_view(
     assert rows in text
 
 
+def test_a_doctest_s_blank_line_is_shown_as_python_prints_it(site: Path) -> None:
+    """No page shows doctest's ``<BLANKLINE>``; a 3-D array prints its
+    matrices with an empty line between them, as Python does."""
+    shown = [
+        str(page.relative_to(site))
+        for language in LANGUAGES
+        for page in (site / language).rglob("*.html")
+        if "&lt;BLANKLINE&gt;" in page.read_text(encoding="utf-8")
+    ]
+    assert not shown, shown
+    for language in LANGUAGES:
+        text = page_text(site, language, "multi-head")
+        assert "  [1. 1.]]\n\n [[1. 0.]" in text, language
+
+
 def test_japanese_book_shows_the_row_vector_worked_example(site: Path) -> None:
     text = page_text(site, "ja", "linear-algebra")
     assert "(23, 34)" in text

@@ -104,6 +104,7 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     def on_page_content(self, html, page, config, files):
         steps = [
+            book.on_page_content,  # a doctest's <BLANKLINE> shown as Python prints it
             explorables.on_page_content,  # the interactive figures drawn
             notebooks.on_page_content,  # the notebook's link
             katex.on_page_content,  # the maths typeset

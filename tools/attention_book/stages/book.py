@@ -313,6 +313,18 @@ def scroll_names(output: str, language: str) -> str:
     return output
 
 
+#: A doctest's marker of an empty output line, as Pygments highlights it in a
+#: ``>>>`` example (``<span class="go">`` holds a line of output).
+BLANKLINE = '<span class="go">&lt;BLANKLINE&gt;</span>'
+
+
+def on_page_content(html_text: str, page, config, files) -> str:
+    """A ``>>>`` example shows the empty line Python prints where its doctest
+    writes ``<BLANKLINE>`` (NumPy prints one between the matrices of a 3-D
+    array); the example's file keeps the marker, which doctest needs."""
+    return html_text.replace(BLANKLINE, "")
+
+
 def on_post_page(output: str, page, config) -> str:
     output = scroll_names(output, _language_folder(config))
     return first_screen_marker(output)
