@@ -191,7 +191,8 @@ export function mount(root) {
   };
 
   // The reader's X refused where it cannot be computed with: the entry is
-  // named, marked invalid, and every matrix computed from X shows "—".
+  // named, marked invalid, and every matrix computed from X shows "—" (X
+  // itself and W_Q, W_K, W_V, which do not depend on it, keep their numbers).
   const refuse = (input, template, wait) => {
     input.setAttribute("aria-invalid", "true");
     input.setAttribute("aria-describedby", error.id);
@@ -199,7 +200,7 @@ export function mount(root) {
     error.hidden = false;
     state = null;
     for (const cell of root.querySelectorAll('[data-matrix] td[data-i]')) {
-      if (cell.closest('[data-matrix="x"]')) continue;
+      if (cell.closest('[data-matrix="x"], [data-matrix^="w_"]')) continue;
       const shown = cell.querySelector("button") || cell;
       shown.dataset.value = "";
       shown.textContent = "\u2014";

@@ -954,7 +954,8 @@ def test_running_example(load) -> None:
 
 def test_running_example_refuses_what_it_cannot_compute(load) -> None:
     """A blank entry of X, or one past float64 ("1e309"), is refused at that
-    entry (named, marked invalid, every matrix computed from X blank), and so
+    entry (named, marked invalid, every matrix computed from X blank, W_Q,
+    W_K and W_V kept: they do not depend on X), and so
     are entries so large that a score passes float64's largest number
     (x_11 = 1e200 and x_12 = 2e200 make q_1 . k_1 about 1e400: the larger is
     named); a number again brings the numbers back."""
@@ -976,6 +977,8 @@ def test_running_example_refuses_what_it_cannot_compute(load) -> None:
         for key in ("q", "scores", "weights", "output"):
             cells = page.evaluate(READ_TABLE, ["example", key])
             assert {text for *_, text, _, _ in cells} == {"\u2014"}, (key, cells)
+        for key, w in zip(("w_q", "w_k", "w_v"), running_example()[1:], strict=True):
+            compare(page, "example", key, w)  # r-s21 designer: they blanked
         text = root.inner_text()
         assert "NaN" not in text and "Infinity" not in text
     x = running_example()[0]
@@ -986,6 +989,8 @@ def test_running_example_refuses_what_it_cannot_compute(load) -> None:
     state = oracle.example_state(x)
     for key in ("q", "scores", "weights", "output"):
         compare(page, "example", key, state[key])
+    for key, w in zip(("w_q", "w_k", "w_v"), running_example()[1:], strict=True):
+        compare(page, "example", key, w)
     # x_11 = 10^4: s_21 = 5000 and s_31 = 5000 lie thousands above their
     # rows' other scores, whose weights are 0 in float64, said as the
     # softmax figure says it (r45)
