@@ -25,15 +25,17 @@ import { chartBox, draw } from "./chart.js";
 export function render(w, data) {
   const n = data.q.length;
   const sizes = [...Array(n).keys()].map((i) => i + 1);
-  const select = (key, label, options) =>
-    field(label, `<select data-${key} disabled>${optionList(options, n)}</select>`);
+  const select = (key, label, options, chosen = n) =>
+    field(label, `<select data-${key} disabled>${optionList(options, chosen)}</select>`);
   const preset = (key) => `<button type="button" data-preset="${key}" disabled>${w[key]}</button>`;
   // Each preset beside the sizes it reads, wrapped as one group.
   const group = (html) => `<span class="explorable-group">${html}</span>`;
   const controls =
     '<div class="explorable-controls">' +
     group(select("nq", w.n_q, sizes) + select("nk", w.n_k, sizes) + preset("causal")) +
-    group(select("length", w.length, [0, ...sizes]) + preset("padding")) + preset("all") + "</div>";
+    // The length one short of n_k, so that the padding mask masks a key
+    // (at n_k it would equal "all True").
+    group(select("length", w.length, [0, ...sizes], n - 1) + preset("padding")) + preset("all") + "</div>";
   // The grid: rows the queries, columns the keys, in words. The causal mask
   // (n_q = n_k = n) is the default: query i sees key j when j <= i.
   const query = (i) => esc(message(w.query, { i }));

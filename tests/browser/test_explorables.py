@@ -711,6 +711,9 @@ def test_masks(load) -> None:
 
     mask = agrees(3, 3)
     assert (mask == causal_mask(3, 3)).all()  # the default state
+    # the length one short of n_k: the padding preset masks a key at once
+    # (at 3 it gave "all True", r-s21 designer)
+    assert root.locator("select[data-length]").input_value() == "2"
     renorm_agrees(1, 3, 3, mask)  # the last row a mask changes: query 2
     # Z in the figures' teal; pointing at z_3 marks row 3 of A and its sum
     # (and draws its weights before and after the mask)
@@ -755,6 +758,11 @@ def test_masks(load) -> None:
     root.locator("select[data-length]").select_option("0")
     root.locator('button[data-preset="padding"]').click()
     assert not agrees(2, 3).any()  # every row fully masked: zeros, no NaN
+    root.locator('button[data-preset="all"]').click()
+    assert agrees(2, 3).all()
+    root.locator("select[data-length]").select_option("2")
+    root.locator('button[data-preset="padding"]').click()
+    assert (agrees(2, 3) == padding_mask([2], 3)[0]).all()
     root.locator('button[data-preset="all"]').click()
     assert agrees(2, 3).all()
     # every key for both queries: one cell the causal mask forbids is allowed
