@@ -66,8 +66,7 @@ export function render(w, data) {
     `<p class="explorable-terms explorable-terms-tall" data-linked-said>${w.linked_hint}</p>` +
     `<div class="explorable-tables">${matrix("concat", w.concat, queries, dims)}${wO}` +
     `${terms}${matrix("output", w.output, rowsOf("z"), dims)}</div>` +
-    status() + templates(w, "status", "cell", "linked", "linked_head", "linked_hint", "most", "most_tie",
-      "most_cell", "most_join", "score",
+    status() + templates(w, "status", "cell", "linked", "linked_head", "linked_hint", "most", "most_tie", "score",
       "dropped", "kept"));
 }
 
@@ -93,10 +92,11 @@ export function mount(root) {
   const link = () => {
     for (const cell of root.querySelectorAll(".explorable-linked")) cell.classList.remove("explorable-linked");
     if (!pointed) {
-      // Nothing pointed at: the hint, and every cell whose weight differs
-      // most between the heads (ties, as the running example's four cells at
-      // h = 2, all named, by query then key: r-s21), with the spread, and the
-      // first such cell's weights said as a pointed cell's are (r45).
+      // Nothing pointed at: the hint, the cell whose weight differs most
+      // between the heads with that spread, or, when cells tie (the running
+      // example's four at h = 2, six at h = 4, by symmetry), how many tie and
+      // the first of them, by query then key (s21: "the one cell" was four);
+      // then that cell's weights, said as a pointed cell's are (r45).
       const heads = state.heads.map(({ weights }) => weights);
       if (heads.length < 2) {
         said.textContent = words(root, "linked_hint");
@@ -109,12 +109,10 @@ export function mount(root) {
       }));
       const top = Math.max(...cells.map((c) => c.spread));
       const best = cells.filter((c) => top - c.spread < 1e-9);
-      const named = best.map((c) => message(words(root, "most_cell"), { i: c.i + 1, j: c.j + 1 }))
-        .join(words(root, "most_join"));
       const weights = heads.map((a, g) =>
         message(words(root, "linked_head"), { g: g + 1, weight: fmt(a[best[0].i][best[0].j], 3) })).join("、");
       said.textContent = `${words(root, "linked_hint")}${message(words(root, best.length > 1 ? "most_tie" : "most"), {
-        cells: named, spread: fmt(top, 3) })}${message(words(root, "linked"), {
+        n: best.length, i: best[0].i + 1, j: best[0].j + 1, spread: fmt(top, 3) })}${message(words(root, "linked"), {
         i: best[0].i + 1, j: best[0].j + 1, weights })}`;
       return;
     }

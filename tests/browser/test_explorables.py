@@ -2173,9 +2173,10 @@ def rgb_of(colour: str) -> tuple[int, int, int]:
 
 
 def most_said(text: str, weights: list) -> int:
-    """Check the heads' idle line under the maps: every cell (i, j) whose
-    weight differs most between the heads, named in order with that spread,
-    and the first one's weights in every head; return how many tie."""
+    """Check the heads' idle line under the maps: the cell (i, j) whose
+    weight differs most between the heads and that spread, or how many cells
+    tie and the first of them (by query, then key), and its weights in every
+    head; return how many tie."""
     words = explorables.words_for("heads", "ja")
     spreads = {
         (i, j): max(a[i][j] for a in weights) - min(a[i][j] for a in weights)
@@ -2184,12 +2185,10 @@ def most_said(text: str, weights: list) -> int:
     }
     top = max(spreads.values())
     best = sorted(c for c, s in spreads.items() if top - s < 1e-9)
-    cells = words["most_join"].join(
-        words["most_cell"].format(i=i + 1, j=j + 1) for i, j in best
-    )
-    key = "most_tie" if len(best) > 1 else "most"
-    assert words[key].format(cells=cells, spread=oracle.fmt(top, 3)) in text, text
     i, j = best[0]
+    key = "most_tie" if len(best) > 1 else "most"
+    said = words[key].format(n=len(best), i=i + 1, j=j + 1, spread=oracle.fmt(top, 3))
+    assert said in text, text
     for g in range(len(weights)):
         assert f"ヘッド {g + 1} で {oracle.fmt(weights[g][i][j], 3)}" in text, text
     return len(best)
