@@ -66,7 +66,7 @@ export function render(w, data) {
     `<p class="explorable-terms explorable-terms-tall" data-linked-said>${w.linked_hint}</p>` +
     `<div class="explorable-tables">${matrix("concat", w.concat, queries, dims)}${wO}` +
     `${terms}${matrix("output", w.output, rowsOf("z"), dims)}</div>` +
-    status() + templates(w, "status", "cell", "linked", "linked_head", "linked_hint", "most", "score",
+    status() + templates(w, "status", "cell", "linked", "linked_head", "linked_hint", "most", "most_tie", "score",
       "dropped", "kept"));
 }
 
@@ -92,24 +92,28 @@ export function mount(root) {
   const link = () => {
     for (const cell of root.querySelectorAll(".explorable-linked")) cell.classList.remove("explorable-linked");
     if (!pointed) {
-      // Nothing pointed at: the hint, and the cell whose weight differs
-      // most between the heads (the first such, by query then key), said as
-      // a pointed cell is, so that the line reads as a read-out (r45).
+      // Nothing pointed at: the hint, the cell whose weight differs most
+      // between the heads with that spread, or, when cells tie (the running
+      // example's four at h = 2, six at h = 4, by symmetry), how many tie and
+      // the first of them, by query then key (s21: "the one cell" was four);
+      // then that cell's weights, said as a pointed cell's are (r45).
       const heads = state.heads.map(({ weights }) => weights);
       if (heads.length < 2) {
         said.textContent = words(root, "linked_hint");
         return;
       }
-      let best = null;
+      const cells = [];
       heads[0].forEach((row, i) => row.forEach((_, j) => {
         const at = heads.map((weights) => weights[i][j]);
-        const spread = Math.max(...at) - Math.min(...at);
-        if (!best || spread > best.spread) best = { i, j, spread };
+        cells.push({ i, j, spread: Math.max(...at) - Math.min(...at) });
       }));
+      const top = Math.max(...cells.map((c) => c.spread));
+      const best = cells.filter((c) => top - c.spread < 1e-9);
       const weights = heads.map((a, g) =>
-        message(words(root, "linked_head"), { g: g + 1, weight: fmt(a[best.i][best.j], 3) })).join("、");
-      said.textContent = `${words(root, "linked_hint")}${message(words(root, "most"), {
-        i: best.i + 1, j: best.j + 1 })}${message(words(root, "linked"), { i: best.i + 1, j: best.j + 1, weights })}`;
+        message(words(root, "linked_head"), { g: g + 1, weight: fmt(a[best[0].i][best[0].j], 3) })).join("、");
+      said.textContent = `${words(root, "linked_hint")}${message(words(root, best.length > 1 ? "most_tie" : "most"), {
+        n: best.length, i: best[0].i + 1, j: best[0].j + 1, spread: fmt(top, 3) })}${message(words(root, "linked"), {
+        i: best[0].i + 1, j: best[0].j + 1, weights })}`;
       return;
     }
     const [g, i, j] = pointed;

@@ -2185,6 +2185,28 @@ def rgb_of(colour: str) -> tuple[int, int, int]:
     return tuple(int(float(x)) for x in re.findall(r"[\d.]+", colour)[:3])
 
 
+def most_said(text: str, weights: list) -> int:
+    """Check the heads' idle line under the maps: the cell (i, j) whose
+    weight differs most between the heads and that spread, or how many cells
+    tie and the first of them (by query, then key), and its weights in every
+    head; return how many tie."""
+    words = explorables.words_for("heads", "ja")
+    spreads = {
+        (i, j): max(a[i][j] for a in weights) - min(a[i][j] for a in weights)
+        for i in range(3)
+        for j in range(3)
+    }
+    top = max(spreads.values())
+    best = sorted(c for c, s in spreads.items() if top - s < 1e-9)
+    i, j = best[0]
+    key = "most_tie" if len(best) > 1 else "most"
+    said = words[key].format(n=len(best), i=i + 1, j=j + 1, spread=oracle.fmt(top, 3))
+    assert said in text, text
+    for g in range(len(weights)):
+        assert f"ヘッド {g + 1} で {oracle.fmt(weights[g][i][j], 3)}" in text, text
+    return len(best)
+
+
 def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     """Each head's weights a heat map in that head's colour in the figures
     (diagrams.FILLS), deeper with the weight in either scheme; rows and
@@ -2193,6 +2215,10 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     from attention_book.diagrams import FILLS
 
     page, watch, root = load("multi-head", "heads")
+    # the page opens at h = 2, where four cells tie for the largest spread
+    # between the heads (q1 k1, q1 k3, q2 k1, q2 k2, by symmetry): all named
+    weights2 = oracle.heads_state(2, "mixing")["weights"]
+    assert most_said(root.locator("[data-linked-said]").inner_text(), weights2) == 4
     root.locator("select[data-h]").select_option("4")
     state = oracle.heads_state(4, "mixing")
     rows = root.locator('[data-matrix="weights0"] tbody th').all_inner_texts()
@@ -2251,18 +2277,8 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
 
     said = root.locator("[data-linked-said]")
     # nothing pointed at: the line reads out the cell whose weight differs
-    # most between the heads (r45: no empty band under the maps)
-    spreads = {
-        (i, j): max(a[i][j] for a in state["weights"])
-        - min(a[i][j] for a in state["weights"])
-        for i in range(3)
-        for j in range(3)
-    }
-    i, j = max(spreads, key=spreads.get)
-    text = said.inner_text()
-    assert f"クエリ {i + 1} とキー {j + 1} のマス目" in text, text
-    for g in range(4):
-        assert f"ヘッド {g + 1} で {oracle.fmt(state['weights'][g][i][j], 3)}" in text
+    # most between the heads (r45: no empty band under the maps), h = 4: six tie
+    assert most_said(said.inner_text(), state["weights"]) == 6
     # a rule before each head's block (h = 4: columns 2 to 4 of Q, rows 2
     # to 4 of W^O), a cue beyond colour
     starts = root.locator('[data-matrix="q"] td.explorable-head-start')
