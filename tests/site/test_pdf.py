@@ -441,9 +441,20 @@ def text_in(pdf: Path, page: int, box: tuple[float, float, float, float]) -> lis
     return [squeeze(line) for line in result.stdout.splitlines() if line.strip()]
 
 
+#: Opening brackets that Chromium pulls into a link's box when one follows it.
+OPENING = "（「『《〈【"
+
+
 def cited(pieces: list[list[str]]) -> re.Match | None:
-    """The citation that a link's pieces (the lines of each) spell, if any."""
+    """The citation that a link's pieces (the lines of each) spell, if any.
+
+    An opening bracket right after the link (式 (23.1)（…）) is set without
+    its half-em of space after the citation's closing one (CSS
+    ``text-spacing-trim``), so its glyph begins inside the link's box and
+    ``pdftotext`` gives it: one such bracket at the end is not the link's.
+    """
     spelt = map("".join, itertools.product(*pieces))
+    spelt = (s[:-1] if s[-1:] in OPENING else s for s in spelt)
     return next(filter(None, map(CITATION.fullmatch, spelt)), None)
 
 
