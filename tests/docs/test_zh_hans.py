@@ -124,6 +124,10 @@ def reads_own_output(phrase: str, own: str) -> bool:
 # short; every phrase of the table occurs in at least one of them.
 SENTENCES = [
     (
+        "輸入 x<sub>j</sub>（長條；上下拖曳長條，x<sub>j</sub> 就以 0.5 為單位改變）",
+        "输入 x<sub>j</sub>（柱；上下拖动柱，x<sub>j</sub> 就以 0.5 为单位改变）",
+    ),
+    (
         "豎線標出目前的 n；在圖上按住拖曳可以改變 n）",
         "竖线标出目前的 n；在图上按住并拖动可以改变 n）",
     ),
