@@ -772,7 +772,7 @@ def _backward(params, config, ids, cache, d_logits):
     grads: Params = {}
     emb = params["embedding"]
     d_model = config.d_model
-    flat_d = d_logits.reshape(-1, d_logits.shape[-1])  # (N, |V|)
+    flat_d = d_logits.reshape(-1, d_logits.shape[-1])  # (N_pred, |V|)
     d_emb = flat_d.T @ x_hat_f.reshape(-1, d_model)  # dE = dU^T LN(X^(N))
     dx_hat_f = d_logits @ emb  # (b, n, d_model)
     dx, grads["norm.gamma"], grads["norm.beta"] = _ln_backward(
