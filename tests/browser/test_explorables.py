@@ -2352,6 +2352,78 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+#: The heads' colour scale: each row's head, whether it is shown, and its
+#: tones (weight, background, text colour).
+HEAD_SCALE = """root => [...root.querySelectorAll(".explorable-head-scale-row")]
+    .map(row => ({g: Number(row.dataset.head), shown: !row.hidden,
+                  tones: [...row.querySelectorAll("span[data-w]")].map(s => ({
+                      weight: Number(s.textContent),
+                      colour: getComputedStyle(s).backgroundColor,
+                      text: getComputedStyle(s).color}))}))"""
+
+#: A map's cell's text colour (its button's), in the order of HEAD_MAPS.
+HEAD_TEXT = """root => [...root.querySelectorAll(
+        "table.explorable-head-map:not([hidden]) td[data-i] button")]
+    .map(b => getComputedStyle(b).color)"""
+
+
+def test_heads_weights_read_apart_against_a_scale(load) -> None:
+    """The weights are read by lightness (issue 40: in the light scheme the
+    page's weights 0.198 and 0.503 stood 1.31:1 apart, 0.198 and 0.401
+    1.21:1, and no scale said what a tone meant): in either scheme each
+    head's weakest and strongest cells stand >= 2:1 apart, every cell's
+    number >= 4.5:1 on its tone, the same weight has the same lightness in
+    every head, and a scale of tones from 0 to 1, one row a shown head,
+    drawn as the cells are, brackets each cell's tone."""
+    page, watch, root = load("multi-head", "heads")
+    for h, scheme in itertools.product((2, 4), ("default", "slate")):
+        root.locator("select[data-h]").select_option(str(h))
+        page.evaluate(
+            "s => document.body.setAttribute('data-md-color-scheme', s)", scheme
+        )
+        cells = root.evaluate(HEAD_MAPS)
+        for c, text in zip(cells, root.evaluate(HEAD_TEXT), strict=True):
+            assert contrast(c["colour"], text) >= TEXT_CONTRAST, (scheme, c, text)
+        rows = root.evaluate(HEAD_SCALE)
+        assert [r["shown"] for r in rows] == [g < h for g in range(4)], rows
+        page_colour = page.evaluate(
+            "() => getComputedStyle(document.body).backgroundColor"
+        )
+        for row in (r for r in rows if r["shown"]):
+            tones = row["tones"]
+            assert [t["weight"] for t in tones] == [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 1]
+            assert contrast(tones[0]["colour"], page_colour) < 1.01, (scheme, row)
+            for t in tones:
+                assert contrast(t["colour"], t["text"]) >= TEXT_CONTRAST, (scheme, t)
+            lights = [luminance(t["colour"]) for t in tones]
+            assert all(
+                (b < a) if scheme == "default" else (b > a)
+                for a, b in itertools.pairwise(lights)
+            ), (scheme, lights)
+            mine = [c for c in cells if c["g"] == row["g"]]
+            for c in mine:
+                # the scale's tones on either side of the cell's weight
+                k = max(n for n, t in enumerate(tones) if t["weight"] <= c["weight"])
+                low, high = sorted((lights[k], lights[min(k + 1, len(lights) - 1)]))
+                assert low - 1e-3 <= luminance(c["colour"]) <= high + 1e-3, (c, tones)
+            weakest = min(mine, key=lambda c: c["weight"])
+            strongest = max(mine, key=lambda c: c["weight"])
+            if strongest["weight"] - weakest["weight"] > 0.1:
+                apart = contrast(weakest["colour"], strongest["colour"])
+                assert apart >= 2, (scheme, h, row["g"], weakest, strongest, apart)
+        # the same weight, the same lightness, whatever the head's hue
+        for a, b in itertools.combinations((r for r in rows if r["shown"]), 2):
+            for x, y in zip(a["tones"], b["tones"], strict=True):
+                assert contrast(x["colour"], y["colour"]) < 1.1, (scheme, x, y)
+        if h == 4:  # the heads' weights of 1/3: one lightness in four hues
+            thirds = [c["colour"] for c in cells if abs(c["weight"] - 1 / 3) < 1e-9]
+            assert len({c for c in thirds}) >= 2, thirds
+            for x, y in itertools.combinations(thirds, 2):
+                assert contrast(x, y) < 1.1, (scheme, x, y)
+    page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
+    assert not watch.problems(), watch.problems()
+
+
 def test_heads_pointing_at_a_cell_moves_nothing(load) -> None:
     """The line under the maps keeps its height whatever cell is pointed at
     (h = 1: the longest sums, four products), on a desktop and a phone."""

@@ -1132,6 +1132,78 @@ def test_the_heads_have_the_figures_head_colours() -> None:
             assert found and found[1] == FILLS[theme][f"head{g + 1}"], (theme, g)
 
 
+def srgb_luminance(colour: str) -> float:
+    """WCAG's relative luminance of ``#rrggbb``."""
+    channels = [int(colour[k : k + 2], 16) / 255 for k in (1, 3, 5)]
+    linear = [
+        c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels
+    ]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_the_heads_maps_ramp_keeps_black_or_white_text_and_one_lightness() -> None:
+    """The heads' maps run from the page's colour through a mid tone to a
+    deep (light scheme) or a light (dark scheme) tone, with black text on
+    one side of the mid tone and white on the other: the mid tone must keep
+    both at >= 4.5:1 (relative luminance 0.175 to 0.183), every head's tone
+    must have the same lightness as the others' (so that the heads compare),
+    and the ends must leave the weights room (issue 40: the old tones, 0.53
+    and 0.23, put the page's weights 1.3:1 apart)."""
+    css = (explorables.FOLDER / "explorables.css").read_text("utf-8")
+    blocks = re.findall(
+        r'(\[data-md-color-scheme="slate"\] )?'
+        r'\.explorable\[data-explorable="heads"\] \{([^}]*)\}',
+        css,
+    )
+    tones = {}
+    for slate, body in blocks:
+        for g, stop, colour in re.findall(
+            r"--explorable-head-(\d)-(mid|top):\s*(#[0-9a-f]{6})", body
+        ):
+            tones[("dark" if slate else "light", int(g), stop)] = colour
+    heads = range(max(explorables.HEAD_COUNTS))
+    for g in heads:
+        tones.setdefault(("dark", g, "mid"), tones[("light", g, "mid")])
+    for theme in ("light", "dark"):
+        for stop in ("mid", "top"):
+            lights = [srgb_luminance(tones[(theme, g, stop)]) for g in heads]
+            assert max(lights) / min(lights) < 1.05, (theme, stop, lights)
+            if stop == "mid":
+                assert all(0.175 <= y <= 0.183 for y in lights), (theme, lights)
+            elif theme == "light":
+                assert max(lights) <= 0.05, lights  # white text, well below mid
+            else:
+                assert min(lights) >= 0.5, lights  # black text, well above mid
+
+
+def test_the_heads_maps_have_a_scale_of_their_tones() -> None:
+    """Without JavaScript (the page's two heads) the maps' colour scale has
+    a row for each shown head, its tones at the weights 0 to 1."""
+    for language in ("ja", "zh-Hant", "zh-Hans"):
+        html = explorables.render("heads", language)
+        words = explorables.words_for("heads", language)
+        scale = re.search(
+            r'<div class="explorable-head-scale" aria-hidden="true">(.*?)'
+            r'<div class="explorable-tables explorable-head-maps">',
+            html,
+        )[1]
+        assert words["scale"] in scale
+        rows = re.findall(
+            r'<div class="explorable-head-scale-row" data-head="(\d)"( hidden="")?>(.*?)</div>',
+            scale,
+        )
+        assert [(g, bool(hidden)) for g, hidden, _ in rows] == [
+            (str(g), g >= 2) for g in range(4)
+        ]
+        for g, _, row in rows:
+            assert words["use_head"].format(g=int(g) + 1) in row
+            tones = re.findall(
+                r'<span data-w="" style="--w: ([\d.]+)">([\d.]+)</span>', row
+            )
+            assert [float(a) for a, _ in tones] == [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 1]
+            assert all(a == shown for a, shown in tones)
+
+
 @pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans"])
 def test_the_heads_maps_are_named_in_words(language: str) -> None:
     """Without JavaScript each head's map shows its weights, each cell named."""
