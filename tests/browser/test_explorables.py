@@ -1281,6 +1281,62 @@ def test_kv_cache(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+#: The kinds' comparison as drawn: each row's kind, bar width over its
+#: cell's, size, ratio (value, text as shown) and whether it is current.
+KV_COMPARE = """root => [...root.querySelectorAll("[data-compare] tr[data-kind]")]
+  .map(tr => {
+    const bar = tr.querySelector(".explorable-kv-bar").getBoundingClientRect();
+    const cell = tr.querySelector(".explorable-kv-size").getBoundingClientRect();
+    const ratio = tr.querySelector("[data-ratio]");
+    const shown = ratio.querySelector(':scope > [aria-hidden="true"]') || ratio;
+    return {kind: tr.dataset.kind, share: bar.width / cell.width,
+            total: tr.querySelector("[data-size-of]").dataset.value,
+            ratio: ratio.dataset.value, shown: shown.textContent,
+            current: tr.getAttribute("aria-current") === "true"};
+})"""
+
+
+def test_kv_cache_compares_the_kinds_on_one_linear_scale(load) -> None:
+    """Every kind's cache at n as a bar on one linear scale with its ratio to
+    MHA's (issue 40: on the log chart GQA's 12 times less was a small
+    offset between parallel lines); it follows the sizes and the kind."""
+    _, watch, root = load("kv-cache", "kv_cache")
+    sizes = dict(explorables.KV_DEFAULT)
+
+    def agrees(current: str) -> list:
+        rows = root.evaluate(KV_COMPARE)
+        totals = {
+            k: oracle.kv_state(k, sizes, 2)["total"] for k in explorables.KV_KINDS
+        }
+        largest = max(totals.values())
+        assert [r["kind"] for r in rows] == list(explorables.KV_KINDS)
+        for r in rows:
+            k = r["kind"]
+            assert int(r["total"]) == totals[k], k
+            assert float(r["ratio"]) == pytest.approx(
+                totals["mha"] / totals[k], rel=1e-12
+            )
+            # the bar's length: its share of the largest, to a pixel or so
+            assert r["share"] == pytest.approx(totals[k] / largest, abs=0.01), r
+            assert r["current"] == (k == current), r
+        return rows
+
+    rows = agrees("mha")
+    assert [r["shown"] for r in rows[1:3]] == ["1/12（h/g = 96/8）", "1/96（h = 96）"]
+    root.locator("select[data-kind]").select_option("gqa")
+    root.locator('input[data-size="groups"]').fill("4")
+    sizes["groups"] = 4
+    rows = agrees("gqa")
+    assert rows[1]["shown"] == "1/24（h/g = 96/4）"
+    root.locator('input[data-size="tokens"]').fill("100000")
+    sizes["tokens"] = 100000
+    agrees("gqa")  # n scales every kind alike: the ratios stay
+    root.locator('input[data-size="groups"]').fill("7")  # 7 does not divide 96
+    rows = root.evaluate(KV_COMPARE)
+    assert all(r["total"] == "" and r["shown"] == "\u2014" for r in rows), rows
+    assert not watch.problems(), watch.problems()
+
+
 def kv_chart(page) -> Chart:
     return Chart(svg(page, "kv_cache", "size"), log_x=True, log_y=True)
 

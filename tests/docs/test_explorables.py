@@ -960,6 +960,82 @@ def data_kv(**changes) -> dict:
     return data | {"sizes": data["sizes"] | sizes} | changes
 
 
+#: The kinds' comparison: a row's kind, its bar's --w, its size (data-value,
+#: text), its ratio (data-value, shown text), and whether it is current.
+KV_COMPARE = re.compile(
+    r'<tr data-kind="(\w+)"[^>]*?(?: class="([^"]*)")?[^>]*>.*?--w: ([\d.e-]+);?">'
+    r'</span><span data-size-of="" data-value="(\d*)">(.*?)</span></td>'
+    r'<td data-ratio="" data-value="([\d.]*)">(.*?)</td></tr>'
+)
+
+
+def kv_compared(html: str) -> dict:
+    table = re.search(r"<table[^>]*data-compare[^>]*>(.*?)</table>", html)[1]
+    rows = {}
+    for kind, classes, w, value, text, ratio, shown in KV_COMPARE.findall(table):
+        shown = re.sub(r'<span class="explorable-said">.*?</span>', "", shown)
+        rows[kind] = {
+            "w": float(w),
+            "total": int(value) if value else None,
+            "text": text,
+            "ratio": float(ratio) if ratio else None,
+            "shown": re.sub(r"<[^>]*>", "", shown),
+            "current": "explorable-current" in (classes or ""),
+        }
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("sizes", "window"),
+    [
+        ({}, 0),  # the page's GPT-3: GQA 1/12, MQA 1/96 (issue 40)
+        ({"layers": 61, "heads": 128, "latent": 512, "rope": 64, "tokens": 5000}, 3000),
+    ],
+)
+def test_the_kv_calculator_compares_the_kinds_on_one_linear_scale(
+    sizes: dict, window: int
+) -> None:
+    """Without JavaScript: every kind's cache at n, a bar each as long as
+    its bytes over the largest, and MHA's bytes over its bytes with the
+    sizes that make that ratio (h / g, h, 2 h d_k / (d_c + d_h^R)); the log
+    chart draws the kinds as parallel lines, where 12 times less is a small
+    offset (designer s21, issue 40)."""
+    every = explorables.KV_DEFAULT | sizes
+    html = draw_with("kv_cache", data_kv(sizes=sizes, window=window))
+    rows = kv_compared(html)
+    assert list(rows) == list(explorables.KV_KINDS)
+    totals = {k: oracle.kv_state(k, every, 2, window=window)["total"] for k in rows}
+    largest = max(totals.values())
+    h, g = every["heads"], every["groups"]
+    width = every["latent"] + every["rope"]
+    mla = 2 * h * every["d_k"] / width
+    expected = {
+        "mha": "基準",
+        "gqa": f"1/{h // g}（h/g = {h}/{g}）",
+        "mqa": f"1/{h}（h = {h}）",
+        "mla": f"1/{oracle.fmt(mla, 1)}（2hdk/(dc + dhR) = "
+        f"{oracle.grouped(2 * h * every['d_k'])}/{width}）",
+    }
+    for k, row in rows.items():
+        assert row["total"] == totals[k], k
+        assert row["text"] == oracle.in_units(totals[k]), k
+        assert abs(row["w"] - totals[k] / largest) < 1e-12, k
+        assert abs(row["ratio"] - totals["mha"] / totals[k]) < 1e-12, k
+        assert row["shown"] == expected[k], (k, row["shown"])
+        assert row["current"] == (k == "mha"), k  # the page opens on MHA
+    if not sizes:
+        assert [rows[k]["ratio"] for k in ("gqa", "mqa")] == [12, 96]
+
+
+def test_the_kv_comparison_is_emptied_with_a_refusal() -> None:
+    html = draw_with("kv_cache", data_kv(sizes={"tokens": 12345678901234567890}))
+    rows = kv_compared(html)
+    assert all(r["total"] is None and r["ratio"] is None for r in rows.values())
+    assert all(
+        r["text"] == r["shown"] == "\u2014" and r["w"] == 0 for r in rows.values()
+    )
+
+
 def test_the_kv_calculator_writes_tib_and_huge_sizes_as_the_book_does() -> None:
     """4.29 TiB, not 4394.53 GiB; and m × 10^e TiB, never 3.7e+21 GiB."""
     for sizes in ({"tokens": 10**6}, {"layers": 10**15, "tokens": 10**6}):
@@ -1189,7 +1265,8 @@ def test_the_heads_maps_have_a_scale_of_their_tones() -> None:
         )[1]
         assert words["scale"] in scale
         rows = re.findall(
-            r'<div class="explorable-head-scale-row" data-head="(\d)"( hidden="")?>(.*?)</div>',
+            r'<div class="explorable-head-scale-row" data-head="(\d)"'
+            r'( hidden="")?>(.*?)</div>',
             scale,
         )
         assert [(g, bool(hidden)) for g, hidden, _ in rows] == [
