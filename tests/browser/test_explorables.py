@@ -2787,16 +2787,17 @@ def window_agrees(page, root, n: int, window: int, n_sink: int, query=None) -> N
 
 
 def sinks_agree(page, n: int, window: int, n_sink: int, query=None) -> None:
-    """Query ``query``'s weights (the newest's, n - 1, by default) with the
-    sinks and without them (table and chart; 0 at the later keys), the
-    weight a on the sinks left out and 1 / (1 - a)."""
+    """Query ``query``'s weights (the newest's, n - 1, by default) without a
+    window, with the window and the sinks, and with the window alone (table;
+    the chart the last two; 0 at the later keys), and for each mask the full
+    attention's weight a_drop on the keys it drops and 1 / (1 - a_drop)."""
     i = n - 1 if query is None else query
     state = oracle.window_weights(i + 1, window, n_sink)
     later = ((0, 0), (0, n - 1 - i))
     compare(page, "window_sinks", "weights", np.pad(state["weights"], later))
     assert int(result(page, "window_sinks", "query")[1]) == i
-    check(*result(page, "window_sinks", "sink_weight"), state["a"], "sink_weight")
-    check(*result(page, "window_sinks", "ratio"), state["ratio"], "ratio")
+    for key in ("drop_window", "ratio_window", "drop_sinks", "ratio_sinks"):
+        check(*result(page, "window_sinks", key), state[key], key)
     # the chart: a dot on a stem from 0 at each key the mask keeps, the
     # weights with the sinks left of j, those without them right of it
     dots = Chart(svg(page, "window_sinks", "sinks")).dots()
@@ -2805,7 +2806,7 @@ def sinks_agree(page, n: int, window: int, n_sink: int, query=None) -> None:
         assert len(dots[k]) == len(kept), (k, dots[k], kept)
         for (x, y), j in zip(dots[k], kept, strict=True):
             assert abs(x - (j + dx)) < 5e-3, (k, x, j)
-            assert abs(y - state["weights"][k][j]) < 2e-3, (k, j, y)
+            assert abs(y - state["weights"][k + 1][j]) < 2e-3, (k, j, y)
 
 
 def test_window_sinks(load) -> None:

@@ -331,22 +331,52 @@ def test_the_window_and_sinks_are_drawn_as_the_package_computes_them() -> None:
         np.testing.assert_allclose(
             tables["weights"][:, :n], sinks["weights"], rtol=1e-12, atol=1e-15
         )
-        for key, value in (("sink_weight", sinks["a"]), ("ratio", sinks["ratio"])):
+        for key in ("drop_window", "ratio_window", "drop_sinks", "ratio_sinks"):
             shown = re.search(rf'data-result="{key}" data-value="([^"]+)"', figure)
-            assert abs(float(shown[1]) - value) <= 1e-12 * value, key
+            assert abs(float(shown[1]) - sinks[key]) <= 1e-12 * sinks[key], key
 
 
 def test_the_window_s_factor_is_1_with_no_sink_outside_it() -> None:
-    """Every key in the window (W = n): a = 0, and 1/(1 − a) is 1, written
-    "1.0", though the window's share, a float64 sum, is 1 − 2.2 × 10⁻¹⁶
-    (issue 40: "> 0.9" for a factor that is 1); a sink outside the window
-    makes it more than 1."""
+    """Every key in the window (W = n): nothing dropped, and 1/(1 − a_drop)
+    is 1, written "1.0", though the share kept, a float64 sum, is 1 − 2.2 ×
+    10⁻¹⁶ (issue 40: "> 0.9" for a factor that is 1); the page's window
+    drops the sink and makes it far more than 1."""
     data = explorables.DATA["window_sinks"]("ja")
     figure = draw_with("window_sinks", data | {"n": 16, "window": 16, "n_sink": 0})
     said = dict(re.findall(r'data-result="(\w+)" data-value="[^"]+">([^<]*)<', figure))
-    assert (said["sink_weight"], said["ratio"]) == ("0.000", "1.0")
+    assert (said["drop_window"], said["ratio_window"]) == ("0.000", "1.0")
+    assert (said["drop_sinks"], said["ratio_sinks"]) == ("0.000", "1.0")
     sinks = oracle.window_weights(10, 4, 2)  # the page's figure
-    assert sinks["a"] > 0 and sinks["ratio"] > 1
+    assert sinks["drop_window"] > 0.99 and sinks["ratio_window"] > 1000
+    assert 1 < sinks["ratio_sinks"] < 1.001
+
+
+def test_without_sinks_the_window_drops_the_sink_s_weight() -> None:
+    """n_sink = 0 is the window alone: it drops the sink, and the figure says
+    so (designer s21, issue 40: it showed a = 0 and ×1.0, as if dropping
+    the sinks changed nothing); the row of the window with its sinks is
+    then the window's, named with its 0 sinks; the full attention's row
+    beside them."""
+    data = explorables.DATA["window_sinks"]("ja")
+    words = explorables.words_for("window_sinks", "ja")
+    figure = draw_with("window_sinks", data | {"n_sink": 0})
+    sinks = oracle.window_weights(data["n"], data["window"], 0)
+    for key in ("drop_window", "drop_sinks"):
+        value = float(
+            re.search(rf'data-result="{key}" data-value="([^"]+)"', figure)[1]
+        )
+        assert abs(value - sinks[key]) <= 1e-12 and value > 0.99, key
+    ratio = re.search(r'data-result="ratio_sinks" data-value="[^"]+">([^<]*)<', figure)
+    assert (
+        ratio[1] == oracle.fmt(sinks["ratio_sinks"], 1) and sinks["ratio_sinks"] > 1000
+    )
+    assert words["with_sinks"].format(n=0) in figure
+    tables = drawn_from(figure)
+    n = data["n"]
+    np.testing.assert_allclose(
+        tables["weights"][:, :n], sinks["weights"], rtol=1e-12, atol=1e-15
+    )
+    np.testing.assert_array_equal(tables["weights"][1], tables["weights"][2])
 
 
 def band_cells(figure: str) -> dict[tuple[int, int], dict[str, str]]:
