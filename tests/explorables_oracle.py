@@ -345,14 +345,16 @@ def online_state(s: list[float], block: int) -> dict:
 
 
 #: How far before a block's end (in keys) the online chart draws l's drop.
-ONLINE_DROP = 0.25
+#: Where the online chart draws l's drop: at the block's own t (issue 40:
+#: it was drawn a quarter of a key before, at a t of no meaning).
+ONLINE_DROP = 0
 
 
 def online_paths(s: list[float], block: int) -> tuple[list, list]:
     """The online chart's m and l as steps against the keys processed t: m
     holds until a block ends; where m rises to m', l drops to e^(m - m') l
-    (ONLINE_DROP keys before the block's end) before the block's terms are
-    added at its end; l = 0 at t = 0."""
+    and then the block's terms are added, both at the block's end t; l = 0
+    at t = 0."""
     steps = online_state(s, block)["steps"]
     ms, ls = [], [(0.0, 0.0)]
     prev = None
@@ -365,7 +367,7 @@ def online_paths(s: list[float], block: int) -> tuple[list, list]:
         before = 0.0 if prev is None else prev[1]
         if prev is not None and m > prev[0]:
             shrunk = float(np.exp(prev[0] - m)) * before  # e^(m - m') l
-            ls += [(t - ONLINE_DROP, before), (t - ONLINE_DROP, shrunk), (t, shrunk)]
+            ls += [(t - ONLINE_DROP, before), (t - ONLINE_DROP, shrunk)]
         else:
             ls.append((t, before))
         ls.append((t, ell))

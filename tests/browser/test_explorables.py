@@ -1939,6 +1939,12 @@ def test_online_softmax(load) -> None:
     (ls,) = Chart(svg(page, "online", "sum")).lines()[0]
     drops = [(a, b) for a, b in itertools.pairwise(ls) if b[1] < a[1] - 1e-9]
     assert [round(a[0] + oracle.ONLINE_DROP) for a, _ in drops] == [2, 4], drops
+    # at the t of the block, a whole number of keys (issue 40: at 1.75 and
+    # 3.75), the turn marked by a triangle drawn in the reader's browser
+    assert all(a[0] == b[0] == round(a[0]) for a, b in drops), drops
+    dips = root.locator('svg[data-chart="sum"] path[data-dip]')
+    assert dips.count() == 2
+    assert [d.bounding_box()["height"] > 4 for d in dips.all()] == [True, True]
     button = root.locator("button[data-next]")
     button.focus()
     for step in range(1, 4):

@@ -1345,6 +1345,24 @@ def test_the_online_panels_draw_the_package_s_running_max_sum_and_output() -> No
             f"{rescale} ×0.135",
             "×0.368",
         ]
+        # l drops and grows again at the t of its block, a whole number of
+        # keys (issue 40: the drop was drawn at t = 1.75 and 3.75, a t of no
+        # meaning), the drop's turn marked by a triangle at e^(m - m') l
+        (ls,) = Chart(svgs["sum"]).lines()[0]
+        assert all(abs(t - round(t)) < 1e-3 for t, _ in ls), ls
+        steps = oracle.online_state(s, 1)["steps"]
+        turns = [
+            (float(t), float(np.exp(a[0] - b[0]) * a[1]))
+            for t, (a, b) in enumerate(itertools.pairwise(steps), start=2)
+            if b[0] > a[0]
+        ]
+        dips = [
+            tuple(map(float, d.split()))
+            for d in re.findall(r'data-dip="([^"]+)"', svgs["sum"])
+        ]
+        assert [t for t, _ in dips] == [t for t, _ in turns] == [2, 4]
+        for (_, y), (_, shrunk) in zip(dips, turns, strict=True):
+            assert abs(y - shrunk) <= 1e-12 * shrunk
         # one axis t for the three panels
         ticks = {key: Chart(svg).ticks["x"] for key, svg in svgs.items()}
         assert ticks["scores"] == ticks["sum"] == ticks["output"]
