@@ -416,6 +416,23 @@ def test_softmax(load) -> None:
     expect(said).to_contain_text("3.9 × 10 の −22 乗")
     heard = said.aria_snapshot()
     assert "ε = 3.9 × 10 の −22 乗" in heard and "10\u221222" not in heard, heard
+    # The presets (issue 40: nothing invited the tie, the figure's most
+    # telling state): two largest inputs tied split the weight and keep
+    # the Jacobian's 1/4 at a t where one largest input saturates it.
+    presets = explorables.SOFTMAX_PRESETS
+    for name in ("tie", "apart"):
+        root.locator(f'button[data-preset="{name}"]').click()
+        x, t = presets[name]["x"], presets[name]["t"]
+        assert [
+            root.locator(f'input[data-x="{j}"]').input_value() for j in range(3)
+        ] == [oracle.fmt(xj, 0) for xj in x]
+        assert float(scale.input_value()) == t
+        agrees(x, t)
+        state = oracle.softmax_state(x, t)
+        if name == "tie":
+            assert state["jmax"] > 0.249 and abs(state["s"][0] - state["s"][2]) < 1e-15
+        else:
+            assert state["jmax"] < 0.01
     assert not watch.problems(), watch.problems()
 
 

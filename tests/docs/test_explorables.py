@@ -1213,6 +1213,31 @@ def test_the_rope_is_drawn_as_the_package_computes_it(m: int, r: int, d: int) ->
     assert abs(oracle.rope_curve(d, [m - r])[0] - state["score"]) < 1e-9
 
 
+def test_the_softmax_offers_a_tie_and_one_largest_input() -> None:
+    """Two buttons set x and t (issue 40: nothing invited the tie): at the
+    same t, one largest input saturates the softmax (the Jacobian fades),
+    two tied largest inputs split the weight and keep the Jacobian's 1/4."""
+    presets = explorables.SOFTMAX_PRESETS
+    tie, apart = (
+        oracle.softmax_state(presets[k]["x"], presets[k]["t"]) for k in ("tie", "apart")
+    )
+    assert presets["tie"]["t"] == presets["apart"]["t"]
+    assert sorted(presets["tie"]["x"])[-1] == sorted(presets["tie"]["x"])[-2]
+    assert tie["jmax"] > 0.249 and apart["jmax"] < 0.01
+    for language in ("ja", "zh-Hant", "zh-Hans"):
+        html = explorables.render("softmax", language)
+        words = explorables.words_for("softmax", language)
+        for name, p in presets.items():
+            x = " ".join(oracle.fmt(v, 0) for v in p["x"])
+            label = words[f"preset_{name}"].format(
+                x="(" + x.replace(" ", ", ") + ")", t=oracle.fmt(p["t"], 0)
+            )
+            assert (
+                f'data-preset="{name}" data-set-x="{x}" '
+                f'data-set-t="{oracle.fmt(p["t"], 0)}" disabled="">{label}</button>'
+            ) in html, name
+
+
 def test_the_rope_says_that_the_score_depends_on_m_minus_r_only() -> None:
     for language in ("ja", "zh-Hant", "zh-Hans"):
         html = explorables.render("rope", language)

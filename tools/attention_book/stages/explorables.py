@@ -121,6 +121,14 @@ def names() -> list[str]:
 #: The page's example of the softmax explorable: scores x and the factor t.
 SOFTMAX_X = [1.0, 2.0, 3.0]
 SOFTMAX_T = 1.0
+#: The softmax explorable's presets: the page's scores at a large t (one
+#: largest input: saturated, the Jacobian fades), and two largest inputs
+#: tied at the same t (the weights split between them, the Jacobian keeps
+#: 1/4: the state its caption describes and readers did not find, issue 40).
+SOFTMAX_PRESETS = {
+    "apart": {"x": [1.0, 2.0, 3.0], "t": 5.0},
+    "tie": {"x": [3.0, 2.0, 3.0], "t": 5.0},
+}
 
 #: GPT-3 175B (Brown et al., 2020, Table 2.1), the KV-cache page's example.
 KV_DEFAULT = {
@@ -186,7 +194,7 @@ def running_example() -> dict:
 
 
 def data_softmax(language: str) -> dict:
-    return {"x": SOFTMAX_X, "t": SOFTMAX_T}
+    return {"x": SOFTMAX_X, "t": SOFTMAX_T, "presets": SOFTMAX_PRESETS}
 
 
 def data_masks(language: str) -> dict:
