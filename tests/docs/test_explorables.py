@@ -1174,12 +1174,14 @@ def test_the_kv_chart_names_the_devices_at_the_left_without_rings() -> None:
         assert float(rule["left"]) <= float(rule["x"]) <= float(rule["left"]) + 12
 
 
-@pytest.mark.parametrize(("m", "r", "d"), [(3, 0, 4), (0, 3, 16), (32, 29, 8)])
+@pytest.mark.parametrize(
+    ("m", "r", "d"), [(3, 0, 16), (3, 0, 4), (0, 3, 16), (32, 29, 8)]
+)
 def test_the_rope_is_drawn_as_the_package_computes_it(m: int, r: int, d: int) -> None:
     """Each pair's angle and term, the rotated vectors, the curve of the score
     against m − r at every offset the sliders reach, and the cursor at m − r."""
     data = explorables.data_rope("ja")
-    if (m, r, d) == (explorables.ROPE_M, explorables.ROPE_N, explorables.ROPE_DIMS[0]):
+    if (m, r, d) == (explorables.ROPE_M, explorables.ROPE_N, explorables.ROPE_D):
         html = explorables.render("rope", "zh-Hans")  # the page's own drawing
     else:
         html = draw_with("rope", data | {"m": m, "r": r, "d": d})
@@ -1236,6 +1238,25 @@ def test_the_softmax_offers_a_tie_and_one_largest_input() -> None:
                 f'data-preset="{name}" data-set-x="{x}" '
                 f'data-set-t="{oracle.fmt(p["t"], 0)}" disabled="">{label}</button>'
             ) in html, name
+
+
+def test_the_rope_opens_at_d_16_and_the_page_says_its_score() -> None:
+    """The figure opens at d = 16, where the score against m − r decays
+    (issue 40: d = 4's first pair turns 1 rad a step and its curve looked
+    like noise); the sentence before it, in each hand-written edition, gives
+    the score the figure shows, and d = 4's of the page's example."""
+    assert explorables.data_rope("ja")["d"] == explorables.ROPE_D == 16
+    m, r = explorables.ROPE_M, explorables.ROPE_N
+    shown = oracle.fmt(oracle.rope_state(m, r, 16)["score"], 4)
+    small = oracle.fmt(oracle.rope_state(m, r, 4)["score"], 4)
+    html = explorables.render("rope", "ja")
+    assert re.search(rf'data-result="score" data-value="[^"]+">{shown}<', html)
+    for language in EDITIONS:
+        text = (ROOT / "docs" / language / "positional-encoding.md").read_text("utf-8")
+        before = text[: text.index(PLACEHOLDER.format("rope"))].rstrip()
+        sentence = before.rsplit("\n\n", 1)[1]
+        assert shown in sentence and small.replace("-", "\u2212") in sentence, language
+        assert "d = 16" in sentence, language
 
 
 def test_the_rope_says_that_the_score_depends_on_m_minus_r_only() -> None:

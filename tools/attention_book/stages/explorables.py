@@ -165,6 +165,11 @@ ROPE_R = 6
 #: and the sliders' largest position: the chart spans m - r = -32 ... 32.
 ROPE_DIMS = (4, 8, 16)
 ROPE_MAX = 32
+#: The width the figure opens at: d = 16, eight pairs from fast to slow, whose
+#: score against m - r shows the decay (at d = 4, theta_0 = 1 rad a step
+#: aliases and the score looked like noise: issue 40). The page prints its
+#: score at m - r = 3 (rope_relative.pycon).
+ROPE_D = 16
 
 #: The online-softmax page's scores of one query and its values (one row per key).
 ONLINE_S = [1.0, 3.0, 0.5, 4.0]
@@ -273,7 +278,7 @@ def data_rope(language: str) -> dict:
         "q": ROPE_Q,
         "k": ROPE_K,
         "dims": list(ROPE_DIMS),
-        "d": ROPE_DIMS[0],
+        "d": ROPE_D,
         "m": ROPE_M,
         "r": ROPE_N,
         "max": ROPE_MAX,
