@@ -287,22 +287,24 @@ def page_text(site: Path, language: str, page: str) -> str:
 def test_japanese_book_shows_the_printed_outputs_of_the_object_view(
     site: Path,
 ) -> None:
-    """The object view's two results, as numpy really prints them.
+    """The object view's result and the from-scratch self-attention's
+    weights, as numpy really prints them.
 
     The values were computed independently of the package (plain loops, and
-    numpy's legacy generator for the five random tokens).
+    plain numpy on ``default_rng(0)``'s uniform draws for the self-attention).
     """
     text = page_text(site, "ja", "object-view")
     assert "output:  [0.256 0.493 0.319]" in text  # 0.25588256 0.4930077 0.31917147
     text = page_text(site, "ja", "self-attention")
     rows = (
-        "[[0.8171592  1.00426184 0.69930635 1.31138005]\n"
-        " [0.7915625  0.96723906 0.66875262 1.25601252]\n"
-        " [0.81875423 1.00416968 0.70712603 1.31194758]\n"
-        " [0.77771824 0.94955796 0.64721517 1.2291082 ]\n"
-        " [0.7857578  0.9602772  0.65909118 1.24542999]]"
+        "[[0.124 0.285 0.207 0.187 0.197]\n"
+        " [0.039 0.479 0.184 0.138 0.16 ]\n"
+        " [0.054 0.417 0.197 0.161 0.171]\n"
+        " [0.087 0.35  0.197 0.175 0.191]\n"
+        " [0.069 0.39  0.199 0.161 0.181]]"
     )
     assert rows in text
+    assert "[0.78 2.68 2.01 1.72 1.79]" in text  # ||k_j||
 
 
 def test_a_doctest_s_blank_line_is_shown_as_python_prints_it(site: Path) -> None:

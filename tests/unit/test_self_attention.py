@@ -35,11 +35,10 @@ FROM_SCRATCH_VALUES = [
 
 
 def from_scratch_inputs() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The example's data, from numpy's legacy global generator.
+    """Data from numpy's legacy global generator (np.random.seed(42) and
+    np.random.rand, as much code still draws it), hence the NPY002 exemptions.
 
-    The book's from-scratch example (self-attention.md) draws its data with
-    np.random.seed(42) and np.random.rand; reproducing it needs exactly that,
-    hence the NPY002 exemptions.
+    The values below were computed once from it without the package.
     """
     np.random.seed(42)  # noqa: NPY002
     tokens = np.random.rand(5, 4)  # noqa: NPY002
