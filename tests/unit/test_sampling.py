@@ -199,7 +199,7 @@ def test_bad_options_name_themselves(kwargs, error, message) -> None:
 
 
 def test_bad_generation_arguments(model) -> None:
-    with pytest.raises(ValueError, match="read 13 tokens .* context of 12"):
+    with pytest.raises(ValueError, match=r"read 13 tokens .* context of 12"):
         generate(model, "abcdef", 8, greedy=True)
     with pytest.raises(ValueError, match="empty string"):
         generate(model, ["ab", ""], 2, greedy=True)
