@@ -247,7 +247,8 @@ def generate(
         generated for that prompt alone (a draw takes one random number per
         sequence and step, so drawn continuations depend on the batch).
     max_new_tokens : int
-        Tokens to generate at most; ``len(prompt) + max_new_tokens`` must not
+        Tokens to generate at most. The model reads the prompt and every new
+        token but the last, so ``len(prompt) + max_new_tokens - 1`` must not
         exceed the model's ``context``.
     rng, temperature, top_k, top_p, greedy
         How each token is chosen, as in :func:`sample_next`.
@@ -322,10 +323,12 @@ def generate(
         )
     config = model.config
     longest = max(len(text) for text in prompts)
-    if longest + max_new_tokens > config.context:
+    if longest + max_new_tokens - 1 > config.context:  # the last token is not read
         raise ValueError(
-            f"the longest prompt ({longest} tokens) plus `max_new_tokens`="
-            f"{max_new_tokens} exceeds the model's context of {config.context}"
+            f"the longest prompt ({longest} tokens) and `max_new_tokens`="
+            f"{max_new_tokens} make the model read {longest + max_new_tokens - 1} "
+            f"tokens (all but the last new one), which exceeds the model's "
+            f"context of {config.context}"
         )
     options = {
         "temperature": temperature,

@@ -149,6 +149,16 @@ def test_cached_and_uncached_loops_give_the_same_tokens(model) -> None:
         assert len(cached) == 8 and cached == again
 
 
+def test_the_window_can_fill_the_context(model) -> None:
+    """6 + 7 tokens: the model reads 12 = context (the last token is not read)."""
+    cached = generate(model, "abcdef", 7, greedy=True)
+    assert cached == generate(model, "abcdef", 7, greedy=True, use_cache=False)
+    window = "abcdef" + cached[:-1]  # the 12 tokens the model reads
+    assert len(window) == model.config.context
+    u = model.logits(window)[-1]
+    assert cached[-1] == model.tokenizer.decode([int(u[1:].argmax()) + 1])
+
+
 def test_a_batch_of_prompts_of_different_lengths_is_padded_correctly(model) -> None:
     prompts = ["a", "bcdef", "ghi"]
     batch = generate(model, prompts, 6, greedy=True)
@@ -189,8 +199,8 @@ def test_bad_options_name_themselves(kwargs, error, message) -> None:
 
 
 def test_bad_generation_arguments(model) -> None:
-    with pytest.raises(ValueError, match="exceeds the model's context of 12"):
-        generate(model, "abcdef", 7, greedy=True)
+    with pytest.raises(ValueError, match=r"read 13 tokens .* context of 12"):
+        generate(model, "abcdef", 8, greedy=True)
     with pytest.raises(ValueError, match="empty string"):
         generate(model, ["ab", ""], 2, greedy=True)
     with pytest.raises(TypeError, match=r"`rng` must be a numpy\.random\.Generator"):
