@@ -3037,7 +3037,7 @@ def test_window_sinks_chart_dragged_and_cache_linked(load) -> None:
         )
         assert set(framed) == {j} and len(framed) == 10 + 1, (j, framed)
         weights = root.locator('[data-matrix="weights"] td.explorable-column')
-        assert weights.count() == 2 and weights.first.get_attribute("data-j") == str(j)
+        assert weights.count() == 3 and weights.first.get_attribute("data-j") == str(j)
         slots = [r for r, p, _, framed in root.evaluate(SLOTS) if framed]
         assert slots == [list(held).index(j)], (j, slots)
         assert f'data-band="{j - 0.5} {j + 0.5}"' in svg(page, "window_sinks", "sinks")
