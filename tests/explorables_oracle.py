@@ -228,30 +228,34 @@ def window_state(n: int, window: int, n_sink: int) -> dict:
 
 def window_weights(n: int, window: int, n_sink: int) -> dict:
     """The newest query's weights over the n keys of the page's artificial
-    attention (key 0 the sink) under the mask with n_sink sinks and with
-    none, the weight a on the sinks the window leaves out (those dropped
-    without them) and 1 / (1 - a), the factor the weights left are
-    multiplied by (the window's keys keep the same scores)."""
+    attention (key 0 the sink) without a window (causal), under the mask with
+    n_sink sinks, and under the window alone; for the two masks, the weight
+    a_drop the full attention puts on the keys each drops and 1 / (1 - a_drop),
+    the factor the weights left are multiplied by (the keys kept keep their
+    scores)."""
     q, k = window_sink_qk()
     q, k = q[:n], k[:n]
 
-    def newest(sinks: int) -> np.ndarray:
-        mask = sliding_window_mask(n, window=window, n_sink=sinks)
+    def newest(mask: np.ndarray) -> np.ndarray:
         return attention_weights(q, k, mask=mask)[-1]
 
-    with_sinks, without = newest(n_sink), newest(0)
-    band = sliding_window_mask(n, window=window)[-1]
-    a = float(with_sinks[~band].sum())
-    ratio = 1 / float(with_sinks[band].sum())
-    # the weights left, each multiplied by the same 1 / (1 - a)
-    np.testing.assert_allclose(without[band], ratio * with_sinks[band], rtol=1e-12)
+    full = newest(causal_mask(n, n))
+    masks = [sliding_window_mask(n, window=window, n_sink=s) for s in (n_sink, 0)]
+    with_sinks, without = (newest(m) for m in masks)
+    drops, ratios = [], []
+    for mask, weights in zip(masks, (with_sinks, without), strict=True):
+        band = mask[-1]
+        drops.append(float(full[~band].sum()))
+        ratios.append(1 / float(full[band].sum()))
+        # the weights kept, each the full weight times the same 1 / (1 - a_drop)
+        np.testing.assert_allclose(weights[band], ratios[-1] * full[band], rtol=1e-12)
     return {
-        "weights": np.array([with_sinks, without]),
-        "a": a,
-        "ratio": ratio,
-        "kept": [
-            sliding_window_mask(n, window=window, n_sink=s)[-1] for s in (n_sink, 0)
-        ],
+        "weights": np.array([full, with_sinks, without]),
+        "drop_sinks": drops[0],
+        "ratio_sinks": ratios[0],
+        "drop_window": drops[1],
+        "ratio_window": ratios[1],
+        "kept": [m[-1] for m in masks],
     }
 
 
@@ -341,14 +345,16 @@ def online_state(s: list[float], block: int) -> dict:
 
 
 #: How far before a block's end (in keys) the online chart draws l's drop.
-ONLINE_DROP = 0.25
+#: Where the online chart draws l's drop: at the block's own t (issue 40:
+#: it was drawn a quarter of a key before, at a t of no meaning).
+ONLINE_DROP = 0
 
 
 def online_paths(s: list[float], block: int) -> tuple[list, list]:
     """The online chart's m and l as steps against the keys processed t: m
     holds until a block ends; where m rises to m', l drops to e^(m - m') l
-    (ONLINE_DROP keys before the block's end) before the block's terms are
-    added at its end; l = 0 at t = 0."""
+    and then the block's terms are added, both at the block's end t; l = 0
+    at t = 0."""
     steps = online_state(s, block)["steps"]
     ms, ls = [], [(0.0, 0.0)]
     prev = None
@@ -361,7 +367,7 @@ def online_paths(s: list[float], block: int) -> tuple[list, list]:
         before = 0.0 if prev is None else prev[1]
         if prev is not None and m > prev[0]:
             shrunk = float(np.exp(prev[0] - m)) * before  # e^(m - m') l
-            ls += [(t - ONLINE_DROP, before), (t - ONLINE_DROP, shrunk), (t, shrunk)]
+            ls += [(t - ONLINE_DROP, before), (t - ONLINE_DROP, shrunk)]
         else:
             ls.append((t, before))
         ls.append((t, ell))

@@ -178,7 +178,12 @@ export function valueAt(svg, event) {
 //   the line y = 0 its stems rise from (<line data-zero>).
 //   hint: a short text centred at the plot's top, over everything
 //     (<text data-hint>), e.g. what to press before anything is drawn
-export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later, bands = [], marks = [], hint }) {
+//   dips: [{x, y}]: the lowest point of a drop that a line takes and leaves
+//     at the same x (down, then up again), marked by a triangle pointing
+//     down with its tip at (x, y) (<path data-dip="x y">) in the first
+//     line's colour: a vertical line drawn twice does not show its turn
+export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], later, bands = [], marks = [], hint,
+  dips = [] }) {
   const AREA = areaOf(svg);
   const floor = y.floor ?? 0;
   const sx = scale(x);
@@ -321,6 +326,11 @@ export function draw(svg, { x, y, lines = [], rules = [], cursor, notes = [], la
     parts.push(`<text class="explorable-line-label explorable-line-${label.k}${label.current}" ` +
       `data-label="${label.k}"${label.pick} ` +
       `x="${px(label.x + 4)}" y="${px(label.y + 4)}">${label.text}</text>`);
+  }
+  for (const dip of dips.filter((d) => drawable(d.x, x) && drawable(d.y, y))) {
+    const [a, b] = [X(dip.x), Y(dip.y)];
+    parts.push(`<path class="explorable-dip" data-dip="${dip.x} ${dip.y}" ` +
+      `d="M${px(a - 4.5)} ${px(b - 8)}L${px(a)} ${px(b)}L${px(a + 4.5)} ${px(b - 8)}Z"></path>`);
   }
   for (const note of notes.filter((n) => drawable(n.x, x) && drawable(n.y, y))) {
     const [first, ...more] = note.text.split("\n");

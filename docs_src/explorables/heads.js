@@ -17,6 +17,10 @@ import {
   optionList, register, show, softmax, speak, status, sub, templates, transpose, words,
 } from "./core.js";
 
+// The weights the maps' colour scale shows (the ramp is linear in the
+// weight up to 0.6, where it has done nine tenths of its way).
+const SCALE = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 1];
+
 // data: the running example's X, W_Q, W_K, W_V; the page's W^O choices
 // (w_o), the head counts to offer (counts) and the one shown first (h).
 export function render(w, data) {
@@ -50,6 +54,15 @@ export function render(w, data) {
       .replace('<table class="explorable-matrix"',
         `<table${hide(g)} class="explorable-matrix explorable-head-fill" data-head="${g}"`)).join("");
   const legend = `<p class="explorable-note">${w.legend}</p>`;
+  // The maps' colour scale: each shown head's tones at the weights of
+  // SCALE, drawn by the maps' own rule (explorables.css), so that a cell's
+  // colour can be read off and the heads compared (the same weight, the
+  // same lightness). Seen only: every weight is written in its cell.
+  const scale = '<div class="explorable-head-scale" aria-hidden="true">' +
+    `<p>${w.scale}</p>` + [...Array(most).keys()].map((g) =>
+    `<div class="explorable-head-scale-row" data-head="${g}"${hide(g)}>` +
+    `<span class="explorable-head-scale-name">${message(w.use_head, { g: g + 1 })}</span>` +
+    SCALE.map((a) => `<span data-w style="--w: ${a}">${a}</span>`).join("") + "</div>").join("") + "</div>";
   // W^O drawn, its rows in the colour of the head whose block W^O_i they
   // are; a button a head keeps or zeroes its block (aria-pressed: kept).
   const uses = [...Array(most).keys()].map((g) =>
@@ -61,7 +74,7 @@ export function render(w, data) {
   return frame("heads", w,
     dataNode({ x: data.x, w_q: data.w_q, w_k: data.w_k, w_v: data.w_v, w_o: data.w_o }) + controls +
     `<div class="explorable-tables">${matrix("q", w.q, rowsOf("q"), dims)}` +
-    `${matrix("k", w.k, rowsOf("k"), dims)}${matrix("v", w.v, rowsOf("v"), dims)}</div>` + legend +
+    `${matrix("k", w.k, rowsOf("k"), dims)}${matrix("v", w.v, rowsOf("v"), dims)}</div>` + legend + scale +
     `<div class="explorable-tables explorable-head-maps">${maps}</div>` +
     `<p class="explorable-terms explorable-terms-tall" data-linked-said>${w.linked_hint}</p>` +
     `<div class="explorable-tables">${matrix("concat", w.concat, queries, dims)}${wO}` +
@@ -196,6 +209,9 @@ export function mount(root) {
       td.classList.toggle("explorable-off", off.has(g));
       td.classList.toggle("explorable-block-start", starts(Number(td.dataset.i)));
     }
+    root.querySelectorAll(".explorable-head-scale-row").forEach((row, g) => {
+      row.hidden = g >= h;
+    });
     useButtons.forEach((b, g) => {
       b.hidden = g >= h;
       b.setAttribute("aria-pressed", String(!off.has(g)));

@@ -69,16 +69,27 @@ export function render(w, data) {
     "</dl>";
   const devices = `<span data-devices="${data.devices.map(([k, gb]) => `${k}:${gb}`).join(" ")}" ` +
     `${data.devices.map(([k]) => `data-device-${k}="${w[`device_${k}`]}"`).join(" ")} hidden></span>`;
+  // Every kind's cache at the current sizes and n on one linear scale, a bar
+  // each, and its ratio to MHA's with the sizes that make it (on the log
+  // chart the kinds are parallel lines, the ÷12 of GQA a small offset).
+  const compare = '<table class="explorable-matrix explorable-kv-compare" data-compare>' +
+    `<caption>${w.compare}</caption><thead><tr><td></td><th scope="col">${w.compare_size}</th>` +
+    `<th scope="col">${w.compare_ratio}</th></tr></thead><tbody>` +
+    data.kinds.map((k) => `<tr data-kind="${k}"><th scope="row">${k.toUpperCase()}</th>` +
+      '<td class="explorable-kv-size"><span class="explorable-kv-bar" aria-hidden="true" style="--w: 0"></span>' +
+      '<span data-size-of data-value="">—</span></td><td data-ratio data-value="">—</td></tr>').join("") +
+    "</tbody></table>";
   // The model's and the run's sizes beside the chart (under it on a phone),
   // the results and the devices' least n under both.
   return frame("kv_cache", w,
     controls +
     `<div class="explorable-charts explorable-kv-out">${chartBox("size", w.chart)}${more}</div>` +
-    `<div class="explorable-kv-results">${results}<div>${fills}</div></div>` + devices +
+    `<div class="explorable-kv-results">${results}<div>${fills}</div></div>` + compare + devices +
     `<p class="explorable-note">${w.devices}</p>` +
     '<p class="explorable-effect" data-step-effect data-value=""></p>' + status() +
     templates(w, "status", "status_mla", "invalid", "divides", "too_large", "step_effect", "step_none",
-      "h_kv_mla", "fills_at", "fills_never", "at_n", "unused"));
+      "h_kv_mla", "fills_at", "fills_never", "at_n", "unused", "ratio_mha", "ratio_gqa", "ratio_mqa",
+      "ratio_mla"));
 }
 
 // The sizes only some kinds use, and the kinds using each (the others use
@@ -178,6 +189,46 @@ export function mount(root) {
   };
   const fillsOf = (key) => root.querySelector(`[data-fill="${key}"]`);
 
+  // The comparison: each kind's total at n (totals[k](n); null: not valid),
+  // its bar's length over the largest total, and MHA's total over it,
+  // exactly (per token: 2 L h d_k s over 2 L h_kv d_k s = h / h_kv, or over
+  // L (d_c + d_h^R) s = 2 h d_k / (d_c + d_h^R) for MLA), with the sizes
+  // that make it; the current kind's row marked.
+  const compareAll = (totals, n, perTokenOf, size) => {
+    const at = Object.fromEntries(kinds.map((k) => [k, totals?.[k] ? totals[k](n) : null]));
+    const most = kinds.reduce((m, k) => (at[k] !== null && at[k] > m ? at[k] : m), 0n);
+    for (const k of kinds) {
+      const row = root.querySelector(`[data-compare] tr[data-kind="${k}"]`);
+      const out = row.querySelector("[data-size-of]");
+      const ratio = row.querySelector("[data-ratio]");
+      row.classList.toggle("explorable-current", Boolean(totals) && k === kind.value);
+      if (totals) row.setAttribute("aria-current", String(k === kind.value));
+      else row.removeAttribute("aria-current");
+      const bar = row.querySelector(".explorable-kv-bar");
+      bar.style.setProperty("--w", at[k] !== null && most > 0n ? String(Number(at[k]) / Number(most)) : "0");
+      out.dataset.value = at[k] === null ? "" : String(at[k]);
+      out.textContent = at[k] === null ? "—" : inUnits(at[k]);
+      ratio.dataset.value = "";
+      if (at[k] === null || at.mha === null) {
+        ratio.textContent = "—";
+        continue;
+      }
+      if (k === "mha") {
+        ratio.dataset.value = "1";
+        ratio.textContent = words(root, "ratio_mha");
+        continue;
+      }
+      const [top, bottom] = [perTokenOf("mha"), perTokenOf(k)]; // MHA's bytes a token over k's
+      const r = Number(top) / Number(bottom);
+      ratio.dataset.value = String(r);
+      const shown = top % bottom === 0n ? grouped(top / bottom) : fmt(r, 1);
+      speak(ratio, message(words(root, `ratio_${k}`), {
+        r: shown, h: size.heads, g: size.groups,
+        a: grouped(2n * BigInt(size.heads) * BigInt(size.d_k)), b: grouped(BigInt(size.latent + size.rope)),
+      }));
+    }
+  };
+
   const refuse = (html, input) => {
     for (const key of ["h_kv", "per_token", "total", "total_units"]) set(key, "", "—");
     speak(error, html);
@@ -189,6 +240,7 @@ export function mount(root) {
       fillsOf(device.key).dataset.value = "";
       fillsOf(device.key).textContent = "—";
     }
+    compareAll(null);
     plot(null, 1);
     announce(root, html);
   };
@@ -292,6 +344,7 @@ export function mount(root) {
       }
     }
     plot(totals, size.tokens, marks);
+    compareAll(totals, size.tokens, perTokenOf, size);
     let said = mla
       ? message(words(root, "status_mla"), { total: inUnits(total), width: size.latent + size.rope })
       : message(words(root, "status"), { total: inUnits(total), h_kv: hKv });

@@ -16,8 +16,6 @@ import {
 } from "./core.js";
 import { chartBox, dragBars, draw, follow, valueAt } from "./chart.js";
 
-// How far before a block's end (in keys) the chart draws l's drop.
-const DROP = 0.25;
 // The scores' axis while no score lies outside it: fixed, so that a bar
 // being dragged stays under the pointer; a score the reader drags is rounded
 // to STEP (the fields' step) and kept within it.
@@ -128,15 +126,17 @@ export function mount(root) {
 
   // The three panels, as steps against the keys processed t: each value
   // holds until the block ending at t changes it. Where m rises to m', l
-  // first drops to e^(m − m') l (drawn DROP keys before t, the factor
-  // written there) and then the block's terms are added at t; l = 0 at
-  // t = 0. o / l after each block against softmax(s) V. The cursor at the
-  // last block processed.
+  // first drops to e^(m − m') l and then the block's terms are added, both
+  // at t, the t of the block (a drop drawn between two t, as it was, has no
+  // meaning on an axis of keys processed: issue 40): down to a triangle,
+  // the factor written beside it, then up; l = 0 at t = 0. o / l after
+  // each block against softmax(s) V. The cursor at the last block processed.
   const chart = (s) => {
     const ms = [];
     const ls = [[0, 0]];
     const zs = V[0].map(() => []);
     const notes = [];
+    const dips = [];
     let prev = null; // the step before
     for (const step of steps) {
       const [m, l] = step.row;
@@ -147,13 +147,14 @@ export function mount(root) {
       if (prev && m > prev.m) {
         // the drop: l rescaled by e^(m − m') before the block's terms are added
         const factor = Math.exp(prev.m - m);
-        ls.push([t - DROP, before], [t - DROP, factor * before], [t, factor * before]);
+        ls.push([t, before], [t, factor * before]);
+        dips.push({ x: t, y: factor * before });
         // the first drop named (r45): "rescale ×0.135"
         const name = notes.length ? "" : `${words(root, "rescale")} `;
         // A factor float64 rounds to 0 (e^(−999)) is said to be below
         // 10^−308, as the softmax figure says it (on two lines), never "×0.000".
         notes.push({
-          x: t - DROP, y: (1 + factor) * before / 2,
+          x: t, y: (1 + factor) * before / 2,
           text: `${name}×${factor === 0 ? words(root, "underflow") : fmt(factor, 3)}`,
         });
       } else ls.push([t, before]);
@@ -190,7 +191,7 @@ export function mount(root) {
     const at = pointed !== null && pointed < shown ? steps[pointed] : null;
     draw(panel("sum"), {
       x, y: { min: 0, max: Math.max(1, ...ls.map(([, l]) => l)) },
-      lines: [{ points: ls, label: "ℓ" }], notes, cursor, later, hint,
+      lines: [{ points: ls, label: "ℓ" }], notes, dips, cursor, later, hint,
       marks: at ? [{ x: at.keys, y: at.row[1] }] : [],
     });
     const columns = V[0].map((_, c) => V.map((row) => row[c]));

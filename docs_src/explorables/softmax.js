@@ -38,6 +38,10 @@ export function render(w, data) {
     `value="${data.t}" data-t disabled>` +
     `<output for="explorable-softmax-t" data-t-shown>${fmt(data.t, 1)}</output>`;
   const error = '<p class="explorable-error" id="explorable-softmax-error" data-error hidden></p>';
+  // A state to start from, set by one button each (data.presets): x and t.
+  const presets = Object.entries(data.presets || {}).map(([name, { x, t }]) =>
+    `<button type="button" data-preset="${name}" data-set-x="${x.join(" ")}" data-set-t="${t}" disabled>` +
+    `${message(w[`preset_${name}`], { x: `(${x.join(", ")})`, t })}</button>`).join("");
   // s_j: a bar as long as the weight, and the weight, in a button that
   // links w_j's views (focus, pointer, tap; one Tab stop, arrows: linkCells).
   const bar = (i, j, attrs) =>
@@ -65,7 +69,8 @@ export function render(w, data) {
   const charts = `<div class="explorable-charts">${chartBox("weights", w.chart_weights)}` +
     `${chartBox("jmax", w.chart_jmax)}</div>`;
   return frame("softmax", w,
-    `<div class="explorable-controls">${inputs}${error}<div class="explorable-range">${scale}</div></div>` +
+    `<div class="explorable-controls">${inputs}${error}<div class="explorable-range">${scale}</div>` +
+    `<div class="explorable-controls explorable-presets">${presets}</div></div>` +
     // the two charts against t side by side; the bars of x beside x's table
     charts + `<div class="explorable-tables">${chartBox("scores", w.chart_x)}${weights}` +
     `<div>${jacobian}${scaleNote}</div></div>` +
@@ -295,6 +300,16 @@ export function mount(root) {
   });
   curves.addEventListener("pointerleave", () => link(focused()));
   for (const input of [...xs, t]) input.addEventListener("input", () => update(false));
+  // A preset: its x and t into the fields and the slider, said at once.
+  for (const button of root.querySelectorAll("button[data-preset]")) {
+    button.addEventListener("click", () => {
+      button.dataset.setX.split(" ").forEach((xj, j) => {
+        xs[j].value = xj;
+      });
+      t.value = button.dataset.setT;
+      update(true);
+    });
+  }
   // Pressing or dragging on a chart sets t there (to the slider's step) and
   // hands the slider the focus, so that the arrow keys go on from there.
   for (const svg of root.querySelectorAll('svg[data-chart="weights"], svg[data-chart="jmax"]')) {

@@ -11,11 +11,15 @@
 // - a chart of the cache's rows against the tokens written, min(t, n_sink + W),
 //   beside a cache without a window (t rows), with a cursor at n that the
 //   reader drags (pressing on the chart sets n, as the slider does).
-// - what the sinks do to the weights: the newest query's weights over the
-//   keys (scores S from the page's artificial attention, key 0 the sink),
-//   the softmax of S_{n−1, j} over the keys the mask keeps, with the chosen
-//   sinks and without any (n_sink = 0): dropping the sinks outside the
-//   window multiplies every weight left by 1/(1 − a), a the weight they took.
+// - what the window and the sinks do to the weights: the newest query's
+//   weights over the keys (scores S from the page's artificial attention,
+//   key 0 the sink), the softmax of S_{n−1, j} over every key up to it (no
+//   window), over the keys the mask keeps with the chosen sinks, and over
+//   the window alone (n_sink = 0). Keeping only the keys J' of all J
+//   multiplies every weight left by 1/(1 − a_drop), a_drop the weight the
+//   full attention put on the keys dropped (the page's a_drop): the window
+//   alone drops the sink too (a_drop near 1 on the page's scores), the
+//   window with the sinks drops little.
 // Each cell of the grid is a button (one Tab stop, arrow keys inside):
 // pointing at it or focusing it shows the cache as query i meets it, frames
 // query i's row and the cache row holding key j, and says both in words;
@@ -90,14 +94,16 @@ export function render(w, data) {
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const results =
     '<dl class="explorable-results">' + ["rows", "capacity", "full"].map(result).join("") + "</dl>";
-  // The newest query's weights, with the sinks and without them.
+  // The newest query's weights: without a window, with the window and the
+  // sinks (their number in the row's name), with the window alone.
+  const withSinks = `<span data-with-sinks>${message(w.with_sinks, { n: data.n_sink })}</span>`;
   const weights =
     '<div class="explorable-scroll explorable-sink-weights" tabindex="0" role="region" ' +
-    `aria-label="${esc(w.weights_region)}">` + matrix("weights", `<span class="explorable-caption-box">${w.weights}</span>`, [w.with_sinks, w.without_sinks], positions.map(String),
+    `aria-label="${esc(w.weights_region)}">` + matrix("weights", `<span class="explorable-caption-box">${w.weights}</span>`, [w.full_row, withSinks, w.without_sinks], positions.map(String),
       { shownCols: data.n }) + "</div>";
   const dropped =
     '<dl class="explorable-results explorable-results-labels-wrap">' +
-    ["query", "sink_weight", "ratio"].map(result).join("") + "</dl>";
+    ["query", "drop_window", "ratio_window", "drop_sinks", "ratio_sinks"].map(result).join("") + "</dl>";
   // What the controls change first (the sizes, the chart), then the grid and
   // the cache, whose words under them change as the reader points at a cell:
   // nothing above them moves.
@@ -109,7 +115,7 @@ export function render(w, data) {
     '<p class="explorable-terms" data-linked-said></p>' +
     status() + templates(w, "status", "cell", "kind_window", "kind_sink", "kind_outside",
       "kind_future", "linked", "key_in", "key_out", "slot_item", "newest", "line_window",
-      "line_full"));
+      "line_full", "with_sinks"));
 }
 
 export function mount(root) {
@@ -188,24 +194,34 @@ export function mount(root) {
     const [n, w, sinks] = [size("n"), size("window"), size("n_sink")];
     const [i, cellKey] = pointed ?? [n - 1, null];
     const key = keyPointed ?? cellKey;
-    const weightsOf = (k) => softmax(scores[i].slice(0, n).map((v, j) =>
-      (kindOf(i, j, w, k) === "window" || kindOf(i, j, w, k) === "sink" ? v : -Infinity)));
+    const seen = (j, k) => ["window", "sink"].includes(kindOf(i, j, w, k));
+    const full = softmax(scores[i].slice(0, n).map((v, j) => (j <= i ? v : -Infinity))); // no window
+    const weightsOf = (k) => softmax(scores[i].slice(0, n).map((v, j) => (seen(j, k) ? v : -Infinity)));
     const [withSinks, without] = [weightsOf(sinks), weightsOf(0)];
-    resize(root, "weights", 2, n);
+    root.querySelector("[data-with-sinks]").textContent = message(words(root, "with_sinks"), { n: sinks });
+    resize(root, "weights", 3, n);
     // a key the mask leaves out (or a later one): exactly 0, written "0"
-    [withSinks, without].forEach((ws, r) => ws.forEach((v, j) => show(
+    [full, withSinks, without].forEach((ws, r) => ws.forEach((v, j) => show(
       root.querySelector(`[data-matrix="weights"] td[data-i="${r}"][data-j="${j}"]`), v, v === 0 ? 0 : 3)));
     for (const cell of root.querySelectorAll('[data-matrix="weights"] [data-j]')) {
       cell.classList.toggle("explorable-column", key !== null && Number(cell.dataset.j) === key);
     }
     result("query", i);
-    // a: the weight on the sinks outside the window; the weights left are
-    // multiplied by 1/(1 − a), the inverse of the window's share
-    const total = (kind) => withSinks.reduce((x, v, j) => x + (kindOf(i, j, w, sinks) === kind ? v : 0), 0);
-    show(root.querySelector('[data-result="sink_weight"]'), total("sink"), 3);
-    // 1/(1 − a) − 1 = a/(1 − a): 0 with no sink outside the window, where the
-    // window's share is 1 up to float64's rounding of its sum (fmt's gap)
-    show(root.querySelector('[data-result="ratio"]'), 1 / total("window"), 1, total("sink") / total("window"));
+    // a_drop: the full attention's weight on the keys a mask drops (k
+    // sinks); the weights left are multiplied by 1/(1 − a_drop), the
+    // inverse of the share of the keys kept
+    const dropped = (k) => full.reduce((x, v, j) => x + (j <= i && !seen(j, k) ? v : 0), 0);
+    const kept = (k) => full.reduce((x, v, j) => x + (seen(j, k) ? v : 0), 0);
+    for (const [name, k] of [["window", 0], ["sinks", sinks]]) {
+      show(root.querySelector(`[data-result="drop_${name}"]`), dropped(k), 3);
+      // 1/(1 − a) − 1 = a/(1 − a): 0 when nothing is dropped, where the
+      // share kept is 1 up to float64's rounding of its sum (fmt's gap)
+      // (four decimals under 10, so that keeping the sinks reads 1.0004,
+      // not "< 1.1"; one above, 1980.9; "1.0" when nothing is dropped)
+      const r = 1 / kept(k);
+      const gap = dropped(k) / kept(k);
+      show(root.querySelector(`[data-result="ratio_${name}"]`), r, gap === 0 || r >= 10 ? 1 : 4, gap);
+    }
     const shown = (ws, dx) => ws.flatMap((v, j) => (ws === without ? kindOf(i, j, w, 0) === "window"
       : ["window", "sink"].includes(kindOf(i, j, w, sinks))) ? [[j + dx, v]] : []);
     const most = Number(root.querySelector('[data-size="n"]').max);

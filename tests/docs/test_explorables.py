@@ -331,22 +331,52 @@ def test_the_window_and_sinks_are_drawn_as_the_package_computes_them() -> None:
         np.testing.assert_allclose(
             tables["weights"][:, :n], sinks["weights"], rtol=1e-12, atol=1e-15
         )
-        for key, value in (("sink_weight", sinks["a"]), ("ratio", sinks["ratio"])):
+        for key in ("drop_window", "ratio_window", "drop_sinks", "ratio_sinks"):
             shown = re.search(rf'data-result="{key}" data-value="([^"]+)"', figure)
-            assert abs(float(shown[1]) - value) <= 1e-12 * value, key
+            assert abs(float(shown[1]) - sinks[key]) <= 1e-12 * sinks[key], key
 
 
 def test_the_window_s_factor_is_1_with_no_sink_outside_it() -> None:
-    """Every key in the window (W = n): a = 0, and 1/(1 − a) is 1, written
-    "1.0", though the window's share, a float64 sum, is 1 − 2.2 × 10⁻¹⁶
-    (issue 40: "> 0.9" for a factor that is 1); a sink outside the window
-    makes it more than 1."""
+    """Every key in the window (W = n): nothing dropped, and 1/(1 − a_drop)
+    is 1, written "1.0", though the share kept, a float64 sum, is 1 − 2.2 ×
+    10⁻¹⁶ (issue 40: "> 0.9" for a factor that is 1); the page's window
+    drops the sink and makes it far more than 1."""
     data = explorables.DATA["window_sinks"]("ja")
     figure = draw_with("window_sinks", data | {"n": 16, "window": 16, "n_sink": 0})
     said = dict(re.findall(r'data-result="(\w+)" data-value="[^"]+">([^<]*)<', figure))
-    assert (said["sink_weight"], said["ratio"]) == ("0.000", "1.0")
+    assert (said["drop_window"], said["ratio_window"]) == ("0.000", "1.0")
+    assert (said["drop_sinks"], said["ratio_sinks"]) == ("0.000", "1.0")
     sinks = oracle.window_weights(10, 4, 2)  # the page's figure
-    assert sinks["a"] > 0 and sinks["ratio"] > 1
+    assert sinks["drop_window"] > 0.99 and sinks["ratio_window"] > 1000
+    assert 1 < sinks["ratio_sinks"] < 1.001
+
+
+def test_without_sinks_the_window_drops_the_sink_s_weight() -> None:
+    """n_sink = 0 is the window alone: it drops the sink, and the figure says
+    so (designer s21, issue 40: it showed a = 0 and ×1.0, as if dropping
+    the sinks changed nothing); the row of the window with its sinks is
+    then the window's, named with its 0 sinks; the full attention's row
+    beside them."""
+    data = explorables.DATA["window_sinks"]("ja")
+    words = explorables.words_for("window_sinks", "ja")
+    figure = draw_with("window_sinks", data | {"n_sink": 0})
+    sinks = oracle.window_weights(data["n"], data["window"], 0)
+    for key in ("drop_window", "drop_sinks"):
+        value = float(
+            re.search(rf'data-result="{key}" data-value="([^"]+)"', figure)[1]
+        )
+        assert abs(value - sinks[key]) <= 1e-12 and value > 0.99, key
+    ratio = re.search(r'data-result="ratio_sinks" data-value="[^"]+">([^<]*)<', figure)
+    assert (
+        ratio[1] == oracle.fmt(sinks["ratio_sinks"], 1) and sinks["ratio_sinks"] > 1000
+    )
+    assert words["with_sinks"].format(n=0) in figure
+    tables = drawn_from(figure)
+    n = data["n"]
+    np.testing.assert_allclose(
+        tables["weights"][:, :n], sinks["weights"], rtol=1e-12, atol=1e-15
+    )
+    np.testing.assert_array_equal(tables["weights"][1], tables["weights"][2])
 
 
 def band_cells(figure: str) -> dict[tuple[int, int], dict[str, str]]:
@@ -960,6 +990,82 @@ def data_kv(**changes) -> dict:
     return data | {"sizes": data["sizes"] | sizes} | changes
 
 
+#: The kinds' comparison: a row's kind, its bar's --w, its size (data-value,
+#: text), its ratio (data-value, shown text), and whether it is current.
+KV_COMPARE = re.compile(
+    r'<tr data-kind="(\w+)"[^>]*?(?: class="([^"]*)")?[^>]*>.*?--w: ([\d.e-]+);?">'
+    r'</span><span data-size-of="" data-value="(\d*)">(.*?)</span></td>'
+    r'<td data-ratio="" data-value="([\d.]*)">(.*?)</td></tr>'
+)
+
+
+def kv_compared(html: str) -> dict:
+    table = re.search(r"<table[^>]*data-compare[^>]*>(.*?)</table>", html)[1]
+    rows = {}
+    for kind, classes, w, value, text, ratio, shown in KV_COMPARE.findall(table):
+        shown = re.sub(r'<span class="explorable-said">.*?</span>', "", shown)
+        rows[kind] = {
+            "w": float(w),
+            "total": int(value) if value else None,
+            "text": text,
+            "ratio": float(ratio) if ratio else None,
+            "shown": re.sub(r"<[^>]*>", "", shown),
+            "current": "explorable-current" in (classes or ""),
+        }
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("sizes", "window"),
+    [
+        ({}, 0),  # the page's GPT-3: GQA 1/12, MQA 1/96 (issue 40)
+        ({"layers": 61, "heads": 128, "latent": 512, "rope": 64, "tokens": 5000}, 3000),
+    ],
+)
+def test_the_kv_calculator_compares_the_kinds_on_one_linear_scale(
+    sizes: dict, window: int
+) -> None:
+    """Without JavaScript: every kind's cache at n, a bar each as long as
+    its bytes over the largest, and MHA's bytes over its bytes with the
+    sizes that make that ratio (h / g, h, 2 h d_k / (d_c + d_h^R)); the log
+    chart draws the kinds as parallel lines, where 12 times less is a small
+    offset (designer s21, issue 40)."""
+    every = explorables.KV_DEFAULT | sizes
+    html = draw_with("kv_cache", data_kv(sizes=sizes, window=window))
+    rows = kv_compared(html)
+    assert list(rows) == list(explorables.KV_KINDS)
+    totals = {k: oracle.kv_state(k, every, 2, window=window)["total"] for k in rows}
+    largest = max(totals.values())
+    h, g = every["heads"], every["groups"]
+    width = every["latent"] + every["rope"]
+    mla = 2 * h * every["d_k"] / width
+    expected = {
+        "mha": "基準",
+        "gqa": f"1/{h // g}（h/g = {h}/{g}）",
+        "mqa": f"1/{h}（h = {h}）",
+        "mla": f"1/{oracle.fmt(mla, 1)}（2hdk/(dc + dhR) = "
+        f"{oracle.grouped(2 * h * every['d_k'])}/{width}）",
+    }
+    for k, row in rows.items():
+        assert row["total"] == totals[k], k
+        assert row["text"] == oracle.in_units(totals[k]), k
+        assert abs(row["w"] - totals[k] / largest) < 1e-12, k
+        assert abs(row["ratio"] - totals["mha"] / totals[k]) < 1e-12, k
+        assert row["shown"] == expected[k], (k, row["shown"])
+        assert row["current"] == (k == "mha"), k  # the page opens on MHA
+    if not sizes:
+        assert [rows[k]["ratio"] for k in ("gqa", "mqa")] == [12, 96]
+
+
+def test_the_kv_comparison_is_emptied_with_a_refusal() -> None:
+    html = draw_with("kv_cache", data_kv(sizes={"tokens": 12345678901234567890}))
+    rows = kv_compared(html)
+    assert all(r["total"] is None and r["ratio"] is None for r in rows.values())
+    assert all(
+        r["text"] == r["shown"] == "\u2014" and r["w"] == 0 for r in rows.values()
+    )
+
+
 def test_the_kv_calculator_writes_tib_and_huge_sizes_as_the_book_does() -> None:
     """4.29 TiB, not 4394.53 GiB; and m × 10^e TiB, never 3.7e+21 GiB."""
     for sizes in ({"tokens": 10**6}, {"layers": 10**15, "tokens": 10**6}):
@@ -1068,12 +1174,14 @@ def test_the_kv_chart_names_the_devices_at_the_left_without_rings() -> None:
         assert float(rule["left"]) <= float(rule["x"]) <= float(rule["left"]) + 12
 
 
-@pytest.mark.parametrize(("m", "r", "d"), [(3, 0, 4), (0, 3, 16), (32, 29, 8)])
+@pytest.mark.parametrize(
+    ("m", "r", "d"), [(3, 0, 16), (3, 0, 4), (0, 3, 16), (32, 29, 8)]
+)
 def test_the_rope_is_drawn_as_the_package_computes_it(m: int, r: int, d: int) -> None:
     """Each pair's angle and term, the rotated vectors, the curve of the score
     against m − r at every offset the sliders reach, and the cursor at m − r."""
     data = explorables.data_rope("ja")
-    if (m, r, d) == (explorables.ROPE_M, explorables.ROPE_N, explorables.ROPE_DIMS[0]):
+    if (m, r, d) == (explorables.ROPE_M, explorables.ROPE_N, explorables.ROPE_D):
         html = explorables.render("rope", "zh-Hans")  # the page's own drawing
     else:
         html = draw_with("rope", data | {"m": m, "r": r, "d": d})
@@ -1107,6 +1215,50 @@ def test_the_rope_is_drawn_as_the_package_computes_it(m: int, r: int, d: int) ->
     assert abs(oracle.rope_curve(d, [m - r])[0] - state["score"]) < 1e-9
 
 
+def test_the_softmax_offers_a_tie_and_one_largest_input() -> None:
+    """Two buttons set x and t (issue 40: nothing invited the tie): at the
+    same t, one largest input saturates the softmax (the Jacobian fades),
+    two tied largest inputs split the weight and keep the Jacobian's 1/4."""
+    presets = explorables.SOFTMAX_PRESETS
+    tie, apart = (
+        oracle.softmax_state(presets[k]["x"], presets[k]["t"]) for k in ("tie", "apart")
+    )
+    assert presets["tie"]["t"] == presets["apart"]["t"]
+    assert sorted(presets["tie"]["x"])[-1] == sorted(presets["tie"]["x"])[-2]
+    assert tie["jmax"] > 0.249 and apart["jmax"] < 0.01
+    for language in ("ja", "zh-Hant", "zh-Hans"):
+        html = explorables.render("softmax", language)
+        words = explorables.words_for("softmax", language)
+        for name, p in presets.items():
+            x = " ".join(oracle.fmt(v, 0) for v in p["x"])
+            label = words[f"preset_{name}"].format(
+                x="(" + x.replace(" ", ", ") + ")", t=oracle.fmt(p["t"], 0)
+            )
+            assert (
+                f'data-preset="{name}" data-set-x="{x}" '
+                f'data-set-t="{oracle.fmt(p["t"], 0)}" disabled="">{label}</button>'
+            ) in html, name
+
+
+def test_the_rope_opens_at_d_16_and_the_page_says_its_score() -> None:
+    """The figure opens at d = 16, where the score against m − r decays
+    (issue 40: d = 4's first pair turns 1 rad a step and its curve looked
+    like noise); the sentence before it, in each hand-written edition, gives
+    the score the figure shows, and d = 4's of the page's example."""
+    assert explorables.data_rope("ja")["d"] == explorables.ROPE_D == 16
+    m, r = explorables.ROPE_M, explorables.ROPE_N
+    shown = oracle.fmt(oracle.rope_state(m, r, 16)["score"], 4)
+    small = oracle.fmt(oracle.rope_state(m, r, 4)["score"], 4)
+    html = explorables.render("rope", "ja")
+    assert re.search(rf'data-result="score" data-value="[^"]+">{shown}<', html)
+    for language in EDITIONS:
+        text = (ROOT / "docs" / language / "positional-encoding.md").read_text("utf-8")
+        before = text[: text.index(PLACEHOLDER.format("rope"))].rstrip()
+        sentence = before.rsplit("\n\n", 1)[1]
+        assert shown in sentence and small.replace("-", "\u2212") in sentence, language
+        assert "d = 16" in sentence, language
+
+
 def test_the_rope_says_that_the_score_depends_on_m_minus_r_only() -> None:
     for language in ("ja", "zh-Hant", "zh-Hans"):
         html = explorables.render("rope", language)
@@ -1130,6 +1282,79 @@ def test_the_heads_have_the_figures_head_colours() -> None:
         for g in range(max(explorables.HEAD_COUNTS)):
             found = re.search(rf"--explorable-head-{g}:\s*(#[0-9a-f]{{6}})", body)
             assert found and found[1] == FILLS[theme][f"head{g + 1}"], (theme, g)
+
+
+def srgb_luminance(colour: str) -> float:
+    """WCAG's relative luminance of ``#rrggbb``."""
+    channels = [int(colour[k : k + 2], 16) / 255 for k in (1, 3, 5)]
+    linear = [
+        c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels
+    ]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_the_heads_maps_ramp_keeps_black_or_white_text_and_one_lightness() -> None:
+    """The heads' maps run from the page's colour through a mid tone to a
+    deep (light scheme) or a light (dark scheme) tone, with black text on
+    one side of the mid tone and white on the other: the mid tone must keep
+    both at >= 4.5:1 (relative luminance 0.175 to 0.183), every head's tone
+    must have the same lightness as the others' (so that the heads compare),
+    and the ends must leave the weights room (issue 40: the old tones, 0.53
+    and 0.23, put the page's weights 1.3:1 apart)."""
+    css = (explorables.FOLDER / "explorables.css").read_text("utf-8")
+    blocks = re.findall(
+        r'(\[data-md-color-scheme="slate"\] )?'
+        r'\.explorable\[data-explorable="heads"\] \{([^}]*)\}',
+        css,
+    )
+    tones = {}
+    for slate, body in blocks:
+        for g, stop, colour in re.findall(
+            r"--explorable-head-(\d)-(mid|top):\s*(#[0-9a-f]{6})", body
+        ):
+            tones[("dark" if slate else "light", int(g), stop)] = colour
+    heads = range(max(explorables.HEAD_COUNTS))
+    for g in heads:
+        tones.setdefault(("dark", g, "mid"), tones[("light", g, "mid")])
+    for theme in ("light", "dark"):
+        for stop in ("mid", "top"):
+            lights = [srgb_luminance(tones[(theme, g, stop)]) for g in heads]
+            assert max(lights) / min(lights) < 1.05, (theme, stop, lights)
+            if stop == "mid":
+                assert all(0.175 <= y <= 0.183 for y in lights), (theme, lights)
+            elif theme == "light":
+                assert max(lights) <= 0.05, lights  # white text, well below mid
+            else:
+                assert min(lights) >= 0.5, lights  # black text, well above mid
+
+
+def test_the_heads_maps_have_a_scale_of_their_tones() -> None:
+    """Without JavaScript (the page's two heads) the maps' colour scale has
+    a row for each shown head, its tones at the weights 0 to 1."""
+    for language in ("ja", "zh-Hant", "zh-Hans"):
+        html = explorables.render("heads", language)
+        words = explorables.words_for("heads", language)
+        scale = re.search(
+            r'<div class="explorable-head-scale" aria-hidden="true">(.*?)'
+            r'<div class="explorable-tables explorable-head-maps">',
+            html,
+        )[1]
+        assert words["scale"] in scale
+        rows = re.findall(
+            r'<div class="explorable-head-scale-row" data-head="(\d)"'
+            r'( hidden="")?>(.*?)</div>',
+            scale,
+        )
+        assert [(g, bool(hidden)) for g, hidden, _ in rows] == [
+            (str(g), g >= 2) for g in range(4)
+        ]
+        for g, _, row in rows:
+            assert words["use_head"].format(g=int(g) + 1) in row
+            tones = re.findall(
+                r'<span data-w="" style="--w: ([\d.]+)">([\d.]+)</span>', row
+            )
+            assert [float(a) for a, _ in tones] == [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 1]
+            assert all(a == shown for a, shown in tones)
 
 
 @pytest.mark.parametrize("language", ["ja", "zh-Hant", "zh-Hans"])
@@ -1166,6 +1391,24 @@ def test_the_online_panels_draw_the_package_s_running_max_sum_and_output() -> No
             f"{rescale} ×0.135",
             "×0.368",
         ]
+        # l drops and grows again at the t of its block, a whole number of
+        # keys (issue 40: the drop was drawn at t = 1.75 and 3.75, a t of no
+        # meaning), the drop's turn marked by a triangle at e^(m - m') l
+        (ls,) = Chart(svgs["sum"]).lines()[0]
+        assert all(abs(t - round(t)) < 1e-3 for t, _ in ls), ls
+        steps = oracle.online_state(s, 1)["steps"]
+        turns = [
+            (float(t), float(np.exp(a[0] - b[0]) * a[1]))
+            for t, (a, b) in enumerate(itertools.pairwise(steps), start=2)
+            if b[0] > a[0]
+        ]
+        dips = [
+            tuple(map(float, d.split()))
+            for d in re.findall(r'data-dip="([^"]+)"', svgs["sum"])
+        ]
+        assert [t for t, _ in dips] == [t for t, _ in turns] == [2, 4]
+        for (_, y), (_, shrunk) in zip(dips, turns, strict=True):
+            assert abs(y - shrunk) <= 1e-12 * shrunk
         # one axis t for the three panels
         ticks = {key: Chart(svg).ticks["x"] for key, svg in svgs.items()}
         assert ticks["scores"] == ticks["sum"] == ticks["output"]

@@ -121,6 +121,14 @@ def names() -> list[str]:
 #: The page's example of the softmax explorable: scores x and the factor t.
 SOFTMAX_X = [1.0, 2.0, 3.0]
 SOFTMAX_T = 1.0
+#: The softmax explorable's presets: the page's scores at a large t (one
+#: largest input: saturated, the Jacobian fades), and two largest inputs
+#: tied at the same t (the weights split between them, the Jacobian keeps
+#: 1/4: the state its caption describes and readers did not find, issue 40).
+SOFTMAX_PRESETS = {
+    "apart": {"x": [1.0, 2.0, 3.0], "t": 5.0},
+    "tie": {"x": [3.0, 2.0, 3.0], "t": 5.0},
+}
 
 #: GPT-3 175B (Brown et al., 2020, Table 2.1), the KV-cache page's example.
 KV_DEFAULT = {
@@ -157,6 +165,11 @@ ROPE_R = 6
 #: and the sliders' largest position: the chart spans m - r = -32 ... 32.
 ROPE_DIMS = (4, 8, 16)
 ROPE_MAX = 32
+#: The width the figure opens at: d = 16, eight pairs from fast to slow, whose
+#: score against m - r shows the decay (at d = 4, theta_0 = 1 rad a step
+#: aliases and the score looked like noise: issue 40). The page prints its
+#: score at m - r = 3 (rope_relative.pycon).
+ROPE_D = 16
 
 #: The online-softmax page's scores of one query and its values (one row per key).
 ONLINE_S = [1.0, 3.0, 0.5, 4.0]
@@ -186,7 +199,7 @@ def running_example() -> dict:
 
 
 def data_softmax(language: str) -> dict:
-    return {"x": SOFTMAX_X, "t": SOFTMAX_T}
+    return {"x": SOFTMAX_X, "t": SOFTMAX_T, "presets": SOFTMAX_PRESETS}
 
 
 def data_masks(language: str) -> dict:
@@ -265,7 +278,7 @@ def data_rope(language: str) -> dict:
         "q": ROPE_Q,
         "k": ROPE_K,
         "dims": list(ROPE_DIMS),
-        "d": ROPE_DIMS[0],
+        "d": ROPE_D,
         "m": ROPE_M,
         "r": ROPE_N,
         "max": ROPE_MAX,
