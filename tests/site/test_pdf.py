@@ -452,10 +452,18 @@ def cited(pieces: list[list[str]]) -> re.Match | None:
     its half-em of space after the citation's closing one (CSS
     ``text-spacing-trim``), so its glyph begins inside the link's box and
     ``pdftotext`` gives it: one such bracket at the end is not the link's.
+    The closing bracket of an equation's citation can fall just outside the
+    link's box where the citation ends a line (式 (6.1 at a line's end, its
+    ")" cut off by the box): an equation's number without its closing
+    bracket is read with it.
     """
     spelt = map("".join, itertools.product(*pieces))
     spelt = (s[:-1] if s[-1:] in OPENING else s for s in spelt)
+    spelt = (s + ")" if UNCLOSED.fullmatch(s) else s for s in spelt)
     return next(filter(None, map(CITATION.fullmatch, spelt)), None)
+
+
+UNCLOSED = re.compile(r"式[(（][0-9A-Z.]*[0-9A-Z]")
 
 
 @pytest.mark.parametrize("name", PRINTS)
