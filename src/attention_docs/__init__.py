@@ -122,13 +122,20 @@ from .sampling import generate, next_token_probs, sample_next
 from .self_attention import project_qkv, self_attention
 from .softmax import masked_softmax, softmax
 from .tokenizer import CharTokenizer
-from .transformer import DecoderLayer, EncoderLayer, feed_forward, layer_norm
+from .transformer import (
+    DecoderLayer,
+    DecoderOnlyLayer,
+    EncoderLayer,
+    feed_forward,
+    layer_norm,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CharTokenizer",
     "DecoderLayer",
+    "DecoderOnlyLayer",
     "EncoderLayer",
     "KVCache",
     "Key",

@@ -623,6 +623,126 @@ class EncoderLayer(_Layer):
         return (x, weights) if return_weights else x
 
 
+class DecoderOnlyLayer(EncoderLayer):
+    r"""One layer of a decoder-only model: causal self-attention and FFN, pre-norm.
+
+    The layer a GPT-style language model stacks: the same two sub-layers
+    and weights as :class:`EncoderLayer` with ``norm="pre"``, called with
+    the causal mask ``causal_mask(n)`` always applied in its self-attention.
+
+    Parameters
+    ----------
+    d_model : int
+        Width of the rows, in and out.
+    h : int
+        Number of heads; must divide ``d_model``.
+    d_ff : int
+        Width of the feed-forward network's hidden layer.
+    rng : numpy.random.Generator
+        Source of the initial weights, drawn as :class:`EncoderLayer` draws
+        them (the same ``rng`` gives the same weights).
+    eps : float, optional
+        The :math:`\varepsilon` of :func:`layer_norm` (default ``1e-5``).
+
+    Attributes
+    ----------
+    self_attention, w_1, b_1, w_2, b_2, gamma_1, beta_1, gamma_2, beta_2
+        As in :class:`EncoderLayer`.
+    d_model, h, d_ff, eps
+        The arguments; ``norm`` is ``"pre"``.
+
+    Raises
+    ------
+    ValueError
+        If ``d_model``, ``h`` or ``d_ff`` is not a positive integer, ``h``
+        does not divide ``d_model``, or ``eps`` is not a positive finite
+        number.
+    TypeError
+        If ``rng`` is not a :class:`numpy.random.Generator`.
+
+    Notes
+    -----
+    With :math:`M` the causal mask (position :math:`i` attends to
+    :math:`1, \dots, i`) and :math:`\operatorname{LN}_i` the layer
+    normalisation of sub-layer :math:`i`:
+
+    .. math::
+
+        x' = x + \operatorname{MultiHead}_M(z, z, z),
+        \quad z = \operatorname{LN}_1(x),
+        \qquad
+        y = x' + \operatorname{FFN}(\operatorname{LN}_2(x')).
+
+    The pre-norm layer of GPT-2 (Radford et al., 2019, Section 2.3); a
+    stack of them ends with one more layer normalisation (not part of this
+    class). Row :math:`i` of the output depends on rows
+    :math:`1, \dots, i` of the input only. See the book's page "Attention
+    inside a Transformer layer" (transformer-block.md, section "The layer
+    of a decoder-only model").
+
+    Examples
+    --------
+    >>> layer = DecoderOnlyLayer(8, 2, 32, rng=np.random.default_rng(0))
+    >>> layer
+    DecoderOnlyLayer(d_model=8, h=2, d_ff=32, norm='pre')
+    >>> x = np.random.default_rng(1).standard_normal((5, 8))
+    >>> y, weights = layer(x, return_weights=True)
+    >>> y.shape, bool(np.all(np.triu(weights, k=1) == 0))
+    ((5, 8), True)
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        h: int,
+        d_ff: int,
+        *,
+        rng: np.random.Generator,
+        eps: float = 1e-5,
+    ) -> None:
+        super().__init__(d_model, h, d_ff, rng=rng, norm="pre", eps=eps)
+
+    def __call__(
+        self,
+        x: ArrayLike,
+        *,
+        mask: ArrayLike | None = None,
+        return_weights: bool = False,
+    ) -> FloatArray | tuple[FloatArray, FloatArray]:
+        r"""Apply the layer to a sequence (or a batch of sequences).
+
+        Parameters
+        ----------
+        x : array_like, shape (..., n, d_model)
+            The layer's input, one row per position.
+        mask : array_like of bool, broadcastable to (..., n, n), optional
+            A mask applied on top of the causal one (both must allow a
+            pair), e.g. a padding mask; default: the causal mask alone.
+        return_weights : bool, optional
+            Also return the self-attention weights (default False).
+
+        Returns
+        -------
+        output : ndarray, shape (..., n, d_model)
+            The layer's output.
+        weights : ndarray, shape (..., h, n, n)
+            Only if ``return_weights``: the self-attention weights per head,
+            0 above the diagonal.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :meth:`EncoderLayer.__call__`, for ``x``, ``mask`` and the
+            layer's weights (named ``DecoderOnlyLayer.w_1`` and so on).
+        """
+        x = _rows("x", x, self.d_model, "(..., n, d_model)")
+        n = x.shape[-2]
+        causal = causal_mask(n)
+        if mask is not None:
+            causal = check_mask(mask, (*x.shape[:-2], n, n)) & causal
+        return super().__call__(x, mask=causal, return_weights=return_weights)
+
+
 class DecoderLayer(_Layer):
     r"""One decoder layer: masked self-attention, cross-attention, feed-forward.
 

@@ -149,6 +149,21 @@ def test_a_section_is_cited_by_its_number_alone(language, cited) -> None:
     assert f"([{first}](#first))" in built["b.md"]
 
 
+def test_a_section_number_after_a_word_is_set_apart_by_a_space() -> None:
+    """"は[](#id)" reads "は 1.1 節", as the text sets 第 12 章; after a bracket
+    or punctuation ("（1.1 節）", "、1.1 節") no space is added."""
+    pages = {
+        "index.md": "# Home",
+        "b.md": "# B\n\n## One { #first }\n\n"
+        "論文と[](#first)に、（[](#first)）、[](#first)も。\n\n見 [](#first)。",
+    }
+    built = build(pages)
+    assert (
+        "論文と [1.1 節](#first)に、（[1.1 節](#first)）、[1.1 節](#first)も。"
+        "\n\n見 [1.1 節](#first)。"
+    ) in built["b.md"]
+
+
 def test_a_citation_is_not_quoted_as_a_section_title() -> None:
     """A link to a work on the references page names the work (Kudo, 2018),
     not a section: textbooks do not quote it. A section of another page,

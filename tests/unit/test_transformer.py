@@ -13,6 +13,7 @@ from hypothesis.extra.numpy import arrays
 from attention_docs.masks import padding_mask
 from attention_docs.transformer import (
     DecoderLayer,
+    DecoderOnlyLayer,
     EncoderLayer,
     feed_forward,
     layer_norm,
@@ -455,6 +456,74 @@ def test_encoder_layer_errors() -> None:
         ValueError, match=r"the residual sum `x` \+ self-attention overflows float64"
     ):
         layer(np.full((2, 8), 1.5e308))
+
+
+# --- DecoderOnlyLayer ----------------------------------------------------------
+
+
+def test_decoder_only_layer_is_the_pre_norm_composition_with_the_causal_mask() -> None:
+    rng = np.random.default_rng(12)
+    layer = DecoderOnlyLayer(8, 2, 16, rng=rng)
+    randomise_norms(layer, rng)
+    x = rng.standard_normal((5, 8))
+    causal = np.tril(np.ones((5, 5), bool))  # row i sees 1, ..., i
+    z = ln(layer, 1, x)
+    x1 = x + mha_reference(layer.self_attention, z, z, causal)
+    expected = x1 + layer_ffn(layer, ln(layer, 2, x1))
+    y, weights = layer(x, return_weights=True)
+    np.testing.assert_allclose(y, expected, rtol=1e-10, atol=1e-12)
+    assert np.all(weights[:, ~causal] == 0.0) and np.all(weights[:, causal] > 0.0)
+    assert layer.norm == "pre"
+    assert repr(layer) == "DecoderOnlyLayer(d_model=8, h=2, d_ff=16, norm='pre')"
+
+
+def test_decoder_only_layer_draws_the_weights_of_a_pre_norm_encoder_layer() -> None:
+    only = DecoderOnlyLayer(4, 2, 6, rng=np.random.default_rng(5))
+    encoder = EncoderLayer(4, 2, 6, rng=np.random.default_rng(5), norm="pre")
+    for name, array in encoder.parameters().items():
+        assert np.array_equal(only.parameters()[name], array), name
+
+
+def test_decoder_only_layer_combines_a_padding_mask_with_the_causal_one() -> None:
+    rng = np.random.default_rng(9)
+    layer = DecoderOnlyLayer(4, 2, 8, rng=rng)
+    x = rng.standard_normal((2, 4, 4))
+    pad = padding_mask([4, 2], 4)  # (2, 1, 4): the second sequence has 2 tokens
+    _, weights = layer(x, mask=pad, return_weights=True)
+    causal = np.tril(np.ones((4, 4), bool))
+    for b in range(2):
+        allowed = causal & pad[b]
+        for head in range(2):
+            assert np.array_equal(weights[b, head] > 0.0, allowed)
+
+
+def test_decoder_only_layer_output_at_i_ignores_later_positions() -> None:
+    rng = np.random.default_rng(10)
+    layer = DecoderOnlyLayer(4, 2, 8, rng=rng)
+    x = rng.standard_normal((5, 4))
+    changed = x.copy()
+    changed[3:] = 100.0
+    np.testing.assert_allclose(layer(changed)[:3], layer(x)[:3], rtol=1e-12)
+
+
+def test_decoder_only_layer_errors_name_the_argument_and_the_class() -> None:
+    rng = np.random.default_rng(11)
+    with pytest.raises(TypeError, match="norm"):
+        DecoderOnlyLayer(4, 2, 8, rng=rng, norm="post")  # always pre-norm
+    state = rng.bit_generator.state
+    with pytest.raises(ValueError, match="h"):
+        DecoderOnlyLayer(4, 3, 8, rng=rng)
+    assert rng.bit_generator.state == state  # nothing drawn
+    layer = DecoderOnlyLayer(4, 2, 8, rng=rng)
+    with pytest.raises(ValueError, match=r"^`x` .*d_model"):
+        layer(np.ones((3, 5)))
+    with pytest.raises(ValueError, match="mask"):
+        layer(np.ones((3, 4)), mask=np.ones((2, 2), bool))
+    with pytest.raises(TypeError, match="mask"):
+        layer(np.ones((3, 4)), mask=np.ones((3, 3)))
+    layer.w_2 = np.ones((8, 5))
+    with pytest.raises(ValueError, match=r"^`DecoderOnlyLayer.w_2` has shape"):
+        layer(np.ones((3, 4)))
 
 
 # --- DecoderLayer ------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
+import unicodedata
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -114,7 +115,11 @@ def on_page_markdown(markdown, page, config, files):
                 f"{src}: {match[0]} links to no numbered section of {where}"
             )
         cited = words(language)["section"].format(number)
-        return f"[{cited}]({target or ''}#{name})"
+        # "は18.5 節" -> "は 18.5 節": a space between a word and the number,
+        # as the text sets 第 12 章 (none after a bracket or punctuation)
+        before = match.string[match.start() - 1] if match.start() else ""
+        space = " " if unicodedata.category(before or " ").startswith("L") else ""
+        return f"{space}[{cited}]({target or ''}#{name})"
 
     markdown = sub_outside_code(SECTION_REFERENCE, section_reference, markdown)
 
