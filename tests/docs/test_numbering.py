@@ -43,6 +43,7 @@ def test_every_edition_numbers_the_same_pages(language) -> None:
     assert numbers["scaled-dot-product.md"] == "6"
     assert numbers["package.md"] == "A"
     assert numbers["object-view.md"] == "B"
+    assert numbers["loss-differences.md"] == "C"
     assert [p for p, n in numbers.items() if n is None] == sorted(
         numbering.UNNUMBERED, key=pages.index
     )

@@ -34,7 +34,7 @@ EDITIONS = sample(LANGUAGES, ["ja"])
 #: The pages without a number, by their folder in the site ("" is the home).
 UNNUMBERED = {"", "glossary", "references", "about"}
 #: The appendices, lettered in reading order.
-APPENDICES = ["package", "object-view"]
+APPENDICES = ["package", "object-view", "loss-differences"]
 #: "Appendix" in each edition.
 APPENDIX_WORD = {"ja": "付録", "zh-Hant": "附錄", "zh-Hans": "附录"}
 #: A citation of an equation: 式 (6.1) in Japanese, 式（6.1） in Chinese.

@@ -71,7 +71,7 @@ from attention_book.zh_hans import edition_words, to_simplified_text
 #: The pages of the navigation that have no number (front and back matter).
 UNNUMBERED = frozenset({"index.md", "glossary.md", "references.md", "about.md"})
 #: The appendices, lettered A, B … in the navigation's order.
-APPENDICES = ("package.md", "object-view.md")
+APPENDICES = ("package.md", "object-view.md", "loss-differences.md")
 #: The words of each hand-written edition; the Simplified one converts zh-Hant's.
 WORDS = {
     "ja": {
