@@ -108,7 +108,7 @@ export function render(w, data) {
     '<p class="explorable-ramp-legend" aria-hidden="true"><span>0</span>' +
     '<span class="explorable-ramp"></span><span>1</span></p>' +
     `<p class="explorable-terms explorable-terms-short" data-linked-said>${w.linked_hint}</p>` +
-    results + status() + templates(w, "status", "label", "pick", "linked", "linked_hint", "largest"));
+    results + status() + templates(w, "status", "label", "pick", "linked", "linked_hint", "largest", "largest_self"));
 }
 
 // prev of one head's weights a (n, n): the mean of A_{i,i−1} over i ≥ 2
@@ -147,7 +147,7 @@ export function mount(root) {
       // by default, the last query's largest weight, then how to point at others
       const i = s.tokens.length - 1;
       const j = a[i].slice(0, i + 1).indexOf(Math.max(...a[i].slice(0, i + 1)));
-      said.textContent = `${message(words(root, "largest"), {
+      said.textContent = `${message(words(root, i === j ? "largest_self" : "largest"), {
         i: i + 1, query: s.tokens[i], j: j + 1, key: s.tokens[j], weight: weight(a[i][j], i === 0),
       })}${words(root, "linked_hint")}`;
       return;

@@ -2676,7 +2676,7 @@ def test_attention_maps_bars_choose_the_head_and_cells_are_linked(load) -> None:
     # with no weight pointed at: the last query's largest weight, the hint
     last = len(text) - 1
     top = int(np.argmax(a[last, : last + 1]))
-    default = words["largest"].format(
+    default = words["largest_self" if top == last else "largest"].format(
         i=last + 1,
         query=text[last],
         j=top + 1,
