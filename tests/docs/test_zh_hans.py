@@ -3090,6 +3090,19 @@ SENTENCES = [
         "豎線標出目前的 m − r，在圖上按住拖曳會移動 m，r 不變）",
         "竖线标出目前的 m − r，在图上按住并拖动会移动 m，r 不变）",
     ),
+    # RNN: Taiwan's 遞迴 is the mainland's 循环 (home, self-attention, summary)
+    (
+        "多半用遞迴神經網路（RNN）組成的編碼器-解碼器模型",
+        "多半用循环神经网络（RNN）组成的编码器-解码器模型",
+    ),
+    (
+        "和遞迴層、卷積層放在一起比較",
+        "和循环层、卷积层放在一起比较",
+    ),
+    (
+        "後來的 Transformer 乾脆拿掉遞迴結構",
+        "后来的 Transformer 干脆去掉循环结构",
+    ),
 ]
 
 # Words with 列 or 行 that the table does not list: OpenCC alone converts them,
