@@ -21,10 +21,10 @@ def figure(labels: dict) -> Figure:
     b = np.where(mask, 0.0, -np.inf)  # the additive mask
     s = attention_scores(q, k)
     a = attention_weights(q, k, mask=mask)
-    fig, ax = canvas(370, 200)
+    fig, ax = canvas(380, 200)
     top = 40.0
     bool_grid(ax, 14, top, mask, cell=CELL)
-    text(ax, 14 + 1.5 * CELL, top + 3 * CELL + 16, "M")
+    text(ax, 14 + 1.5 * CELL, top + 3 * CELL + 12, "M")
     legend(ax, 14, top + 3 * CELL + 44, [("keep", "True"), ("mask", "False")])
     text(ax, 14 + 3 * CELL + 14, top + 1.5 * CELL, "→", size=MATH)
     matrix(
@@ -37,7 +37,7 @@ def figure(labels: dict) -> Figure:
         fill="box",
         values=[["0" if v == 0 else "−∞" for v in row] for row in b],
     )
-    text(ax, 132 + 1.5 * CELL, top + 3 * CELL + 16, "B")
+    text(ax, 132 + 1.5 * CELL, top + 3 * CELL + 12, "B")
     text(ax, 132 + 3 * CELL + 14, top + 1.5 * CELL, "→", size=MATH)
     matrix(
         ax,
@@ -45,11 +45,11 @@ def figure(labels: dict) -> Figure:
         top,
         3,
         3,
-        cell=CELL + 6,
+        cell=CELL + 12,
         fill="a",
-        values=[[f"{v:.2f}" for v in row] for row in a],
+        values=[[f"{v:.3g}" for v in row] for row in a],
     )
-    text(ax, 250 + 1.5 * (CELL + 6), top + 3 * (CELL + 6) + 16, "softmax(S + B)")
+    text(ax, 250 + 1.5 * (CELL + 12), top + 3 * (CELL + 12) + 16, "softmax(S + B)")
     assert np.allclose(a, attention_weights(q, k, mask=b == 0))
     assert s.shape == b.shape
     text(ax, 4, 8, labels["title"], ha="left", va="top")

@@ -19,13 +19,16 @@ def figure(labels: dict) -> Figure:
     eye = np.eye(d_model)  # head_4: W_Q = W_K = 0; W_V = W^O = I
     # multi_head_attention(X, Y, Y, W^Q, W^K, W^V, W^O, h)
     _, weights = multi_head_attention(x, x, x, w_q, w_k, eye, eye, h)  # (4, 5, 5)
-    fig, _ = plot_heads(
+    fig, axes = plot_heads(
         weights,
         titles=labels["heads"],
         xlabel=labels["xlabel"],
         ylabel=labels["ylabel"],
         ncols=2,
     )
+    for ax in axes:  # 1, ..., n
+        ax.set_xticks(range(n), range(1, n + 1))
+        ax.set_yticks(range(n), range(1, n + 1))
     colorbar = fig.axes[-1]
     colorbar.set_title(labels["weight"], loc="left", pad=12)
     return fig
