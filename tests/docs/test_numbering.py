@@ -151,8 +151,8 @@ def test_a_section_is_cited_by_its_number_alone(language, cited) -> None:
 
 
 def test_a_section_number_after_a_word_is_set_apart_by_a_space() -> None:
-    """"は[](#id)" reads "は 1.1 節", as the text sets 第 12 章; after a bracket
-    or punctuation ("（1.1 節）", "、1.1 節") no space is added."""
+    """A link "は[](#id)" reads "は 1.1 節", as the text sets 第 12 章; after a
+    bracket or punctuation ("（1.1 節）", "、1.1 節") no space is added."""
     pages = {
         "index.md": "# Home",
         "b.md": "# B\n\n## One { #first }\n\n"
