@@ -78,6 +78,39 @@ def test_no_unfinished_text(page: Path) -> None:
         assert marker.lower() not in text.lower(), f"{page_id(page)}: {marker}"
 
 
+#: A sentence of the CJK editions: up to and including its full stop.
+SENTENCE = re.compile(r"[^。！？]+[。！？]")
+
+
+def repeated_sentences(line: str) -> list[str]:
+    """The sentences (over 20 characters) that a paragraph says twice."""
+    seen, twice = set(), []
+    for sentence in (s.strip() for s in SENTENCE.findall(line)):
+        if len(sentence) > 20 and sentence in seen:
+            twice.append(sentence)
+        seen.add(sentence)
+    return twice
+
+
+def test_repeated_sentences_are_found() -> None:
+    long = "同じことを二度書いた長い文になっています。"
+    assert repeated_sentences(f"前の文です。{long}" * 2) == [long]
+    other = "ちがう長さの文がここに並んでいて二つは別の文です。"
+    assert repeated_sentences(f"短い。短い。{long}{other}") == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_no_paragraph_says_a_sentence_twice(page: Path) -> None:
+    """An edit that pastes a sentence again beside itself (19.3 said
+    "この形の要約でも…練習問題 2 で示します。" twice in a row)."""
+    found = [
+        f"{page_id(page)}:{number}: {sentence}"
+        for number, line in prose_lines(page)
+        for sentence in repeated_sentences(line)
+    ]
+    assert not found, "\n".join(found)
+
+
 def test_every_example_is_shown_in_the_book() -> None:
     included = {
         include.path

@@ -915,7 +915,7 @@ def test_the_training_model_colours_z_as_z(theme_name) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_token_lengths_name_the_vocabulary_size_in_words(language) -> None:
-    """Fig 1.2 names the vocabulary size in the edition's words (語彙数 2000),
+    """Fig 1.2 names the vocabulary size in the edition's words (語彙サイズ 2000),
     which its caption writes as the page's |\\mathcal{V}|: not V, the value
     matrix's letter (F34 of the round-29 figure review), nor 𝒱, which an
     image can only draw in whatever maths font the reader's machine has."""
