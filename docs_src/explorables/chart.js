@@ -69,8 +69,10 @@ export function scale({ min, max, log = false, ticks: given }) {
 
 const px = (v) => v.toFixed(2);
 
-// The least distance between two lines' end labels.
-const GAP = 15;
+// The least distance between two lines' end labels: a line of the 12-unit
+// text and its 3-unit rim (review F5: at 15 two labels of lines that
+// coincide touched).
+const GAP = 17;
 // The room a rule's label needs left of the point it names (a device's
 // name and memory in 12-unit text).
 const NEAR = 110;

@@ -17,9 +17,10 @@ import {
   optionList, register, show, softmax, speak, status, sub, templates, transpose, words,
 } from "./core.js";
 
-// The weights the maps' colour scale shows (the ramp is linear in the
-// weight up to 0.6, where it has done nine tenths of its way).
-const SCALE = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 1];
+// The weights the maps' colour scale shows, in even steps (the ramp is
+// linear in the weight up to 0.6, where it has done nine tenths of its way,
+// so 0.8 and 1 lie close).
+const SCALE = [0, 0.2, 0.4, 0.6, 0.8, 1];
 
 // data: the running example's X, W_Q, W_K, W_V; the page's W^O choices
 // (w_o), the head counts to offer (counts) and the one shown first (h).

@@ -241,7 +241,10 @@ export function mount(root) {
       fillsOf(device.key).textContent = "—";
     }
     compareAll(null);
-    plot(null, 1);
+    // The chart keeps the last valid state, dimmed and marked stale (not
+    // redrawn empty on an axis of nothing), until the sizes are valid again.
+    chart.classList.add("explorable-stale");
+    chart.dataset.stale = "";
     announce(root, html);
   };
 
@@ -293,6 +296,8 @@ export function mount(root) {
     }
     error.hidden = true;
     error.innerHTML = "";
+    chart.classList.remove("explorable-stale");
+    delete chart.dataset.stale;
     const b = BigInt(bytes.value);
     const cached = (n) => BigInt(w > 0 ? Math.min(n, w) : n); // min(n, W)
     const mla = kind.value === "mla";

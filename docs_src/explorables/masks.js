@@ -74,10 +74,11 @@ export function render(w, data) {
     matrix("scores", w.scores, rows, cols) +
     matrix("output", w.output, sizes.map((i) => sub("z", i)), dims)
       .replace('class="explorable-matrix"', 'class="explorable-matrix explorable-fill-z"') + "</div>";
-  // One row's weights before and after the mask, and the factor between.
+  // One row's weights before and after the mask, and the factor between;
+  // the labels wrap, never the numbers (review F1: 1.824 a digit a line).
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const renorm = `<div class="explorable-charts">${chartBox("renorm", w.renorm_chart)}` +
-    `<dl class="explorable-results">${["renorm_row", "renorm_factor"].map(result).join("")}</dl></div>`;
+    `<dl class="explorable-results explorable-results-labels-wrap">${["renorm_row", "renorm_factor"].map(result).join("")}</dl></div>`;
   return frame("masks", w, dataNode(data) + controls +
     `<div class="explorable-tables">${grid}${legend}</div>` + renorm + tables + status() +
     templates(w, "status_ok", "status_empty", "status_row", "causal_yes", "causal_inside", "causal_no"));

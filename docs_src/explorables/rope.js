@@ -37,7 +37,9 @@ export function render(w, data) {
   const controls =
     '<div class="explorable-controls">' +
     field(w.d, `<select data-d disabled>${optionList(data.dims, data.d)}</select>`) +
-    `<button type="button" data-shift disabled>${w.shift}</button>` +
+    `<button type="button" data-shift disabled aria-describedby="explorable-rope-shift-why">${w.shift}</button>` +
+    // why the button is disabled, beside it, while m or r is at the largest position
+    `<span class="explorable-why" id="explorable-rope-shift-why" data-shift-why hidden></span>` +
     slider("m", data.m) + slider("n", data.r) + "</div>";
   const r = data.radius;
   const axes =
@@ -65,8 +67,9 @@ export function render(w, data) {
   // Pairs and components counted from 0, as the page counts them.
   const pairs = matrix("pairs", w.pairs, [...Array(most / 2).keys()].map((i) => message(w.pair_row, { i })),
     [w.theta, w.angle, w.term], { shownRows: data.d / 2 });
-  const rotated = matrix("rotated", w.rotated, [w.q_row, w.k_row],
-    [...Array(most).keys()].map(String), { shownCols: data.d });
+  // One row a component (a column of d would leave a phone's page: review F8).
+  const rotated = matrix("rotated", w.rotated, [...Array(most).keys()].map(String),
+    [w.q_row, w.k_row], { shownRows: data.d });
   const results =
     '<dl class="explorable-results">' +
     '<dt>m − r</dt><dd data-result="shift" data-value="0">0</dd>' +
@@ -78,7 +81,7 @@ export function render(w, data) {
     `<p class="explorable-note">${w.same}</p>` + results +
     `<div class="explorable-tables">${pairs}` +
     `<div class="explorable-scroll" tabindex="0" role="region" aria-label="${esc(w.rotated)}">` +
-    `${rotated}</div></div>` + status() + templates(w, "status"));
+    `${rotated}</div></div>` + status() + templates(w, "status", "shift_max"));
 }
 
 // θ_i = 10000^(−2i/d), i = 0, …, d/2 − 1
@@ -130,8 +133,8 @@ export function mount(root) {
     // The rows and columns of the shown d.
     for (const plane of root.querySelectorAll("[data-pair]")) plane.hidden = 2 * Number(plane.dataset.pair) >= d;
     for (const tr of root.querySelectorAll('[data-matrix="pairs"] tr[data-i]')) tr.hidden = 2 * Number(tr.dataset.i) >= d;
-    for (const cell of root.querySelectorAll('[data-matrix="rotated"] [data-j]')) cell.hidden = Number(cell.dataset.j) >= d;
-    fill(root, "rotated", [q, k], 4);
+    for (const tr of root.querySelectorAll('[data-matrix="rotated"] tr[data-i]')) tr.hidden = Number(tr.dataset.i) >= d;
+    fill(root, "rotated", q.map((qj, j) => [qj, k[j]]), 4);
     theta.forEach((t, i) => {
       const row = `[data-matrix="pairs"] td[data-i="${i}"]`;
       const cell = root.querySelector(`${row}[data-j="0"]`);
@@ -183,6 +186,9 @@ export function mount(root) {
     show(root.querySelector("[data-result=shift]"), pm - pn, 0);
     show(root.querySelector("[data-result=score]"), score, 4);
     shift.disabled = pm >= data.max || pn >= data.max;
+    const why = root.querySelector("[data-shift-why]");
+    why.hidden = !shift.disabled;
+    why.textContent = shift.disabled ? message(words(root, "shift_max"), { max: data.max }) : "";
     (settled ? announce : announceSettled)(root, message(words(root, "status"), {
       m: pm, r: pn, shift: fmt(pm - pn, 0), score: fmt(score, 4),
     }));
@@ -270,8 +276,8 @@ export function mount(root) {
     for (const tr of root.querySelectorAll('[data-matrix="pairs"] tr[data-i]')) {
       tr.classList.toggle("explorable-linked", Number(tr.dataset.i) === i);
     }
-    for (const cell of root.querySelectorAll('[data-matrix="rotated"] [data-j]')) {
-      cell.classList.toggle("explorable-linked", i !== null && Math.floor(Number(cell.dataset.j) / 2) === i);
+    for (const cell of root.querySelectorAll('[data-matrix="rotated"] td[data-i]')) {
+      cell.classList.toggle("explorable-linked", i !== null && Math.floor(Number(cell.dataset.i) / 2) === i);
     }
   };
   const focusedPair = () => {

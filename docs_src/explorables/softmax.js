@@ -75,7 +75,7 @@ export function render(w, data) {
     charts + `<div class="explorable-tables">${chartBox("scores", w.chart_x)}${weights}` +
     `<div>${jacobian}${scaleNote}</div></div>` +
     results + `<p class="explorable-note">${w.temperature}</p>` + status() +
-    templates(w, "status", "empty", "overflow", "underflow"));
+    templates(w, "status", "empty", "overflow", "underflow", "underflow_negative"));
 }
 
 // Everything the figure shows at one t, or null when t x_j overflows (the
@@ -215,9 +215,16 @@ export function mount(root) {
       root.querySelectorAll(".explorable-bar")[j].style.setProperty("--w", `${(100 * sj).toFixed(2)}%`);
     });
     // fixed decimals down to 10^−3, m × 10^e below (0.0067, not 6.7 × 10^−3)
+    // Every weight is positive, so no entry is 0 but by float64's
+    // underflow: s_j (1 − s_j) > 0 on the diagonal, −s_j s_l < 0 off it.
+    // Such an entry says so, with its sign, as the results do (never 0.0000
+    // beside 7.1 × 10^−218).
     now.jacobian.forEach((row, i) => row.forEach((v, j) => {
       const b = root.querySelector(`[data-matrix="jacobian"] td[data-i="${i}"][data-j="${j}"] button`);
-      number(b, v);
+      if (v === 0) {
+        b.dataset.value = "0";
+        speak(b, words(root, i === j ? "underflow" : "underflow_negative"));
+      } else number(b, v);
       b.setAttribute("aria-label", `∂w${SUBSCRIPT(i + 1)}/∂u${SUBSCRIPT(j + 1)} = ${said(root, b.innerHTML)}`);
     }));
     for (const td of root.querySelectorAll('[data-matrix="jacobian"] td[data-i]')) {

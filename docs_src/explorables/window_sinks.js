@@ -99,8 +99,10 @@ export function render(w, data) {
   const withSinks = `<span data-with-sinks>${message(w.with_sinks, { n: data.n_sink })}</span>`;
   const weights =
     '<div class="explorable-scroll explorable-sink-weights" tabindex="0" role="region" ' +
-    `aria-label="${esc(w.weights_region)}">` + matrix("weights", `<span class="explorable-caption-box">${w.weights}</span>`, [w.full_row, withSinks, w.without_sinks], positions.map(String),
-      { shownCols: data.n }) + "</div>";
+    // one row a key j, one column a mask: three numbers a line fit any
+    // width (review F5: sixteen keys across scrolled even at 1280 px)
+    `aria-label="${esc(w.weights_region)}">` + matrix("weights", `<span class="explorable-caption-box">${w.weights}</span>`,
+      positions.map(String), [w.full_row, withSinks, w.without_sinks], { shownRows: data.n }) + "</div>";
   const dropped =
     '<dl class="explorable-results explorable-results-labels-wrap">' +
     ["query", "drop_window", "ratio_window", "drop_sinks", "ratio_sinks"].map(result).join("") + "</dl>";
@@ -199,12 +201,14 @@ export function mount(root) {
     const weightsOf = (k) => softmax(scores[i].slice(0, n).map((v, j) => (seen(j, k) ? v : -Infinity)));
     const [withSinks, without] = [weightsOf(sinks), weightsOf(0)];
     root.querySelector("[data-with-sinks]").textContent = message(words(root, "with_sinks"), { n: sinks });
-    resize(root, "weights", 3, n);
+    resize(root, "weights", n, 3);
     // a key the mask leaves out (or a later one): exactly 0, written "0"
-    [full, withSinks, without].forEach((ws, r) => ws.forEach((v, j) => show(
-      root.querySelector(`[data-matrix="weights"] td[data-i="${r}"][data-j="${j}"]`), v, v === 0 ? 0 : 3)));
-    for (const cell of root.querySelectorAll('[data-matrix="weights"] [data-j]')) {
-      cell.classList.toggle("explorable-column", key !== null && Number(cell.dataset.j) === key);
+    [full, withSinks, without].forEach((ws, c) => ws.forEach((v, j) => show(
+      root.querySelector(`[data-matrix="weights"] td[data-i="${j}"][data-j="${c}"]`), v, v === 0 ? 0 : 3)));
+    for (const tr of root.querySelectorAll('[data-matrix="weights"] tr[data-i]')) {
+      for (const cell of tr.children) {
+        cell.classList.toggle("explorable-column", key !== null && Number(tr.dataset.i) === key);
+      }
     }
     result("query", i);
     // a_drop: the full attention's weight on the keys a mask drops (k
@@ -327,8 +331,8 @@ export function mount(root) {
     pointKey(j >= 0 && j <= i ? j : null);
   });
   sinkChart.addEventListener("pointerleave", () => pointKey(null));
-  for (const td of root.querySelectorAll('[data-matrix="weights"] td[data-j]')) {
-    td.addEventListener("pointerenter", () => pointKey(Number(td.dataset.j)));
+  for (const td of root.querySelectorAll('[data-matrix="weights"] td[data-i]')) {
+    td.addEventListener("pointerenter", () => pointKey(Number(td.dataset.i)));
     td.addEventListener("pointerleave", () => pointKey(null));
   }
   linkCells(buttons, (b) => {

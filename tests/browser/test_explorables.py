@@ -516,6 +516,87 @@ def test_softmax_says_underflow_and_its_charts_move_t(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+def hue(colour: str) -> float:
+    """The hue of a CSS rgb() colour, in degrees."""
+    r, g, b = (c / 255 for c in rgb_of(colour))
+    return 360 * colorsys.rgb_to_hls(r, g, b)[0]
+
+
+def hue_apart(a: float, b: float) -> float:
+    return min(abs(a - b), 360 - abs(a - b))
+
+
+#: The series' colours (w_j's curve, x_j's bar), the Jacobian's two ends,
+#: and the background of w_j's bar in the weights table, as computed.
+SOFTMAX_COLOURS = """root => {
+    const chart = getComputedStyle(root.querySelector(".explorable-chart"));
+    const jacobian = getComputedStyle(root.querySelector('[data-matrix="jacobian"]'));
+    const probe = c => {
+        const span = document.createElement("span");
+        span.style.color = c;
+        root.append(span);
+        const out = getComputedStyle(span).color;
+        span.remove();
+        return out;
+    };
+    return {
+        lines: [0, 1, 2].map(
+            j => probe(chart.getPropertyValue(`--explorable-line-${j}`))),
+        ends: ["--explorable-jpos", "--explorable-jneg"].map(
+            k => probe(jacobian.getPropertyValue(k))),
+        bars: [...root.querySelectorAll('[data-matrix="weights"] .explorable-bar')]
+            .map(b => getComputedStyle(b).backgroundColor),
+    };
+}"""
+
+
+def test_softmax_colours_and_underflowed_entries(load) -> None:
+    """One colour, one meaning: the Jacobian's ramp lies apart from the
+    series' hues, and w_j's bar takes its curve's colour (review F3). An
+    entry that float64 underflows is said to be tiny, with its sign, as
+    the results are, never 0.0000 beside 7.1 × 10^-218 (review F4)."""
+    page, watch, root = load("softmax", "softmax")
+    for scheme in ("default", "slate"):
+        page.evaluate(
+            "s => document.body.setAttribute('data-md-color-scheme', s)", scheme
+        )
+        colours = root.evaluate(SOFTMAX_COLOURS)
+        series = [hue(c) for c in colours["lines"]]
+        for end in colours["ends"]:
+            assert all(hue_apart(hue(end), h) >= 30 for h in series), (scheme, colours)
+        for j, bar in enumerate(colours["bars"]):
+            nearest = min(range(3), key=lambda k: hue_apart(hue(bar), series[k]))
+            assert nearest == j, (scheme, j, colours)
+    page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
+    words = explorables.words_for("softmax", "ja")
+    tiny = {
+        key: re.sub(r"</?sup>", "", words[key])
+        for key in ("underflow", "underflow_negative")
+    }
+    x, t = [50.0, 0.0, 0.0], 10.0
+    for j, value in enumerate(x):
+        root.locator(f'input[data-x="{j}"]').fill(oracle.fmt(value, 0))
+    scale = root.locator("input[data-t]")
+    scale.focus()
+    page.keyboard.press("End")
+    state = oracle.softmax_state(x, t)
+    underflowed = 0
+    cells = page.evaluate(READ_TABLE, ["softmax", "jacobian"])
+    for i, j, text, full, _ in cells:
+        expected = state["jacobian"][i][j]
+        if expected == 0.0:  # -w_2 w_3 = -e^-1000 / ...: below float64's least
+            underflowed += 1
+            sign = "underflow" if i == j else "underflow_negative"
+            assert float(full) == 0.0 and text == tiny[sign], (i, j, full, text)
+        else:
+            check(text, full, expected, f"softmax/jacobian[{i},{j}]")
+    assert underflowed == 2, state["jacobian"]
+    # w_2 w_1 = 7.1 × 10^-218 is shown as such, beside the two tiny ones
+    cell = root.locator('[data-matrix="jacobian"] td[data-i="1"][data-j="2"] button')
+    assert "10 の −308 乗" in cell.get_attribute("aria-label")
+    assert not watch.problems(), watch.problems()
+
+
 def test_softmax_views_are_linked(load) -> None:
     """Pointing at w_j's row marks its line and the Jacobian's row and column
     j; pointing at an entry of the Jacobian marks w_j's and w_l's rows (r44)."""
@@ -821,6 +902,33 @@ def luminance(colour: str) -> float:
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
 
+#: Each result of a figure: the height of its value's text, and of a line.
+RESULT_LINES = """root => [...root.querySelectorAll(".explorable-results dd")]
+  .map(dd => {
+    const style = getComputedStyle(dd);
+    const range = document.createRange();
+    range.selectNodeContents(dd);  // the text's own lines, not the grid row's
+    const rects = [...range.getClientRects()].filter(r => r.width > 1);
+    const top = Math.min(...rects.map(r => r.top));
+    const bottom = Math.max(...rects.map(r => r.bottom));
+    return [dd.textContent, bottom - top,
+            parseFloat(style.lineHeight) || 1.2 * parseFloat(style.fontSize)];
+})"""
+
+
+def test_masks_results_keep_a_number_on_one_line(load) -> None:
+    """On a phone the results' values keep their width (review F1: beside a
+    long label, 1.824 was printed one character a line)."""
+    page, watch, root = load("masks", "masks")
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        results = root.evaluate(RESULT_LINES)
+        assert results
+        for text, height, line in results:
+            assert height < 1.9 * line, (width, text, height, line)
+    assert not watch.problems(), watch.problems()
+
+
 def test_masks_grid_is_drawn_and_named(load) -> None:
     """One grid: A as a heat map whose colour deepens with the weight (in
     either scheme), masked cells hatched, each cell a named checkbox as
@@ -974,6 +1082,33 @@ def test_running_example(load) -> None:
     assert oracle.fmt(state["output"][2][1], 3) in said
     for p in range(3):
         assert oracle.fmt(state["weights"][2][p], 3) in said
+    assert not watch.problems(), watch.problems()
+
+
+#: Whether an input's value fits inside it: its text's width (in its own
+#: font) against the box inside its padding.
+FITS = """input => {
+    const style = getComputedStyle(input);
+    const context = document.createElement("canvas").getContext("2d");
+    context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const inside = input.clientWidth - parseFloat(style.paddingLeft)
+        - parseFloat(style.paddingRight);
+    return [context.measureText(input.value).width, inside];
+}"""
+
+
+def test_running_example_inputs_fit_their_values(load) -> None:
+    """X's entries show -1e308 whole, at a desktop's width and a phone's
+    (review F6: 45 px wide, -1e308 showed as -1e), and the page does not
+    scroll sideways on the phone."""
+    page, watch, root = load("scaled-dot-product", "example")
+    entry = root.locator('[data-matrix="x"] td[data-i="0"][data-j="0"] input')
+    entry.fill("-1e308")
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        text, inside = entry.evaluate(FITS)
+        assert text <= inside, (width, text, inside)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert not watch.problems(), watch.problems()
 
 
@@ -1402,15 +1537,28 @@ def test_kv_cache_chart_refusals_and_units(load) -> None:
     assert " × 10" in text and text.endswith(" EiB")
     error = root.locator("[data-error]")
     assert error.is_hidden()
+    stale_chart = root.locator('svg[data-chart="size"]')
+    assert stale_chart.get_attribute("data-stale") is None
+    stale_lines = kv_chart(page).lines()
+    assert stale_lines[0]
     tokens.fill("12345678901234567890")  # read as ...567168 by a double: refused
     expect(error).to_be_visible()
     expect(error).to_contain_text("9,007,199,254,740,991")
     assert tokens.get_attribute("aria-invalid") == "true"
     assert tokens.get_attribute("aria-describedby") == error.get_attribute("id")
     assert result(page, "kv_cache", "total")[0] == "\u2014"
-    assert kv_chart(page).cursor() is None and not kv_chart(page).lines()[0]
+    # The chart keeps its last valid state, dimmed (review F7: it was redrawn
+    # with no lines on an axis of 1 GiB to 1 TiB and a stray line at n = 1).
+    assert kv_chart(page).lines() == stale_lines
+    assert stale_chart.get_attribute("data-stale") == ""
+    assert float(stale_chart.evaluate("e => getComputedStyle(e).opacity")) < 0.5
+    tokens.fill("0")  # n = 0, named where it was typed
+    expect(error).to_contain_text("1")
+    assert tokens.get_attribute("aria-describedby") == error.get_attribute("id")
+    assert kv_chart(page).lines() == stale_lines
     tokens.fill(str(2**53 - 1))  # the largest accepted
     expect(error).to_be_hidden()
+    assert stale_chart.get_attribute("data-stale") is None
     sizes["tokens"] = 2**53 - 1
     assert (
         int(result(page, "kv_cache", "total")[1])
@@ -1671,7 +1819,8 @@ def test_kv_cache_chart_is_dragged_and_picked(load) -> None:
 def rope_agrees(page, root, m: int, n: int, d: int) -> float:
     """Every number, arrow and the chart of the RoPE figure at (m, n, d)."""
     state = oracle.rope_state(m, n, d)
-    compare(page, "rope", "rotated", [state["q"], state["k"]])
+    # one row a component j: (qR_m)_j, (kR_r)_j
+    compare(page, "rope", "rotated", np.column_stack([state["q"], state["k"]]))
     compare(page, "rope", "pairs", state["pairs"])
     check(*result(page, "rope", "score"), state["score"], "rope/score")
     check(*result(page, "rope", "shift"), m - n, "rope/shift")
@@ -1753,6 +1902,21 @@ def test_rope(load) -> None:
     top = explorables.ROPE_MAX
     rope_agrees(page, root, top, top, 8)
     assert shift.is_disabled()  # no position beyond the sliders'
+    # ... and says why beside it (review F8: disabled silently)
+    why = root.locator("[data-shift-why]")
+    expect(why).to_be_visible()
+    expect(why).to_contain_text(str(top))
+    assert shift.get_attribute("aria-describedby") == why.get_attribute("id")
+    # the rotated vectors at d = 16 fit a phone: nothing cut at the edge
+    root.locator("select[data-d]").select_option("16")
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        box = root.locator('[data-matrix="rotated"]').evaluate(
+            "t => [t.getBoundingClientRect().right, "
+            "t.closest('.explorable').getBoundingClientRect().right]"
+        )
+        assert box[0] <= box[1] + 0.5, (width, box)
+    root.locator("select[data-d]").select_option("8")
     n.focus()
     for _ in range(3):
         page.keyboard.press("ArrowLeft")
@@ -1819,7 +1983,7 @@ def test_rope_query_arrow_turns_m(load) -> None:
             .map(e => e.dataset.i + ',' + e.dataset.j)]"""
     assert root.evaluate(linked) == [["0"], ["0"], ["0,0", "0,1", "1,0", "1,1"]]
     root.locator('[data-matrix="pairs"] tr[data-i="1"] td').first.hover()
-    assert root.evaluate(linked) == [["1"], ["1"], ["0,2", "0,3", "1,2", "1,3"]]
+    assert root.evaluate(linked) == [["1"], ["1"], ["2,0", "2,1", "3,0", "3,1"]]
     root.locator('[data-pair="1"] svg').hover()
     assert root.evaluate(linked)[1] == ["1"]
     assert not watch.problems(), watch.problems()
@@ -1949,6 +2113,33 @@ PANEL_POINT = """([key, t, v]) => {
 }"""
 
 
+#: The online figure's layout: where its tables start against the panels'
+#: foot, the values' caption's height, every number cell's height, and a line.
+ONLINE_LAYOUT = """root => {
+    const box = e => e.getBoundingClientRect();
+    const caption = root.querySelector('[data-matrix="values"] caption');
+    return {
+        panels_bottom: box(root.querySelector(".explorable-panels")).bottom,
+        tables_top: box(root.querySelector(".explorable-online-tables")).top,
+        caption: box(caption).height,
+        line: parseFloat(getComputedStyle(caption).lineHeight)
+            || 1.2 * parseFloat(getComputedStyle(caption).fontSize),
+        cells: [...root.querySelectorAll('.explorable-online-tables td[data-i]')]
+            .filter(td => !td.hidden).map(td => box(td).height),
+    };
+}"""
+
+#: The dash of each line and each rule of the o/l panel, as computed.
+ONLINE_DASHES = """root => {
+    const svg = root.querySelector('svg[data-chart="output"]');
+    const dash = e => getComputedStyle(e).strokeDasharray;
+    return {
+        lines: [...svg.querySelectorAll("path.explorable-line")].map(dash),
+        rules: [...svg.querySelectorAll(".explorable-rule")].map(dash),
+    };
+}"""
+
+
 def test_online_softmax(load) -> None:
     page, watch, root = load("efficient-attention", "online")
     s = list(explorables.ONLINE_S)
@@ -1965,6 +2156,26 @@ def test_online_softmax(load) -> None:
 
     state = agrees(1)  # the default state: one key at a time
     compare(page, "online", "values", explorables.ONLINE_V)  # V is shown (F18)
+    # Review F10: the tables under the panels at 1280 px, the values'
+    # caption on at most two lines, no number wrapped in its cell; one kind
+    # of dashed line in the o/l panel (softmax(s)V's rules), as its title
+    # says; the l panel's title a name and a parenthesis, as the others.
+    page.set_viewport_size({"width": 1280, "height": 900})
+    for j, value in ((0, "-100"), (3, "100")):  # o_1 = e^-103 = 1.9 × 10^-45
+        root.locator(f'input[data-s="{j}"]').fill(value)
+    layout = root.evaluate(ONLINE_LAYOUT)
+    assert layout["tables_top"] >= layout["panels_bottom"] - 1, layout
+    assert layout["caption"] <= 2.2 * layout["line"], layout
+    assert all(h < 1.9 * layout["line"] for h in layout["cells"]), layout
+    for j, value in enumerate(s):
+        root.locator(f'input[data-s="{j}"]').fill(str(value))
+    dashes = root.evaluate(ONLINE_DASHES)
+    assert dashes["rules"] and all(d != "none" for d in dashes["rules"]), dashes
+    assert dashes["lines"] and all(d == "none" for d in dashes["lines"]), dashes
+    words = explorables.words_for("online", "ja")
+    assert words["chart_sum"].startswith("ℓ（") and words["chart_sum"].endswith("）")
+    assert "（実線）" in words["chart_output"] and "（破線）" in words["chart_output"]
+    page.set_viewport_size({"width": 390, "height": 900})
     online_chart_agrees(page, s, 1, None)
     # s = (1, 3, 0.5, 4): m rises at keys 2 and 4, and l drops there first
     (ls,) = Chart(svg(page, "online", "sum")).lines()[0]
@@ -2454,6 +2665,24 @@ HEAD_SCALE = """root => [...root.querySelectorAll(".explorable-head-scale-row")]
                       colour: getComputedStyle(s).backgroundColor,
                       text: getComputedStyle(s).color}))}))"""
 
+#: Each head's tint, swatch and button colour, and its ramp's two tones.
+HEAD_HUES = """root => [0, 1, 2, 3].map(g => {
+    const style = getComputedStyle(root.querySelector(`button[data-use="${g}"]`));
+    return ["--explorable-head", "--explorable-head-deep", "--explorable-head-mid",
+            "--explorable-head-top"].map(k => style.getPropertyValue(k).trim());
+})"""
+
+#: The top and bottom of each shown scale row's name and tones, in page pixels.
+HEAD_SCALE_TOPS = """root => [
+    ...root.querySelectorAll(".explorable-head-scale-row:not([hidden])")]
+    .map(row => [...row.children].map(e => e.getBoundingClientRect())
+        .map(r => [r.top, r.bottom]))"""
+
+
+def rgb_of_hex(colour: str) -> tuple[float, float, float]:
+    return tuple(int(colour[k : k + 2], 16) / 255 for k in (1, 3, 5))
+
+
 #: A map's cell's text colour (its button's), in the order of HEAD_MAPS.
 HEAD_TEXT = """root => [...root.querySelectorAll(
         "table.explorable-head-map:not([hidden]) td[data-i] button")]
@@ -2484,7 +2713,8 @@ def test_heads_weights_read_apart_against_a_scale(load) -> None:
         )
         for row in (r for r in rows if r["shown"]):
             tones = row["tones"]
-            assert [t["weight"] for t in tones] == [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 1]
+            # even steps (review F2: 0, 0.1, ..., 0.6, 1 jumped from 0.6 to 1)
+            assert [t["weight"] for t in tones] == [0, 0.2, 0.4, 0.6, 0.8, 1]
             assert contrast(tones[0]["colour"], page_colour) < 1.01, (scheme, row)
             for t in tones:
                 assert contrast(t["colour"], t["text"]) >= TEXT_CONTRAST, (scheme, t)
@@ -2504,6 +2734,12 @@ def test_heads_weights_read_apart_against_a_scale(load) -> None:
             if strongest["weight"] - weakest["weight"] > 0.1:
                 apart = contrast(weakest["colour"], strongest["colour"])
                 assert apart >= 2, (scheme, h, row["g"], weakest, strongest, apart)
+        # one hue a head everywhere (review F2: head 2 was a yellow tint, a
+        # brown ramp and an orange swatch and button): tint, ramp, swatch
+        for g, tones in enumerate(root.evaluate(HEAD_HUES)):
+            hues = [360 * colorsys.rgb_to_hls(*rgb_of_hex(c))[0] for c in tones]
+            spread = max(hue_apart(a, b) for a, b in itertools.combinations(hues, 2))
+            assert spread <= 12, (scheme, g, tones, hues)
         # the same weight, the same lightness, whatever the head's hue
         for a, b in itertools.combinations((r for r in rows if r["shown"]), 2):
             for x, y in zip(a["tones"], b["tones"], strict=True):
@@ -2514,6 +2750,11 @@ def test_heads_weights_read_apart_against_a_scale(load) -> None:
             for x, y in itertools.combinations(thirds, 2):
                 assert contrast(x, y) < 1.1, (scheme, x, y)
     page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'default')")
+    # on a phone each head's key stays one line: no tone wraps away from
+    # its name (review F2: the "1" swatch fell onto a line of its own)
+    page.set_viewport_size({"width": 390, "height": 900})
+    for row in root.evaluate(HEAD_SCALE_TOPS):  # every box crosses every other's line
+        assert max(top for top, _ in row) < min(bottom for _, bottom in row), row
     assert not watch.problems(), watch.problems()
 
 
@@ -2831,7 +3072,8 @@ def sinks_agree(page, n: int, window: int, n_sink: int, query=None) -> None:
     i = n - 1 if query is None else query
     state = oracle.window_weights(i + 1, window, n_sink)
     later = ((0, 0), (0, n - 1 - i))
-    compare(page, "window_sinks", "weights", np.pad(state["weights"], later))
+    # one row a key j, one column a mask
+    compare(page, "window_sinks", "weights", np.pad(state["weights"], later).T)
     assert int(result(page, "window_sinks", "query")[1]) == i
     for key in ("drop_window", "ratio_window", "drop_sinks", "ratio_sinks"):
         check(*result(page, "window_sinks", key), state[key], key)
@@ -2879,6 +3121,41 @@ def test_window_sinks(load) -> None:
     assert not watch.problems(), watch.problems()
 
 
+#: The colour of each series of the window figure's two charts, as drawn.
+SINK_COLOURS = """root => {
+    const stroke = e => getComputedStyle(e).stroke;
+    const rows = root.querySelector('svg[data-chart="rows"]');
+    const sinks = root.querySelector('svg[data-chart="sinks"]');
+    return {
+        rows: [0, 1].map(k => stroke(rows.querySelector(`path.explorable-line-${k}`))),
+        sinks: [0, 1].map(k => stroke(sinks.querySelector(`[data-stems="${k}"]`))),
+    };
+}"""
+
+
+def test_window_sinks_one_colour_one_meaning(load) -> None:
+    """Review F5: orange was "no window" in the cache chart and "the window
+    alone" in the weights chart; now each colour of the figure means one
+    thing (the window with the sinks shares the cache chart's "with a
+    window"), and the two lines' end labels stay a line apart where the
+    lines coincide (W = 16, n_sink = 4: the cache never fills at n <= 16)."""
+    page, watch, root = load("sliding-window", "window_sinks")
+    colours = root.evaluate(SINK_COLOURS)
+    assert colours["sinks"][1] not in colours["rows"], colours
+    assert colours["sinks"][0] == colours["rows"][0], colours
+    root.locator('select[data-size="window"]').select_option("16")
+    root.locator('select[data-size="n_sink"]').select_option("4")
+    root.locator('input[data-size="n"]').fill("1")
+    labels = re.findall(
+        r'data-label="\d+" x="[\d.]+" y="([\d.]+)"',
+        svg(page, "window_sinks", "rows"),
+    )
+    assert len(labels) == 2
+    a, b = sorted(float(y) for y in labels)
+    assert b - a >= 16, labels
+    assert not watch.problems(), watch.problems()
+
+
 #: The weights' scroll box at a phone's width: its size and names, and
 #: where its caption and its rows' names lie against it.
 SINK_WEIGHTS_BOX = """root => {
@@ -2896,29 +3173,28 @@ SINK_WEIGHTS_BOX = """root => {
 }"""
 
 
-def test_window_sinks_weights_scroll_in_their_box_on_a_phone(load) -> None:
-    """At 390 px and n = 16 the weights' table scrolls in a focusable, named
-    region; its caption wraps within the region, and its rows' names stay on
-    one line at the region's start however far it is scrolled (issue 40:
-    the names were squeezed to a letter a line, the caption cut off)."""
+def test_window_sinks_weights_fit_without_scrolling(load) -> None:
+    """At n = 16 the weights' table, one row a key, fits its named region at
+    1280 px and at 390 px (review F5: sixteen keys across scrolled at 1280
+    px already); its caption wraps within the region, and its rows' names
+    stay on one line at the region's start (issue 40: the names were
+    squeezed to a letter a line, the caption cut off)."""
     page, watch, root = load("sliding-window", "window_sinks")
-    page.set_viewport_size({"width": 390, "height": 900})
     root.locator('input[data-size="n"]').fill("16")
-    box = root.locator(".explorable-sink-weights")
-    for scrolled in (0, 10_000):
-        box.evaluate("(e, x) => { e.scrollLeft = x; }", scrolled)
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
         seen = root.evaluate(SINK_WEIGHTS_BOX)
-        assert seen["scroll"] > seen["width"], seen  # 16 keys: wider than a phone
+        assert seen["scroll"] <= seen["width"], (width, seen)
         assert seen["tabindex"] == 0 and seen["role"] == "region", seen
         assert (
             seen["label"]
             == explorables.words_for("window_sinks", "ja")["weights_region"]
         )
         assert seen["captionRight"] <= seen["right"] + 0.5, seen
+        assert len(seen["namesLeft"]) == 16
         for left, height in zip(seen["namesLeft"], seen["namesHeight"], strict=True):
-            assert abs(left - seen["left"]) < 1, (scrolled, seen)
-            assert height <= seen["cellHeight"] + 0.5, (scrolled, seen)
-    assert box.evaluate("e => e.scrollLeft") > 0
+            assert abs(left - seen["left"]) < 1, (width, seen)
+            assert height <= seen["cellHeight"] + 0.5, (width, seen)
     assert not watch.problems(), watch.problems()
 
 
@@ -3042,7 +3318,7 @@ def test_window_sinks_chart_dragged_and_cache_linked(load) -> None:
         )
         assert set(framed) == {j} and len(framed) == 10 + 1, (j, framed)
         weights = root.locator('[data-matrix="weights"] td.explorable-column')
-        assert weights.count() == 3 and weights.first.get_attribute("data-j") == str(j)
+        assert weights.count() == 3 and weights.first.get_attribute("data-i") == str(j)
         slots = [r for r, p, _, framed in root.evaluate(SLOTS) if framed]
         assert slots == [list(held).index(j)], (j, slots)
         assert f'data-band="{j - 0.5} {j + 0.5}"' in svg(page, "window_sinks", "sinks")

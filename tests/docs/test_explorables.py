@@ -329,7 +329,7 @@ def test_the_window_and_sinks_are_drawn_as_the_package_computes_them() -> None:
         # the newest query's weights with the two sinks and without them
         sinks = oracle.window_weights(n, sizes["window"], sizes["n_sink"])
         np.testing.assert_allclose(
-            tables["weights"][:, :n], sinks["weights"], rtol=1e-12, atol=1e-15
+            tables["weights"][:n].T, sinks["weights"], rtol=1e-12, atol=1e-15
         )
         for key in ("drop_window", "ratio_window", "drop_sinks", "ratio_sinks"):
             shown = re.search(rf'data-result="{key}" data-value="([^"]+)"', figure)
@@ -374,9 +374,9 @@ def test_without_sinks_the_window_drops_the_sink_s_weight() -> None:
     tables = drawn_from(figure)
     n = data["n"]
     np.testing.assert_allclose(
-        tables["weights"][:, :n], sinks["weights"], rtol=1e-12, atol=1e-15
+        tables["weights"][:n].T, sinks["weights"], rtol=1e-12, atol=1e-15
     )
-    np.testing.assert_array_equal(tables["weights"][1], tables["weights"][2])
+    np.testing.assert_array_equal(tables["weights"][:, 1], tables["weights"][:, 2])
 
 
 def band_cells(figure: str) -> dict[tuple[int, int], dict[str, str]]:
@@ -1192,11 +1192,11 @@ def test_the_rope_is_drawn_as_the_package_computes_it(m: int, r: int, d: int) ->
         [[parser.tables["pairs"][i, j] for j in range(3)] for i in range(d // 2)]
     )
     np.testing.assert_allclose(pairs, state["pairs"], rtol=1e-12, atol=1e-12)
-    rotated = np.array(
-        [[parser.tables["rotated"][i, j] for j in range(d)] for i in range(2)]
+    rotated = np.array(  # one row a component: (qR_m)_j, (kR_r)_j
+        [[parser.tables["rotated"][j, c] for c in range(2)] for j in range(d)]
     )
     np.testing.assert_allclose(
-        rotated, [state["q"], state["k"]], rtol=1e-12, atol=1e-12
+        rotated, np.column_stack([state["q"], state["k"]]), rtol=1e-12, atol=1e-12
     )
     assert f'data-result="score" data-value="{state["score"]!r}"' in html or (
         abs(
@@ -1353,7 +1353,7 @@ def test_the_heads_maps_have_a_scale_of_their_tones() -> None:
             tones = re.findall(
                 r'<span data-w="" style="--w: ([\d.]+)">([\d.]+)</span>', row
             )
-            assert [float(a) for a, _ in tones] == [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 1]
+            assert [float(a) for a, _ in tones] == [0, 0.2, 0.4, 0.6, 0.8, 1]
             assert all(a == shown for a, shown in tones)
 
 
