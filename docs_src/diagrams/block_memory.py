@@ -53,6 +53,6 @@ if __name__ == "__main__":
     english = {
         "naive": "all at once",
         "blockwise": "one block of keys at a time",
-        "kept": "besides the block: m, l and O, n_{q} rows each",
+        "kept": "besides the block: m, l and Õ, n_{q} rows each",
     }
     print(to_svg(figure(english)))

@@ -166,7 +166,7 @@ def figure(labels: dict) -> Figure:
                 rf"\mathbf{{k}}_{{{j + 1}}}",
             )
         y += 2 * CELL_H + 26  # k_j's subscript clear of O's top border
-        text(ax, COLUMNS["s"] - 4, y + CELL_H, "O", ha="right")
+        text(ax, COLUMNS["s"] - 4, y + CELL_H, "Õ", ha="right")
         o_fills = ["highlight" if rise else "z" for rise in rises]
         cells(
             ax,
@@ -177,10 +177,10 @@ def figure(labels: dict) -> Figure:
             o_fills,
         )
         top = y + 2 * CELL_H + 22
-    z = table[-1]["o"] / table[-1]["ell"][:, None]  # Z = diag(l)^-1 O
+    z = table[-1]["o"] / table[-1]["ell"][:, None]  # Z = diag(l)^-1 Õ
     text(ax, 4, top, labels["output"], ha="left", color=accent)
     y = top + 14
-    text(ax, COLUMNS["s"] - 4, y + CELL_H, "O / ℓ", ha="right")
+    text(ax, COLUMNS["s"] - 4, y + CELL_H, "Õ / ℓ", ha="right")
     cells(ax, COLUMNS["s"], y, [[f"{v:.4f}" for v in r] for r in z], NUM_W, ["z", "z"])
     for line, key in enumerate(("rescaled", "never", "kept")):
         text(ax, 4, y + 2 * CELL_H + 24 + line * 20, labels[key], ha="left")
@@ -194,8 +194,8 @@ if __name__ == "__main__":
         "title": "Queries 1 and 2, the key blocks one after another",
         "steps": ["Key block 1 (keys 1 and 2)", "Key block 2 (key 3)"],
         "output": "After the last block",
-        "rescaled": "Framed: the maximum rises (l and O shrink, then add)",
+        "rescaled": "Framed: the maximum rises (l and Õ shrink, then add)",
         "never": "Dashed: all 3 × 3 scores, never formed",
-        "kept": "In memory: 2 queries, 2 keys and values, S_{b}, m, l, O",
+        "kept": "In memory: 2 queries, 2 keys and values, S_{b}, m, l, Õ",
     }
     print(to_svg(figure(english)))

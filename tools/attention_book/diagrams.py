@@ -367,7 +367,7 @@ _WORD = r"MultiHead|[a-z]{2,}"
 _ATOM = re.compile(
     r"(?P<script>[_^]\{" + _SCRIPT_BODY + r"\})"
     r"|(?P<bold>\\(?:mathbf|boldsymbol)\{[^{}]*\})"
-    r"|(?P<symbol>(?<![A-Za-z.\-])(?:[A-Za-z]|[a-z]?[A-Z]{1,2}(?=[_^]\{)|d[A-Z]|[α-ωℓ])"
+    r"|(?P<symbol>(?<![A-Za-z.\-])(?:[A-Za-z]|[a-z]?[A-Z]{1,2}(?=[_^]\{)|d[A-Z]|[α-ωℓÕ])"
     r"(?![A-Za-z.]|(?<=[a-z])\[)|[Σ∑](?=[_^]\{))"
     r"|(?P<function>(?<![A-Za-z.])(?:softmax|exp|concat|max|log|sin|cos|rowsum|MultiHead)(?=[(_]))"
     r"|(?P<neutral>[0-9.,=+−\-·×/√()⊤′'⊙∞|‖ \u2009]+|[Α-Ω]|(?<=[A-Z])\[[a-z]+\])"
@@ -420,7 +420,7 @@ def _math_words(piece: str) -> str:
 
 def _italic(piece: str) -> str:
     return re.sub(
-        r"[A-Za-zα-ωℓ]+",
+        r"[A-Za-zα-ωℓÕ]+",
         lambda m: f'<tspan font-style="italic">{m[0]}</tspan>',
         html.escape(piece, quote=False),
     )
