@@ -1,29 +1,14 @@
 """The layer the book's language model stacks: pre-norm, causal self-attention."""
 
 from matplotlib.figure import Figure
-from matplotlib.patches import Circle
 
-from attention_book.diagrams import FONT, arrow, box, canvas, palette, text
+from attention_book.diagrams import FONT, arrow, box, canvas, palette, plus, text
 
 WIDTH = 150.0
 HEIGHT = 26.0
 LEFT = 60.0
 WIDTH_ALL = LEFT + WIDTH + 60
 STEP = 40.0
-
-
-def plus(ax, x: float, y: float) -> None:
-    colours = palette()
-    ax.add_patch(
-        Circle(
-            (x, y),
-            10,
-            facecolor=colours["box"],
-            edgecolor=colours["line"],
-            linewidth=1.0,
-        )
-    )
-    text(ax, x, y, "+", size=15)
 
 
 def figure(labels: dict) -> Figure:

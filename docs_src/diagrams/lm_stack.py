@@ -1,28 +1,13 @@
 """The edition's language model, top to bottom: ids to the next token's distribution."""
 
 from matplotlib.figure import Figure
-from matplotlib.patches import Circle
 
-from attention_book.diagrams import arrow, box, canvas, palette, text
+from attention_book.diagrams import arrow, box, canvas, palette, plus, text
 from attention_docs.language_model import load_pretrained
 
 LEFT, WIDTH, HEIGHT = 70.0, 190.0, 26.0
 MIDDLE = LEFT + WIDTH / 2
 SHAPES = LEFT + WIDTH + 18
-
-
-def plus(ax, y: float) -> None:
-    colours = palette()
-    ax.add_patch(
-        Circle(
-            (MIDDLE, y),
-            10,
-            facecolor=colours["box"],
-            edgecolor=colours["line"],
-            linewidth=1.0,
-        )
-    )
-    text(ax, MIDDLE, y, "+", size=15)
 
 
 def residual(ax, top: float, y: float) -> None:
@@ -64,7 +49,7 @@ def figure(labels: dict) -> Figure:
     bottom = top + 42
     plus_y = bottom + 24
     arrow(ax, (MIDDLE, bottom), (MIDDLE, plus_y - 10))
-    plus(ax, plus_y)
+    plus(ax, MIDDLE, plus_y)
     residual(ax, fork, plus_y)
     fork = plus_y + 18
     arrow(ax, (MIDDLE, plus_y + 10), (MIDDLE, plus_y + 28))
@@ -73,7 +58,7 @@ def figure(labels: dict) -> Figure:
     bottom = step(bottom + 16, "FFN", "w")
     plus_y = bottom + 24
     arrow(ax, (MIDDLE, bottom), (MIDDLE, plus_y - 10))
-    plus(ax, plus_y)
+    plus(ax, MIDDLE, plus_y)
     residual(ax, fork, plus_y)
     text(ax, SHAPES, plus_y, f"(n, {d})", ha="left")
     frame_bottom = frame_top + 298

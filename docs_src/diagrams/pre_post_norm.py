@@ -1,26 +1,11 @@
 """Post-norm (the paper) beside pre-norm: where the layer normalisation sits."""
 
 from matplotlib.figure import Figure
-from matplotlib.patches import Circle
 
-from attention_book.diagrams import FONT, arrow, box, canvas, palette, text
+from attention_book.diagrams import FONT, arrow, box, canvas, palette, plus, text
 
 WIDTH = 120.0
 HEIGHT = 26.0
-
-
-def plus(ax, x: float, y: float) -> None:
-    colours = palette()
-    ax.add_patch(
-        Circle(
-            (x, y),
-            10,
-            facecolor=colours["box"],
-            edgecolor=colours["line"],
-            linewidth=1.0,
-        )
-    )
-    text(ax, x, y, "+", size=15)
 
 
 def column(ax, left: float, title: str, order: list[str]) -> None:

@@ -44,7 +44,7 @@ from matplotlib.axes import Axes
 from matplotlib.collections import PatchCollection
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from attention_docs.plotting import THEMES
 from attention_docs.plotting import weights_cmap as plotting_weights_cmap
@@ -229,6 +229,21 @@ def script_shift(label: str) -> float:
     up for subscripts, down for superscripts, neither for both."""
     sub, sup = "_{" in label, "^{" in label
     return 2.5 * (sup - sub)
+
+
+def plus(ax: Axes, x: float, y: float) -> None:
+    """A residual sum: a "+" in a circle of radius 10 centred at (x, y)."""
+    colours = palette()
+    ax.add_patch(
+        Circle(
+            (x, y),
+            10,
+            facecolor=colours["box"],
+            edgecolor=colours["line"],
+            linewidth=1.0,
+        )
+    )
+    text(ax, x, y, "+", size=15)
 
 
 def arrow(
