@@ -316,23 +316,6 @@ def test_gradient_saturation_figure_draws_the_table_of_its_example() -> None:
     assert np.all(drawn["total"][0] > 2 * drawn["total"][1])  # the sum: does not
 
 
-def test_layer_cost_figure_draws_the_counts_the_page_states() -> None:
-    """4nd^2 + 2n^2 d, 2nd^2 and 8nd^2 at d = 512, in 10^8: the page's
-    3.4, 1.3 and 5.4 at n = 256; the attention layer and the LSTM equal at 2d."""
-    script = load_script("layer_cost", "diagrams")
-    assert script.multiplications(256) == (335_544_320, 134_217_728, 536_870_912)
-    attention, _, lstm = script.multiplications(1024)
-    assert attention == lstm == 2**31
-    with theme("light"):
-        texts = svg_texts(to_svg(figure("layer_cost", "ja", "diagrams")))
-    assert texts.count("21.5") == 2 and {"3.4", "1.3", "5.4"} <= set(texts)
-    for language, unit in (("ja", "億回"), ("zh-Hant", "億次")):
-        page = page_text(language, "self-attention.md")
-        for value in ("3.4", "1.3", "5.4"):
-            assert f"約 {value} {unit}" in page, (language, value)
-        assert r"n = 2d = 1024" in page, language
-
-
 def test_permutation_figure_draws_the_rows_and_their_outputs() -> None:
     """Fig. 11.1 shows numbers (F16 of the round-29 figure review): x's rows,
     and the outputs, which the swap moves without changing a digit."""
