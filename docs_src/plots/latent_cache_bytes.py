@@ -44,7 +44,7 @@ if __name__ == "__main__":
     symbols = {
         "xlabel": "KiB",
         "mha": "MHA",
-        "gqa": "GQA, g = 8",
+        "gqa": "GQA, h_kv = 8",
         "mqa": "MQA",
         "mla": "MLA, d_c + d_h^R = 576",
     }

@@ -10,7 +10,7 @@ T = np.arange(1, 257)  # t = 1 ... 256
 
 
 def costs() -> dict:
-    """M(t), F(t): (K, V); (S_t, z_t)."""
+    """E(t), F(t): (K, V); (S_t, z_t)."""
     rng = np.random.default_rng(0)
     q_t, k_t = rng.standard_normal((2, D_K))
     _, state = linear_attention_step(None, q_t, k_t, rng.standard_normal(D_V))
@@ -62,7 +62,7 @@ def figure(labels: dict) -> Figure:
 
 if __name__ == "__main__":
     symbols = {
-        "memory_title": "M(t), d_k = d_v = 64",
+        "memory_title": "E(t), d_k = d_v = 64",
         "work_title": "F(t), d_k = d_v = 64",
         "memory_ylabel": "M",
         "work_ylabel": "F",

@@ -733,6 +733,8 @@ NOT_VECTORS = {
     ("online_steps", "s"): "s_t, one score (the page's s_t)",
     ("query_groups", "q"): "q_i names query head i (the page's W_i^Q), "
     "not a token's query vector",
+    ("latent_cache_bytes", "h"): "h_kv, the number of key-value heads (the "
+    "page's h_{kv}); the page's bold h_t is the paper's name of the layer input",
 }
 #: Vectors of a figure whose page writes no formula with them: set bold as
 #: the rest of the book writes them (notation.md: vectors are bold).
