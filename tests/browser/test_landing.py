@@ -261,11 +261,12 @@ def test_back_and_forward_return_to_where_the_reader_was(open_page, device) -> N
     """A page left by a link and returned to by "back" then "forward"
     opens where the reader had scrolled it, with the section in its address.
 
-    "Where" is what the reader saw: the element just under the header and
-    how far it sits from it. Not ``scrollY``: a block above the screen that
-    the browser had laid out while the reader was there has its estimated
-    height again on the page's return (content-visibility, book.css), which
-    moves the offset of everything below it but nothing the reader sees."""
+    "Where" is what the reader saw: the article's block at the header's
+    bottom edge and how far its top sits from that edge. Not ``scrollY``:
+    a block above the screen that the browser had laid out while the reader
+    was there has its estimated height again on the page's return
+    (content-visibility, book.css), which moves the offset of everything
+    below it but nothing the reader sees."""
     page, _ = open_page("ja/references/", **DEVICES[device])
     selector = "article p a[href$='/scaled-dot-product/#additive-attention']"
     link = page.locator(selector)
