@@ -83,7 +83,7 @@ def _backward(params, config, ids, cache, d_logits):
         dv = a.swapaxes(-1, -2) @ d_out  # A^T dO
         da = d_out @ v.swapaxes(-1, -2)  # dA = dO V^T
         ds = a * (da - (da * a).sum(axis=-1, keepdims=True))  # dS
-        dq = _rope(ds @ k, cos, -sin) * scale  # R^T (dS K) / sqrt(d_k)
+        dq = _rope(ds @ k, cos, -sin) * scale  # (dS K) R^T / sqrt(d_k)
         dk = _rope(ds.swapaxes(-1, -2) @ q, cos, -sin) * scale
         dq, dk, dv = _merge(dq), _merge(dk), _merge(dv)
         x_rows = x_hat1.reshape(-1, d_model)
