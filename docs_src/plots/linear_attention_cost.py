@@ -64,7 +64,7 @@ if __name__ == "__main__":
     symbols = {
         "memory_title": "E(t), d_k = d_v = 64",
         "work_title": "F(t), d_k = d_v = 64",
-        "memory_ylabel": "M",
+        "memory_ylabel": "E",
         "work_ylabel": "F",
         "xlabel": "t",
         "cache": "softmax: K, V",

@@ -65,7 +65,7 @@ if __name__ == "__main__":
     symbols = {
         "pair": "i =",
         "xlabel": "m",
-        "ylabel": "m θ_{i} / 2π",
+        "ylabel": "m θ′_{i} / 2π",
         "none": "RoPE",
         "linear": "PI",
         "ntk": "NTK",
