@@ -96,8 +96,8 @@ def check_results(
     [
         (  # continuation lines keep their indentation
             "ja/scaled-dot-product/",
-            "# d_v = 5",
-            "with np.printoptions(precision=4, suppress=True):\n    print(",
+            "# V u = 0",
+            "with np.printoptions(precision=3, suppress=True):\n    print(",
         ),
         (  # a blank line ends the block; hidden output leaves no line
             "zh-Hant/masks/",
