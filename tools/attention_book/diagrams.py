@@ -524,14 +524,15 @@ def markup(svg: str) -> str:
         small = max(round(SUB * size, 2), round(MIN_PX * MAX_WIDTH / PHONE_COLUMN, 2))
         # maths is never bold for emphasis: only \mathbf and \boldsymbol are
         weight = "; font-weight: normal" if "font-weight" in match["style"] else ""
-        pieces = []
+        pieces, raised = [], 0.0
         for is_math, value in spans:
             if not is_math:
-                pieces.append(_scripts(value, small, _plain_body))
+                typeset, raised = _scripts(value, small, size, raised, _plain_body)
+                pieces.append(typeset)
                 continue
+            typeset, raised = _scripts(value, small, size, raised, _math_body)
             pieces.append(
-                f'<tspan style="font-family: {MATH_FAMILIES}{weight}">'
-                f"{_scripts(value, small, _math_body)}</tspan>"
+                f'<tspan style="font-family: {MATH_FAMILIES}{weight}">{typeset}</tspan>'
             )
         return (match["plain"] or "") + match[2] + "".join(pieces) + match[6]
 
@@ -544,11 +545,36 @@ def markup(svg: str) -> str:
 SCRIPT_ADVANCE = {"capital": 0.75, "other": 0.55}
 
 
-def _scripts(body: str, small: float, render) -> str:
+#: How far a script's baseline moves from the text's, in em of the text's
+#: size (about TeX's and KaTeX's: a subscript 0.2 em down, a superscript
+#: 0.38 em up). An explicit ``dy``, not ``baseline-shift``: Chromium and
+#: some viewers set ``baseline-shift="sub"`` far lower, onto the frame of
+#: the matrix under a label.
+SCRIPT_SHIFT = {"_": 0.2, "^": -0.38}
+
+
+def _shifted(typeset: str, dy: float) -> str:
+    """``typeset`` moved ``dy`` down from where the text before it left off
+    (``dy`` moves the text's pen, so it stays moved for what follows)."""
+    if not typeset or abs(dy) < 1e-9:
+        return typeset
+    return f'<tspan dy="{round(dy, 2):g}">{typeset}</tspan>'
+
+
+def _scripts(
+    body: str, small: float, size: float, raised: float, render
+) -> tuple[str, float]:
+    """``body`` with its ``_{...}`` and ``^{...}`` set as scripts ``small``
+    px in a text ``size`` px, and how far (px, down) its pen ends off the
+    text's baseline. ``raised`` is where the text before left it: the first
+    text of ``body`` that is not a script moves back onto the baseline."""
     pieces, last, previous = [], 0, None
     for mark in _MARK.finditer(body):
-        pieces.append(render(body[last : mark.start()]))
-        shift = "sub" if mark[1] == "_" else "super"
+        before = render(body[last : mark.start()])
+        if before:
+            pieces.append(_shifted(before, -raised))
+            raised = 0.0
+        shift = round(SCRIPT_SHIFT[mark[1]] * size, 2)
         # two one-letter scripts in a row, one below and one above: stacked
         stacked = (
             previous is not None
@@ -560,13 +586,19 @@ def _scripts(body: str, small: float, render) -> str:
         if stacked:
             kind = "capital" if plain(previous[2]).isupper() else "other"
             back = f' dx="-{round(SCRIPT_ADVANCE[kind] * small, 2)}"'
+        kind = "sub" if mark[1] == "_" else "super"
         pieces.append(
-            f'<tspan style="font-size: {small}px" baseline-shift="{shift}"{back}>'
+            f'<tspan style="font-size: {small}px" data-script="{kind}"'
+            f' dy="{round(shift - raised, 2):g}"{back}>'
             f"{render(mark[2])}</tspan>"
         )
+        raised = shift
         last, previous = mark.end(), mark
-    pieces.append(render(body[last:]))
-    return "".join(pieces)
+    after = render(body[last:])
+    if after:
+        pieces.append(_shifted(after, -raised))
+        raised = 0.0
+    return "".join(pieces), raised
 
 
 def smallest_text_px(svg: str) -> float:
