@@ -845,31 +845,36 @@ def test_a_sub_and_a_superscript_in_a_row_are_stacked() -> None:
 
 def test_scripts_move_by_dy_and_the_text_after_them_comes_back() -> None:
     """A script moves by an explicit ``dy`` (``baseline-shift="sub"`` sets it
-    far too low in Chromium), and the text after it returns to the baseline:
-    the ``dy`` before each character that is not a script sum to 0."""
-    from attention_book.diagrams import SCRIPT_SHIFT, markup
+    far too low in Chromium), a stacked pair further apart, and the text
+    after it returns to the baseline: summing the ``dy`` in order, each
+    script sits at its shift and each other text at 0. A stacked pair's
+    second script moves back under the first, and the text after it past
+    the longer one."""
+    from attention_book.diagrams import SCRIPT_SHIFT, STACKED_SHIFT, markup
 
-    for label in (
-        "d_{h}^{R} = 4",
-        "W^{O}_{1} x",
-        "d_{h} + x^{2}",
-        "トークン d_{model} です",
-    ):
+    cases = {
+        "d_{h}^{R} = 4": STACKED_SHIFT,
+        "W^{UQ}_{i} x": STACKED_SHIFT,
+        "d_{h} + x^{2}": SCRIPT_SHIFT,
+        "トークン d_{model} です": SCRIPT_SHIFT,
+    }
+    for label, shifts in cases.items():
         out = markup(f'<text style="font-size: 15px" x="0">{label}</text>')
         assert "baseline-shift" not in out, out
-        pen, script = 0.0, None
+        pen, ahead = 0.0, []
         for element in ET.fromstring(out).iter():
             pen += float(element.get("dy", 0))
-            if element.get("data-script"):
-                script = element.get("data-script")
+            script = element.get("data-script")
+            if script:
                 mark = "_" if script == "sub" else "^"
-                assert pen == pytest.approx(SCRIPT_SHIFT[mark] * 15), out
-            elif element.text and element.text.strip() and script is None:
+                assert pen == pytest.approx(shifts[mark] * 15), out
+            elif element.get("dy") is not None:
                 assert pen == pytest.approx(0), out
-            if element.get("data-script") is None and element.get("dy"):
-                script = None
-        if label.endswith(("4", "x", "です")):
+                ahead.append(float(element.get("dx", 0)))
+        if not label.endswith("}"):
             assert pen == pytest.approx(0), out
+        # "UQ" is wider than "i": the text after the pair moves right
+        assert (ahead[-1] > 0) == label.startswith("W"), out
 
 
 def test_the_latent_cache_figure_has_no_unexplained_hatch() -> None:
