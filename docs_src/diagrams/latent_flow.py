@@ -100,22 +100,38 @@ def figure(labels: dict) -> Figure:
             arrow(ax, (columns[key], row + 16), (centre, below))
         matrix(ax, centre - cols * CELL / 2, below, 1, cols, cell=CELL, fill=fill)
         text(ax, centre, below + CELL + 6, out, va="top")
-    text(ax, 334, below + 46, labels["shared"], ha="right")
+    text(ax, 366, below + 46, labels["shared"], ha="right")
+    # k^C and v^C are drawn, but never kept: the step below absorbs them
+    text(ax, 200, below + 46, labels["not_cached"], ha="center")
     ax.plot([4, 366], [306, 306], color=colours["line"], linewidth=0.8)
     # -- absorbed: one decoding step of head i against the cache ------------
     text(ax, 4, 314, labels["absorbed"], ha="left", va="top")
-    cq_left = 62 - s["d_cq"] * CELL / 2
-    matrix(ax, cq_left, 342, 1, s["d_cq"], cell=CELL, fill="q")
-    text(ax, cq_left + s["d_cq"] * CELL + 8, 347, r"\mathbf{c}^{Q}_{t}", ha="left")
-    weight(ax, 70, 370, "W^{UQ}_{i} (W^{UK}_{i})^{⊤}", 124)
-    arrow(ax, (62, 352), (62, 370))
     width = (s["d_c"] + s["d_r"]) * CELL
     left = 190 - width / 2
+    c_part = left + s["d_c"] * CELL / 2  # over the cache's c_j columns
+    r_part = left + s["d_c"] * CELL + s["d_r"] * CELL / 2  # over k^R_j
+    cq_left = c_part - s["d_cq"] * CELL / 2
+    matrix(ax, cq_left, 340, 1, s["d_cq"], cell=CELL, fill="q")
+    text(ax, cq_left - 8, 345, r"\mathbf{c}^{Q}_{t}", ha="right")
+    absorbed_q, rope_q, node_top = 124.0, 92.0, 368.0
+    weight(ax, c_part, node_top, "W^{UQ}_{i} (W^{UK}_{i})^{⊤}", absorbed_q)
+    weight(ax, 366 - rope_q / 2, node_top, "W^{QR}_{i}, RoPE", rope_q)
+    arrow(ax, (c_part, 350), (c_part, node_top))
+    arrow(ax, (cq_left + s["d_cq"] * CELL, 345), (366 - rope_q / 2, node_top))
+    text(
+        ax,
+        c_part - absorbed_q / 2 - 6,
+        node_top + 15,
+        labels["into_query"],
+        ha="right",
+        color=colours["accent"],
+    )
     query = 414.0
-    arrow(ax, (70, 370 + NODE), (left - 6, query + CELL / 2))
+    arrow(ax, (c_part, node_top + NODE), (c_part, query))
+    arrow(ax, (366 - rope_q / 2, node_top + NODE), (r_part + 4, query))
     matrix(ax, left, query, 1, s["d_c"], cell=CELL, fill="q")
     matrix(ax, left + s["d_c"] * CELL, query, 1, s["d_r"], cell=CELL, fill="q")
-    text(ax, left + width + 8, query + 5, r"\mathbf{q}^{R}_{t,i}", ha="left")
+    text(ax, left - 10, query + 5, labels["query"], ha="right")
     cache_top = query + 26
     matrix(ax, left, cache_top, ROWS, s["d_c"], cell=CELL, fill="box")
     matrix(ax, left + s["d_c"] * CELL, cache_top, ROWS, s["d_r"], cell=CELL, fill="k")
@@ -124,7 +140,9 @@ def figure(labels: dict) -> Figure:
     text(
         ax, left - 10, middle - 10, labels["cache"], ha="right", color=colours["accent"]
     )
-    text(ax, left - 10, middle + 10, r"\mathbf{c}_{j}, \mathbf{k}^{R}_{j}", ha="right")
+    text(
+        ax, left - 10, middle + 10, r"[\mathbf{c}_{j}; \mathbf{k}^{R}_{j}]", ha="right"
+    )
     # the weights a_tj: one per cached row
     a_left = left + width + 70
     arrow(ax, (left + width + 8, middle), (a_left - 6, middle))
@@ -144,6 +162,14 @@ def figure(labels: dict) -> Figure:
         ax, left - 10, total + 5, "Σ_{j} a_{t\u2009j} " + r"\mathbf{c}_{j}", ha="right"
     )
     weight(ax, sum_mid, total + 30, "W^{UV}_{i} W^{O}_{i}", 96)
+    text(
+        ax,
+        sum_mid - 48 - 6,
+        total + 45,
+        labels["into_output"],
+        ha="right",
+        color=colours["accent"],
+    )
     arrow(ax, (sum_mid, total + CELL), (sum_mid, total + 30))
     out = total + 30 + NODE + 20
     arrow(ax, (sum_mid, total + 30 + NODE), (sum_mid, out))
@@ -171,5 +197,9 @@ if __name__ == "__main__":
         "cache": "cached",
         "shared": "all heads",
         "output": "head i's share of the output",
+        "not_cached": "not cached: absorbed below",
+        "query": "query",
+        "into_query": "W^{UK}_{i} absorbed",
+        "into_output": "W^{UV}_{i} absorbed",
     }
     print(to_svg(figure(english)))

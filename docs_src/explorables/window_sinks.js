@@ -52,7 +52,13 @@ export function render(w, data) {
     "</div>";
   // The grid: rows the queries, columns the keys, by position (from 0).
   const hideCol = (j) => (j >= data.n ? " hidden" : "");
-  const head = positions.map((j) => `<th scope="col" data-j="${j}"${hideCol(j)}>${j}</th>`).join("");
+  // A key's heading that can be a sink (j < the most sinks offered) is a
+  // toggle button: pressed, key j is a sink; pressing it sets n_sink to j + 1
+  // (or to j, when it was the last sink), on the picture itself.
+  const most = SINKS[SINKS.length - 1];
+  const head = positions.map((j) => `<th scope="col" data-j="${j}"${hideCol(j)}>` +
+    (j < most ? `<button type="button" data-sink-key="${j}" aria-pressed="${j < data.n_sink}" disabled>${j}</button>`
+      : String(j)) + "</th>").join("");
   const body = positions.map((i) => {
     const cells = positions.map((j) =>
       `<td data-i="${i}" data-j="${j}"${hideCol(j)}><button type="button" data-cell ` +
@@ -79,9 +85,9 @@ export function render(w, data) {
     `<li>${swatch("sink")}${w.legend_sink}</li>` +
     `<li>${swatch("masked")}${w.legend_masked}</li></ul>`;
   // The cache: its rows r = 0 … n_sink + W − 1, each with the position it holds.
-  const most = SINKS[SINKS.length - 1] + data.max;
+  const slotsMost = most + data.max;
   const capacity = data.n_sink + data.window;
-  const rows = [...Array(most).keys()];
+  const rows = [...Array(slotsMost).keys()];
   const slotHidden = (r) => (r >= capacity ? " hidden" : "");
   const cache =
     '<div class="explorable-scroll">' +
@@ -90,7 +96,12 @@ export function render(w, data) {
     rows.map((r) => `<th scope="col" data-j="${r}"${slotHidden(r)}>${r}</th>`).join("") +
     `</tr></thead><tbody><tr data-i="0"><th scope="row">${w.position}</th>` +
     rows.map((r) => `<td data-i="0" data-j="${r}"${slotHidden(r)} data-value="-1">—</td>`).join("") +
-    "</tr></tbody></table></div>";
+    "</tr></tbody></table></div>" +
+    // W changed on the cache itself: a row fewer or a row more
+    '<div class="explorable-controls explorable-window-steps" role="group" aria-labelledby="explorable-window-steps">' +
+    `<span id="explorable-window-steps">${w.window_steps}</span>` +
+    `<button type="button" data-window-step="-1" disabled>${w.narrower}</button>` +
+    `<button type="button" data-window-step="1" disabled>${w.wider}</button></div>`;
   const result = (key) => `<dt>${w[key]}</dt><dd data-result="${key}" data-value="0">0</dd>`;
   const results =
     '<dl class="explorable-results">' + ["rows", "capacity", "full"].map(result).join("") + "</dl>";
@@ -115,7 +126,7 @@ export function render(w, data) {
     `<div class="explorable-tables">${grid}${legend}</div>` +
     `<div class="explorable-tables">${cache}</div>` +
     '<p class="explorable-terms" data-linked-said></p>' +
-    status() + templates(w, "status", "cell", "kind_window", "kind_sink", "kind_outside",
+    status() + templates(w, "status", "cell", "sink_key", "kind_window", "kind_sink", "kind_outside",
       "kind_future", "linked", "key_in", "key_out", "slot_item", "newest", "line_window",
       "line_full", "with_sinks"));
 }
@@ -129,6 +140,9 @@ export function mount(root) {
   const sinkChart = root.querySelector('svg[data-chart="sinks"]');
   const { scores } = JSON.parse(root.querySelector("[data-data]").dataset.data);
   const buttons = [...grid.querySelectorAll("button[data-cell]")];
+  const sinkKeys = [...grid.querySelectorAll("button[data-sink-key]")];
+  const steps = [...root.querySelectorAll("button[data-window-step]")];
+  const windowSelect = root.querySelector('select[data-size="window"]');
   let pointed = null; // [i, j] under the pointer or the focus
 
   const result = (key, n) => {
@@ -269,6 +283,17 @@ export function mount(root) {
       grid.querySelector(`td[data-i="${n - 1}"][data-j="0"] button`).tabIndex = 0;
     }
     resize(root, "cache", 1, sinks + w);
+    for (const b of sinkKeys) {
+      const j = Number(b.dataset.sinkKey);
+      b.setAttribute("aria-pressed", String(j < sinks));
+      b.closest("th").toggleAttribute("data-sink", j < sinks); // the sink cells' corner, on its key
+      b.setAttribute("aria-label", message(words(root, "sink_key"), { j }));
+    }
+    for (const b of steps) {
+      const to = w + Number(b.dataset.windowStep);
+      // (disabled as the select is: in the page without its script, too)
+      b.disabled = windowSelect.disabled || to < 1 || to > windowSelect.options.length;
+    }
     if (pointed && (pointed[0] >= n || pointed[1] >= n)) pointed = null;
     link();
     // The rows after n tokens: min(n, n_sink + W); without a window, n.
@@ -338,7 +363,26 @@ export function mount(root) {
   linkCells(buttons, (b) => {
     pointed = b && cellAt(b);
     link();
-  }, { rows: () => size("n"), last: () => size("n") - 1 });
+  }, { rows: () => size("n"), last: () => size("n") - 1, control: "button[data-cell]" });
+  // The picture's own controls: a key's heading makes it the last sink (or
+  // drops it), a step on the cache changes W by one row; the selects follow,
+  // and the status says the cache at once, as a select's change does.
+  for (const b of sinkKeys) {
+    b.addEventListener("click", () => {
+      const j = Number(b.dataset.sinkKey);
+      const select = root.querySelector('select[data-size="n_sink"]');
+      select.value = String(Number(select.value) === j + 1 ? j : j + 1);
+      update(true);
+    });
+  }
+  for (const b of steps) {
+    b.addEventListener("click", () => {
+      windowSelect.value = String(size("window") + Number(b.dataset.windowStep));
+      update(true);
+      // a step that reached the end leaves the focus on the step that remains
+      if (b.disabled) steps.find((other) => !other.disabled)?.focus();
+    });
+  }
   // A drag of the slider is said once it settles; a step from the keyboard,
   // or the end of a drag (the slider's change), at once.
   root.querySelector('[data-size="n"]').addEventListener("input", () => update(false));

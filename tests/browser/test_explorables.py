@@ -3053,7 +3053,7 @@ def window_agrees(page, root, n: int, window: int, n_sink: int, query=None) -> N
         assert c["width"] >= 24 and c["height"] >= 24, c  # a target of >= 24 px
     # one Tab stop in the grid, on a shown cell
     stops = root.evaluate(
-        """root => [...root.querySelectorAll('[data-matrix="mask"] button')]
+        """root => [...root.querySelectorAll('[data-matrix="mask"] button[data-cell]')]
             .filter(b => b.tabIndex === 0).map(b => [Number(b.parentElement.dataset.i),
                                                      Number(b.parentElement.dataset.j)])"""
     )
@@ -3134,6 +3134,85 @@ def test_window_sinks(load) -> None:
         kept = oracle.window_state(n, window, n_sink)["kept"]
         said = status(page, "window_sinks")  # at once, no settling wait
         assert f"n = {n} " in said and ", ".join(map(str, kept)) in said, (key, said)
+    assert not watch.problems(), watch.problems()
+
+
+#: The grid's key headings that toggle a sink, and W's steps on the cache.
+SINK_KEYS = """root => ({
+    keys: [...root.querySelectorAll('[data-matrix="mask"] button[data-sink-key]')]
+        .filter(b => !b.closest("th").hidden).map(b => {
+            const box = b.getBoundingClientRect();
+            return {j: Number(b.dataset.sinkKey),
+                    pressed: b.getAttribute("aria-pressed"),
+                    name: b.getAttribute("aria-label"),
+                    corner: b.closest("th").hasAttribute("data-sink"),
+                    width: box.width, height: box.height};
+        }),
+    steps: [...root.querySelectorAll("button[data-window-step]")].map(b => {
+        const box = b.getBoundingClientRect();
+        return {step: Number(b.dataset.windowStep), disabled: b.disabled,
+                width: box.width, height: box.height};
+    }),
+})"""
+
+
+def test_window_sinks_set_on_the_picture(load) -> None:
+    """The reader sets the sinks and W on the picture itself (issue 40):
+    pressing key j's heading makes keys 0 to j the sinks (pressing the last
+    sink's heading drops it), and a step on the cache removes or adds one of
+    its rows (W - 1, W + 1); the selects follow, and the grid, cache, charts,
+    weights and status agree with the package. By mouse and keyboard; each
+    control named and at least 24 px."""
+    page, watch, root = load("sliding-window", "window_sinks")
+    words = explorables.words_for("window_sinks", "ja")
+    sinks = root.locator('select[data-size="n_sink"]')
+    window = root.locator('select[data-size="window"]')
+
+    def keys_agree(n_sink: int, window_size: int) -> None:
+        shown = root.evaluate(SINK_KEYS)
+        assert [k["j"] for k in shown["keys"]] == [0, 1, 2, 3], shown
+        for k in shown["keys"]:
+            assert k["pressed"] == ("true" if k["j"] < n_sink else "false"), k
+            assert k["corner"] == (k["j"] < n_sink), k
+            assert k["name"] == words["sink_key"].format(j=k["j"]), k
+            assert k["width"] >= 24 and k["height"] >= 24, k
+        most = explorables.WINDOW_DEFAULT["max"]
+        for s in shown["steps"]:
+            assert s["width"] >= 24 and s["height"] >= 24, s
+            assert s["disabled"] == (not 1 <= window_size + s["step"] <= most), s
+
+    keys_agree(2, 4)  # the page's figure: n = 10, W = 4, two sinks
+    key = root.locator('button[data-sink-key="3"]')
+    key.click()  # keys 0 to 3 the sinks
+    assert sinks.input_value() == "4"
+    window_agrees(page, root, 10, 4, 4)
+    keys_agree(4, 4)
+    key.click()  # the last sink's heading again: it is dropped
+    assert sinks.input_value() == "3"
+    window_agrees(page, root, 10, 4, 3)
+    root.locator('button[data-sink-key="0"]').focus()
+    page.keyboard.press("Enter")  # from the keyboard: one sink
+    assert sinks.input_value() == "1"
+    window_agrees(page, root, 10, 4, 1)
+    state = oracle.window_state(10, 4, 1)
+    assert ", ".join(map(str, state["kept"])) in status(page, "window_sinks")
+    wider = root.locator('button[data-window-step="1"]')
+    narrower = root.locator('button[data-window-step="-1"]')
+    wider.click()
+    assert window.input_value() == "5"
+    window_agrees(page, root, 10, 5, 1)
+    keys_agree(1, 5)
+    for _ in range(4):
+        narrower.click()
+    assert window.input_value() == "1"
+    window_agrees(page, root, 10, 1, 1)
+    keys_agree(1, 1)  # W = 1: no row fewer
+    assert page.evaluate("() => document.activeElement.dataset.windowStep") == "1"
+    page.keyboard.press("Enter")
+    assert window.input_value() == "2"
+    window_agrees(page, root, 10, 2, 1)
+    state = oracle.window_state(10, 2, 1)
+    assert ", ".join(map(str, state["kept"])) in status(page, "window_sinks")
     assert not watch.problems(), watch.problems()
 
 

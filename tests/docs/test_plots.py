@@ -781,7 +781,7 @@ def drawn_symbols(svg: str) -> list[tuple[str, bool, bool, str]]:
             bold = symbol = True
         if element.get("font-style") == "italic":
             italic = symbol = True
-        script = script or element.get("baseline-shift") is not None
+        script = script or element.get("data-script") is not None
         maths = maths or MATH_FAMILIES in style
         pieces = [(element.text, None)] + [(child.tail, child) for child in element]
         for piece, child in pieces:
@@ -836,11 +836,45 @@ def test_a_sub_and_a_superscript_in_a_row_are_stacked() -> None:
 
     for label in ("d_{h}^{R}", "W^{O}_{1}"):
         out = markup(f'<text style="font-size: 15px" x="0">{label}</text>')
-        shifts = re.findall(r'baseline-shift="(\w+)"( dx="-[\d.]+")?', out)
+        shifts = re.findall(r'data-script="(\w+)" dy="[-\d.]+"( dx="-[\d.]+")?', out)
         assert len(shifts) == 2 and not shifts[0][1] and shifts[1][1], out
     # scripts with text between them stay side by side
     out = markup('<text style="font-size: 15px" x="0">d_{h} + x^{2}</text>')
     assert " dx=" not in out
+
+
+def test_scripts_move_by_dy_and_the_text_after_them_comes_back() -> None:
+    """A script moves by an explicit ``dy`` (``baseline-shift="sub"`` sets it
+    far too low in Chromium), a stacked pair further apart, and the text
+    after it returns to the baseline: summing the ``dy`` in order, each
+    script sits at its shift and each other text at 0. A stacked pair's
+    second script moves back under the first, and the text after it past
+    the longer one."""
+    from attention_book.diagrams import SCRIPT_SHIFT, STACKED_SHIFT, markup
+
+    cases = {
+        "d_{h}^{R} = 4": STACKED_SHIFT,
+        "W^{UQ}_{i} x": STACKED_SHIFT,
+        "d_{h} + x^{2}": SCRIPT_SHIFT,
+        "トークン d_{model} です": SCRIPT_SHIFT,
+    }
+    for label, shifts in cases.items():
+        out = markup(f'<text style="font-size: 15px" x="0">{label}</text>')
+        assert "baseline-shift" not in out, out
+        pen, ahead = 0.0, []
+        for element in ET.fromstring(out).iter():
+            pen += float(element.get("dy", 0))
+            script = element.get("data-script")
+            if script:
+                mark = "_" if script == "sub" else "^"
+                assert pen == pytest.approx(shifts[mark] * 15), out
+            elif element.get("dy") is not None:
+                assert pen == pytest.approx(0), out
+                ahead.append(float(element.get("dx", 0)))
+        if not label.endswith("}"):
+            assert pen == pytest.approx(0), out
+        # "UQ" is wider than "i": the text after the pair moves right
+        assert (ahead[-1] > 0) == label.startswith("W"), out
 
 
 def test_the_latent_cache_figure_has_no_unexplained_hatch() -> None:
@@ -994,7 +1028,7 @@ def test_markup_sets_bold_symbols_as_katex_does() -> None:
     assert re.findall(r'<tspan font-style="italic">([^<]*)<', out) == ["j"], out
     out = typeset(r"X = E_{\boldsymbol{τ}} + PE")
     assert '<tspan font-weight="bold"><tspan font-style="italic">τ</tspan>' in out
-    assert 'baseline-shift="sub"><tspan font-weight="bold">' in out, out
+    assert 'data-script="sub" dy="3"><tspan font-weight="bold">' in out, out
     for label in (r"\mathbf{q}_{1}·\mathbf{k}_{j}", r"トークン \boldsymbol{τ}"):
         assert "\\" not in "".join(ET.fromstring(typeset(label)).itertext())
         assert plain(label) == "".join(ET.fromstring(typeset(label)).itertext())

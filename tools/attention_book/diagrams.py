@@ -36,6 +36,7 @@ every diagram: queries, keys, values, scores, weights, ...).
 from __future__ import annotations
 
 import html
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -524,14 +525,15 @@ def markup(svg: str) -> str:
         small = max(round(SUB * size, 2), round(MIN_PX * MAX_WIDTH / PHONE_COLUMN, 2))
         # maths is never bold for emphasis: only \mathbf and \boldsymbol are
         weight = "; font-weight: normal" if "font-weight" in match["style"] else ""
-        pieces = []
+        pieces, pen = [], (0.0, 0.0)
         for is_math, value in spans:
             if not is_math:
-                pieces.append(_scripts(value, small, _plain_body))
+                typeset, pen = _scripts(value, small, size, pen, _plain_body)
+                pieces.append(typeset)
                 continue
+            typeset, pen = _scripts(value, small, size, pen, _math_body)
             pieces.append(
-                f'<tspan style="font-family: {MATH_FAMILIES}{weight}">'
-                f"{_scripts(value, small, _math_body)}</tspan>"
+                f'<tspan style="font-family: {MATH_FAMILIES}{weight}">{typeset}</tspan>'
             )
         return (match["plain"] or "") + match[2] + "".join(pieces) + match[6]
 
@@ -539,34 +541,91 @@ def markup(svg: str) -> str:
 
 
 #: The advance of one script character, in em of its size (about KaTeX's
-#: italic capitals and small letters): how far a script moves back to stand
-#: over or under the one before it (``d_{h}^{R}``, ``W^{O}_{1}``).
-SCRIPT_ADVANCE = {"capital": 0.75, "other": 0.55}
+#: italic capitals, small letters and the rest): how far a script moves back
+#: to stand over or under the one before it (``d_{h}^{R}``, ``W^{UQ}_{i}``).
+SCRIPT_ADVANCE = {"capital": 0.75, "other": 0.55, "narrow": 0.3}
+
+#: How far a script's baseline moves from the text's, in em of the text's
+#: size (about TeX's and KaTeX's: a subscript 0.2 em down, a superscript
+#: 0.38 em up). An explicit ``dy``, not ``baseline-shift``: Chromium and
+#: some viewers set ``baseline-shift="sub"`` far lower, onto the frame of
+#: the matrix under a label.
+SCRIPT_SHIFT = {"_": 0.2, "^": -0.38}
+#: The same for a sub- and a superscript stacked (``d_{h}^{R}``): set
+#: further apart, as TeX does, so that they do not touch.
+STACKED_SHIFT = {"_": 0.28, "^": -0.44}
 
 
-def _scripts(body: str, small: float, render) -> str:
+def _advance(script: str, small: float) -> float:
+    """About how wide ``script`` is set ``small`` px (:data:`SCRIPT_ADVANCE`)."""
+    kinds = [
+        "capital" if c.isupper() else "other" if c.isalnum() else "narrow"
+        for c in plain(script)
+    ]
+    return sum(SCRIPT_ADVANCE[kind] for kind in kinds) * small
+
+
+def _shifted(typeset: str, dy: float, dx: float = 0.0) -> str:
+    """``typeset`` moved ``dy`` down (and ``dx`` right) from where the text
+    before it left off (``dy`` moves the text's pen, so it stays moved for
+    what follows)."""
+    if not typeset or (abs(dy) < 1e-9 and abs(dx) < 1e-9):
+        return typeset
+    right = f' dx="{round(dx, 2):g}"' if abs(dx) >= 1e-9 else ""
+    return f'<tspan dy="{round(dy, 2):g}"{right}>{typeset}</tspan>'
+
+
+def _scripts(
+    body: str, small: float, size: float, pen: tuple[float, float], render
+) -> tuple[str, tuple[float, float]]:
+    """``body`` with its ``_{...}`` and ``^{...}`` set as scripts ``small``
+    px in a text ``size`` px, and where it leaves the pen: how far (px) off
+    the text's baseline, down, and how far the text after it must move
+    right to clear the longer of two stacked scripts. ``pen`` is where the
+    text before left it: the first text of ``body`` that is not a script
+    moves back onto the baseline and past the scripts."""
+    raised, ahead = pen
     pieces, last, previous = [], 0, None
-    for mark in _MARK.finditer(body):
-        pieces.append(render(body[last : mark.start()]))
-        shift = "sub" if mark[1] == "_" else "super"
-        # two one-letter scripts in a row, one below and one above: stacked
+    marks = list(_MARK.finditer(body))
+    in_pair = {
+        k
+        for k, (one, two) in enumerate(itertools.pairwise(marks))
+        if one.end() == two.start() and one[1] != two[1]
+        for k in (k, k + 1)
+    }
+    for index, mark in enumerate(marks):
+        before = render(body[last : mark.start()])
+        if before:
+            pieces.append(_shifted(before, -raised, ahead))
+            raised = ahead = 0.0
+        shifts = STACKED_SHIFT if index in in_pair else SCRIPT_SHIFT
+        shift = round(shifts[mark[1]] * size, 2)
+        # a sub- and a superscript in a row (d_{h}^{R}, W^{UQ}_{i}): stacked,
+        # the second moved back under (or over) the first, as TeX sets them
         stacked = (
             previous is not None
             and previous.end() == mark.start()
             and previous[1] != mark[1]
-            and len(plain(previous[2])) == len(plain(mark[2])) == 1
         )
-        back = ""
+        back, ahead = "", 0.0
         if stacked:
-            kind = "capital" if plain(previous[2]).isupper() else "other"
-            back = f' dx="-{round(SCRIPT_ADVANCE[kind] * small, 2)}"'
+            first, second = _advance(previous[2], small), _advance(mark[2], small)
+            back = f' dx="-{round(first, 2)}"'
+            # and the text after them clears the longer one (and its slant)
+            ahead = max(first - second + 0.1 * small, 0.0) if first > second else 0.0
+        kind = "sub" if mark[1] == "_" else "super"
         pieces.append(
-            f'<tspan style="font-size: {small}px" baseline-shift="{shift}"{back}>'
+            f'<tspan style="font-size: {small}px" data-script="{kind}"'
+            f' dy="{round(shift - raised, 2):g}"{back}>'
             f"{render(mark[2])}</tspan>"
         )
+        raised = shift
         last, previous = mark.end(), mark
-    pieces.append(render(body[last:]))
-    return "".join(pieces)
+    after = render(body[last:])
+    if after:
+        pieces.append(_shifted(after, -raised, ahead))
+        raised = ahead = 0.0
+    return "".join(pieces), (raised, ahead)
 
 
 def smallest_text_px(svg: str) -> float:
