@@ -6,12 +6,13 @@ make a screen reader's list of landmarks useless.
 
 axe-core comes from the npm registry (package.json's devDependencies,
 ``npm ci``). Every page of every language is checked in its edition's sweep
-(test_every_page.py, at 1280 px); here, the root pages, a sample of pages
-that holds every component of the book on a phone (390 px, touch, both
-schemes: formulas, tables and code scroll in their boxes there), the phone's
-navigation drawer (opened in one of those loads), and the colours of the
-dark scheme. Nothing is excluded: what axe found on the site was fixed in
-the site itself (book.css, overrides/partials/search.html and progress.html,
+(test_every_page.py, at 390 and 1280 px, in a desktop's browser); here, the
+root pages, a sample of pages that holds every component of the book on a
+phone (390 px, touch, both schemes: formulas, tables and code scroll in
+their boxes there), the phone's navigation drawer (opened in one of those
+loads), and the colours of the dark scheme. Nothing is excluded: what axe
+found on the site was fixed in the site itself (book.css,
+overrides/partials/search.html and progress.html,
 overrides/assets/javascripts/scrollable.js).
 """
 
