@@ -53,8 +53,11 @@ SMALL_TEXT = """floor => {
     return Object.entries(found).map(([key, count]) => `${key} (${count})`);
 }"""
 
-#: The cells of a grid whose cells are its controls (``GRIDS`` below).
-CELLS = '[data-cell], [data-matrix="weights"] [data-weight]'
+#: The cells of a grid whose cells are its controls (``GRIDS`` below), its
+#: column headings that are controls included (the window's key headings,
+#: ``[data-sink-key]``, which make keys 0 to j the sinks): each as wide as
+#: the grid's columns allow, at least 24 px (WCAG 2.5.8), and 44 px high.
+CELLS = '[data-cell], [data-matrix="weights"] [data-weight], [data-sink-key]'
 
 #: Every control of the page's interactive figures: what it is, its font
 #: size, its size on the page, and whether it is a cell of a grid of
