@@ -68,7 +68,9 @@ FORMULA_WORDS = frozenset(
     # the feature map elu(x) + 1 of linear attention
     "elu "
     # the index of a position in PE(pos, 2i)
-    "pos".split()
+    "pos "
+    # the group of query head i in grouped-query attention (kv-cache.md#mqa-gqa)
+    "grp".split()
 )
 #: Names of dimensions in shapes: ``(batch, heads, n, d_k)``.
 DIMENSIONS = frozenset({"batch", "heads", "chunk", "vocab"})
