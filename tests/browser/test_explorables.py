@@ -2489,7 +2489,8 @@ HEAD_MAP_CELLS = """root => [...root.querySelectorAll(
     .map(td => {
         const button = td.querySelector("button");
         const box = button.getBoundingClientRect();
-        return {g: Number(button.dataset.head), i: Number(td.dataset.i),
+        const g = button.dataset.head;
+        return {g: g === "a" ? g : Number(g), i: Number(td.dataset.i),
                 j: Number(td.dataset.j), weight: Number(button.dataset.value),
                 colour: getComputedStyle(td).backgroundColor,
                 width: box.width, height: box.height,
@@ -2498,6 +2499,7 @@ HEAD_MAP_CELLS = """root => [...root.querySelectorAll(
     })"""
 HEAD_MAPS = HEAD_MAP_CELLS.replace("{}", ":not(.explorable-single-map)")
 SINGLE_MAP = HEAD_MAP_CELLS.replace("{}", ".explorable-single-map")
+EVERY_MAP = HEAD_MAP_CELLS.replace("{}", "")  # the single head's ("a") first
 
 #: The cells of Q or K lit (i, j), in the order of the table.
 LIT = """(root, key) => [
@@ -2650,10 +2652,11 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     assert not any(c["linked"] for c in root.evaluate(HEAD_MAPS))
     for key in ("q", "k", "v", "concat", "term1", "output"):
         assert root.evaluate(LIT, key) == [], key
-    # The keyboard: one Tab stop a map, the arrows move inside it.
+    # The keyboard: one Tab stop a map (four heads and h = 1), the arrows
+    # move inside it.
     pointer_on_the_header(page)
     stops = root.locator('button[data-weight][tabindex="0"]:visible')
-    assert stops.count() == 4
+    assert stops.count() == 5
     first = root.locator('[data-matrix="weights2"] td[data-i="0"][data-j="0"] button')
     first.focus()
     page.keyboard.press("ArrowDown")
@@ -2663,13 +2666,13 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     linked = [(c["g"], c["i"], c["j"]) for c in root.evaluate(HEAD_MAPS) if c["linked"]]
     assert linked == [(g, 1, 1) for g in range(4)]
     assert root.evaluate(LIT, "q") == [[1, 2]] and root.evaluate(LIT, "k") == [[1, 2]]
-    assert stops.count() == 4
+    assert stops.count() == 5
     root.locator("select[data-h]").select_option("2")  # two heads: two marked cells
     linked = [(c["g"], c["i"], c["j"]) for c in root.evaluate(HEAD_MAPS) if c["linked"]]
     assert all(g < 2 for g, _, _ in linked)
     # h = 2 (d_k = 2): head 1's cell (query 2, key 1) lights columns 1 and 2
     # of q_2 and k_1, and the score is their two products over sqrt(2)
-    state = oracle.heads_state(2, "mixing")
+    state = oracle.heads_state(2, "mixing", inputs="example")
     root.locator('[data-matrix="weights0"] td[data-i="1"][data-j="0"] button').focus()
     assert root.evaluate(LIT, "q") == [[1, 0], [1, 1]]
     assert root.evaluate(LIT, "k") == [[0, 0], [0, 1]]
@@ -2687,15 +2690,18 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
 #: The heads' colour scale: each row's head, whether it is shown, and its
 #: tones (weight, background, text colour).
 HEAD_SCALE = """root => [...root.querySelectorAll(".explorable-head-scale-row")]
-    .map(row => ({g: Number(row.dataset.head), shown: !row.hidden,
+    .map(row => ({g: row.dataset.head === "a" ? "a" : Number(row.dataset.head),
+                  shown: !row.hidden,
                   tones: [...row.querySelectorAll("span[data-w]")].map(s => ({
                       weight: Number(s.textContent),
                       colour: getComputedStyle(s).backgroundColor,
                       text: getComputedStyle(s).color}))}))"""
 
-#: Each head's tint, swatch and button colour, and its ramp's two tones.
-HEAD_HUES = """root => [0, 1, 2, 3].map(g => {
-    const style = getComputedStyle(root.querySelector(`button[data-use="${g}"]`));
+#: Each head's tint, swatch and button colour, and its ramp's two tones;
+#: last, the single head's (h = 1, A's colour), from its map.
+HEAD_HUES = """root => [0, 1, 2, 3, "a"].map(g => {
+    const style = getComputedStyle(root.querySelector(
+        g === "a" ? '[data-matrix="single"]' : `button[data-use="${g}"]`));
     return ["--explorable-head", "--explorable-head-deep", "--explorable-head-mid",
             "--explorable-head-top"].map(k => style.getPropertyValue(k).trim());
 })"""
@@ -2805,18 +2811,21 @@ def test_heads_weights_read_apart_against_a_scale(load) -> None:
     head's weakest and strongest cells stand >= 2:1 apart, every cell's
     number >= 4.5:1 on its tone, the same weight has the same lightness in
     every head, and a scale of tones from 0 to 1, one row a shown head,
-    drawn as the cells are, brackets each cell's tone."""
+    drawn as the cells are, brackets each cell's tone. The same holds for
+    the single head's map (h = 1, "a") beside the heads."""
     page, watch, root = load("multi-head", "heads")
     for h, scheme in itertools.product((2, 4), ("default", "slate")):
         root.locator("select[data-h]").select_option(str(h))
         page.evaluate(
             "s => document.body.setAttribute('data-md-color-scheme', s)", scheme
         )
-        cells = root.evaluate(HEAD_MAPS)
+        cells = root.evaluate(EVERY_MAP)
         for c, text in zip(cells, root.evaluate(HEAD_TEXT), strict=True):
             assert contrast(c["colour"], text) >= TEXT_CONTRAST, (scheme, c, text)
         rows = root.evaluate(HEAD_SCALE)
-        assert [r["shown"] for r in rows] == [g < h for g in range(4)], rows
+        assert [(r["g"], r["shown"]) for r in rows] == [("a", True)] + [
+            (g, g < h) for g in range(4)
+        ], rows
         page_colour = page.evaluate(
             "() => getComputedStyle(document.body).backgroundColor"
         )
@@ -2845,7 +2854,7 @@ def test_heads_weights_read_apart_against_a_scale(load) -> None:
                 assert apart >= 2, (scheme, h, row["g"], weakest, strongest, apart)
         # one hue a head everywhere (review F2: head 2 was a yellow tint, a
         # brown ramp and an orange swatch and button): tint, ramp, swatch
-        for g, tones in enumerate(root.evaluate(HEAD_HUES)):
+        for g, tones in zip([0, 1, 2, 3, "a"], root.evaluate(HEAD_HUES), strict=True):
             hues = [360 * colorsys.rgb_to_hls(*rgb_of_hex(c))[0] for c in tones]
             spread = max(hue_apart(a, b) for a, b in itertools.combinations(hues, 2))
             assert spread <= 12, (scheme, g, tones, hues)
@@ -2869,19 +2878,22 @@ def test_heads_weights_read_apart_against_a_scale(load) -> None:
 
 def test_heads_pointing_at_a_cell_moves_nothing(load) -> None:
     """The line under the maps keeps its height whatever cell is pointed at
-    (h = 1: the longest sums, four products), on a desktop and a phone."""
+    (h = 1: the longest sums, four products; h = 4 with the single head's
+    cell: five weights and four scores), on a desktop and a phone."""
     page, watch, root = load("multi-head", "heads")
-    root.locator("select[data-h]").select_option("1")
     said = root.locator("[data-linked-said]")
-    for width in (1280, 390):
-        page.set_viewport_size({"width": width, "height": 900})
-        pointer_on_the_header(page)
-        rest = said.bounding_box()["height"]
-        for i, j in itertools.product(range(3), range(3)):
-            cell = f'[data-matrix="weights0"] td[data-i="{i}"][data-j="{j}"] button'
-            root.locator(cell).focus()
-            assert "√4" in said.inner_text()
-            assert abs(said.bounding_box()["height"] - rest) < 0.5, (width, i, j)
+    for h, key, sign in (("1", "weights0", "√4"), ("4", "single", "√4")):
+        root.locator("select[data-h]").select_option(h)
+        for width in (1280, 360):
+            page.set_viewport_size({"width": width, "height": 900})
+            pointer_on_the_header(page)
+            rest = said.bounding_box()["height"]
+            for i, j in itertools.product(range(3), range(3)):
+                cell = f'[data-matrix="{key}"] td[data-i="{i}"][data-j="{j}"] button'
+                root.locator(cell).focus()
+                assert sign in said.inner_text()
+                height = said.bounding_box()["height"]
+                assert abs(height - rest) < 0.5, (h, width, i, j)
     assert not watch.problems(), watch.problems()
 
 
