@@ -2755,6 +2755,7 @@ def test_heads_beside_one_head_and_linked(load) -> None:
     shown = hue(rgb_of(deepest["colour"]))
     assert min(hues, key=lambda n: apart(shown, hues[n])) == "a", deepest
     # the single head's map sits beside the heads' maps (a desktop's column)
+    page.set_viewport_size({"width": 1280, "height": 900})
     tops = root.evaluate(
         """root => [...root.querySelectorAll(
                 ".explorable-head-maps table:not([hidden]) tbody")]
