@@ -20,6 +20,7 @@ from attention_book.stages.explorables import (
     ROPE_MAX,
     ROPE_Q,
     W_O,
+    heads_input,
     window_sink_qk,
     words_for,
 )
@@ -478,15 +479,24 @@ def online_panels_agree(
         assert (later is None) if veil is None else abs(later - veil) < 1e-3, later
 
 
-def heads_state(h: int, w_o_name: str, off: tuple[int, ...] = ()) -> dict:
-    """The heads figure's numbers; ``off``: the heads whose block of W^O
-    (rows g d_k ... (g + 1) d_k - 1) the reader zeroed."""
-    x, w_q, w_k, w_v = running_example()
+def heads_state(
+    h: int, w_o_name: str, off: tuple[int, ...] = (), inputs: str = "preset"
+) -> dict:
+    """The heads figure's numbers for its input ``inputs`` (``"preset"``,
+    the heads that look at different tokens, or ``"example"``, the running
+    example); ``off``: the heads whose block of W^O (rows g d_k ...
+    (g + 1) d_k - 1) the reader zeroed. ``single``: the weights and the
+    scores of one head over all the columns (h = 1), drawn beside the heads."""
+    x, w_q, w_k, w_v = (
+        np.asarray(heads_input(inputs)[key], dtype=np.float64)
+        for key in ("x", "w_q", "w_k", "w_v")
+    )
     w_o = np.asarray(W_O[w_o_name], dtype=np.float64).copy()
     for g in off:
         w_o[g * (4 // h) : (g + 1) * (4 // h), :] = 0.0
     out, weights = multi_head_attention(x, x, x, w_q, w_k, w_v, w_o, h)
     concat, _ = multi_head_attention(x, x, x, w_q, w_k, w_v, np.eye(4), h)
+    _, single = multi_head_attention(x, x, x, w_q, w_k, w_v, np.eye(4), 1)
     d_v = 4 // h
     blocks = [slice(i * d_v, (i + 1) * d_v) for i in range(h)]
     terms = [concat[:, b] @ w_o[b, :] for b in blocks]  # head_i W^O_i: (n, d_model)
@@ -499,6 +509,8 @@ def heads_state(h: int, w_o_name: str, off: tuple[int, ...] = ()) -> dict:
         "v": (x @ w_v).tolist(),
         "scores": [a.tolist() for a in scores],
         "weights": weights.tolist(),
+        "single": single[0].tolist(),
+        "single_scores": (q @ k.T / 2.0).tolist(),  # Q K^T / sqrt(d_model)
         "concat": concat.tolist(),
         "terms": [t.tolist() for t in terms],
         "output": out.tolist(),

@@ -1,4 +1,5 @@
-// Multi-head attention on the running example: h heads of width
+// Multi-head attention on one of two inputs (the heads that look at
+// different tokens, shown first, or the running example): h heads of width
 // d_k = d_model / h; head i takes columns (i−1)d_k+1 … i d_k of Q, K and V,
 // has its own weights A_i = softmax(Q_i K_iᵀ / √d_k), and its output head_i =
 // A_i V_i. The output Concat(head_1, …, head_h) W^O is Σ_i head_i W^O_i.
@@ -10,7 +11,11 @@
 // they make, term by term, (q_i · k_j) / √d_k; it lights the value v_j the
 // weight multiplies and query i's row of Concat and of head_g W^O_g, which
 // it goes into, and the output's row z_i; it marks the same query and key in every other head and
-// says all their weights. A head's block of W^O is zeroed and kept again by
+// says all their weights. Beside the heads, the weights of one head over all
+// d_model columns (h = 1), A = softmax(Q Kᵀ / √d_model), in A's colour: what
+// splitting into heads changes. Its score is the heads' scores summed over
+// √h, Σ_g s_g / √h; pointing at its cell (i, j) writes both and marks the
+// same cell in every head. A head's block of W^O is zeroed and kept again by
 // its button or by pressing the block itself.
 import {
   announce, cellAt, dataNode, esc, field, fill, fmt, frame, linkCells, matmul, matrix, message,
@@ -22,13 +27,16 @@ import {
 // so 0.8 and 1 lie close).
 const SCALE = [0, 0.2, 0.4, 0.6, 0.8, 1];
 
-// data: the running example's X, W_Q, W_K, W_V; the page's W^O choices
-// (w_o), the head counts to offer (counts) and the one shown first (h).
+// data: the inputs (each X, W_Q, W_K, W_V) and the one shown first (input);
+// the page's W^O choices (w_o), the head counts to offer (counts) and the
+// one shown first (h).
 export function render(w, data) {
   const most = Math.max(...data.counts);
-  const dModel = data.x[0].length;
+  const x = data.inputs[data.input].x;
+  const dModel = x[0].length;
   const controls =
     '<div class="explorable-controls">' +
+    field(w.input, `<select data-input disabled>${optionList(Object.keys(data.inputs), data.input, w)}</select>`) +
     field(`d<sub>model</sub> = ${dModel}、${w.h}`,
       `<select data-h disabled>${optionList(data.counts, data.h)}</select>`) +
     field(w.w_o, `<select data-w-o disabled>${optionList(Object.keys(data.w_o), data.w_o_name, w)}</select>`) +
@@ -36,16 +44,20 @@ export function render(w, data) {
   // Rows by what they are: Q's rows the queries q_i, the output's rows z_i
   // (as the scaled-dot-product figure names them), the rows between them
   // (Concat, head_i W^O_i) by their query in words.
-  const rowsOf = (symbol) => data.x.map((_, i) => sub(symbol, i + 1));
-  const dims = data.x[0].map((_, j) => String(j + 1));
-  const queries = data.x.map((_, i) => esc(message(w.query, { i: i + 1 })));
-  const keys = data.x.map((_, j) => esc(message(w.key, { j: j + 1 })));
+  const rowsOf = (symbol) => x.map((_, i) => sub(symbol, i + 1));
+  const dims = x[0].map((_, j) => String(j + 1));
+  const queries = x.map((_, i) => esc(message(w.query, { i: i + 1 })));
+  const keys = x.map((_, j) => esc(message(w.key, { j: j + 1 })));
   // A head's weight: a button (named by mount()) that covers its cell; one
   // button a map is in the Tab order, the arrow keys move inside the map.
   const weight = (g) => (i, j, attrs) =>
     `<td${attrs}><button type="button" data-weight data-head="${g}" ` +
     `tabindex="${i === 0 && j === 0 ? 0 : -1}" data-value="0" disabled>0</button></td>`;
   const hide = (i) => (i < data.h ? "" : " hidden");
+  // one head over every column (h = 1), first, in A's colour (data-head="a")
+  const single = matrix("single", w.single, queries, keys, { cell: weight("a") })
+    .replace('<table class="explorable-matrix"',
+      '<table class="explorable-matrix explorable-head-map explorable-single-map" data-head="a"');
   const maps = [...Array(most).keys()].map((g) =>
     matrix(`weights${g}`, message(w.weights, { i: g + 1 }), queries, keys, { cell: weight(g) })
       .replace('<table class="explorable-matrix"',
@@ -59,11 +71,13 @@ export function render(w, data) {
   // SCALE, drawn by the maps' own rule (explorables.css), so that a cell's
   // colour can be read off and the heads compared (the same weight, the
   // same lightness). Seen only: every weight is written in its cell.
+  const scaleRow = (name, head, hidden = "") =>
+    `<div class="explorable-head-scale-row" data-head="${head}"${hidden}>` +
+    `<span class="explorable-head-scale-name">${name}</span>` +
+    SCALE.map((a) => `<span data-w style="--w: ${a}">${a}</span>`).join("") + "</div>";
   const scale = '<div class="explorable-head-scale" aria-hidden="true">' +
-    `<p>${w.scale}</p>` + [...Array(most).keys()].map((g) =>
-    `<div class="explorable-head-scale-row" data-head="${g}"${hide(g)}>` +
-    `<span class="explorable-head-scale-name">${message(w.use_head, { g: g + 1 })}</span>` +
-    SCALE.map((a) => `<span data-w style="--w: ${a}">${a}</span>`).join("") + "</div>").join("") + "</div>";
+    `<p>${w.scale}</p>` + scaleRow(w.single_short, "a") + [...Array(most).keys()].map((g) =>
+    scaleRow(message(w.use_head, { g: g + 1 }), g, hide(g))).join("") + "</div>";
   // W^O drawn, its rows in the colour of the head whose block W^O_i they
   // are; a button a head keeps or zeroes its block (aria-pressed: kept).
   const uses = [...Array(most).keys()].map((g) =>
@@ -73,32 +87,40 @@ export function render(w, data) {
     '<div class="explorable-controls explorable-uses" role="group" aria-labelledby="explorable-heads-use">' +
     `<span id="explorable-heads-use">${w.use}</span>${uses}</div>${matrix("w_o", w.w_o_matrix, dims, dims)}</div>`;
   return frame("heads", w,
-    dataNode({ x: data.x, w_q: data.w_q, w_k: data.w_k, w_v: data.w_v, w_o: data.w_o }) + controls +
+    dataNode({ inputs: data.inputs, w_o: data.w_o }) + controls +
     `<div class="explorable-tables">${matrix("q", w.q, rowsOf("q"), dims)}` +
     `${matrix("k", w.k, rowsOf("k"), dims)}${matrix("v", w.v, rowsOf("v"), dims)}</div>` + legend + scale +
-    `<div class="explorable-tables explorable-head-maps">${maps}</div>` +
+    `<div class="explorable-tables explorable-head-maps">${single}${maps}</div>` +
     `<p class="explorable-terms explorable-terms-tall" data-linked-said>${w.linked_hint}</p>` +
     `<div class="explorable-tables">${matrix("concat", w.concat, queries, dims)}${wO}` +
     `${terms}${matrix("output", w.output, rowsOf("z"), dims)}</div>` +
     status() + templates(w, "status", "cell", "linked", "linked_head", "linked_hint", "most", "most_tie", "score",
-      "dropped", "kept"));
+      "dropped", "kept", "single_cell", "single_score", "single_sum", "linked_single"));
 }
 
 const columns = (a, from, to) => a.map((row) => row.slice(from, to));
 
 export function mount(root) {
   const data = JSON.parse(root.querySelector("[data-data]").dataset.data);
+  const inSelect = root.querySelector("select[data-input]");
   const hSelect = root.querySelector("select[data-h]");
   const wSelect = root.querySelector("select[data-w-o]");
   const table = (key) => root.querySelector(`[data-matrix="${key}"]`);
   const most = root.querySelectorAll('[data-matrix^="weights"]').length;
   const said = root.querySelector("[data-linked-said]");
   let state = null;
-  let pointed = null; // [head, query, key] under the pointer or the focus
+  let pointed = null; // [head, query, key] under the pointer or the focus; head −1: h = 1
   const off = new Set(); // the heads whose block of W^O the reader zeroed
   const useButtons = [...root.querySelectorAll("button[data-use]")];
   const useLabel = root.querySelector("#explorable-heads-use");
   speak(useLabel, useLabel.innerHTML); // "W<sup>O</sup>" said in words
+
+  // Query i's weight on key j in every shown head, then with one head (h = 1).
+  const weightsAt = (i, j) => [
+    ...state.heads.map(({ weights }, g) =>
+      message(words(root, "linked_head"), { g: g + 1, weight: fmt(weights[i][j], 3) })),
+    message(words(root, "linked_single"), { weight: fmt(state.single.weights[i][j], 3) }),
+  ].join("、");
 
   // The cell (i, j) marked in every shown head, and its weights said; in
   // the pointed head g, q_i's and k_j's entries in g's columns lit, and the
@@ -123,19 +145,33 @@ export function mount(root) {
       }));
       const top = Math.max(...cells.map((c) => c.spread));
       const best = cells.filter((c) => top - c.spread < 1e-9);
-      const weights = heads.map((a, g) =>
-        message(words(root, "linked_head"), { g: g + 1, weight: fmt(a[best[0].i][best[0].j], 3) })).join("、");
+      const weights = weightsAt(best[0].i, best[0].j);
       said.textContent = `${words(root, "linked_hint")}${message(words(root, best.length > 1 ? "most_tie" : "most"), {
         n: best.length, i: best[0].i + 1, j: best[0].j + 1, spread: fmt(top, 3) })}${message(words(root, "linked"), {
         i: best[0].i + 1, j: best[0].j + 1, weights })}`;
       return;
     }
     const [g, i, j] = pointed;
-    const parts = [];
-    state.heads.forEach(({ weights }, other) => {
-      table(`weights${other}`).querySelector(`td[data-i="${i}"][data-j="${j}"]`).classList.add("explorable-linked");
-      parts.push(message(words(root, "linked_head"), { g: other + 1, weight: fmt(weights[i][j], 3) }));
-    });
+    for (const key of ["single", ...state.heads.map((_, other) => `weights${other}`)]) {
+      table(key).querySelector(`td[data-i="${i}"][data-j="${j}"]`).classList.add("explorable-linked");
+    }
+    const linked = message(words(root, "linked"), { i: i + 1, j: j + 1, weights: weightsAt(i, j) });
+    if (g < 0) {
+      // one head (h = 1): q_i's and k_j's every entry, the score they make
+      // over √d_model, and the heads' scores summed over √h, which it equals
+      for (const [key, row] of [["q", i], ["k", j]]) {
+        for (const cell of table(key).querySelectorAll(`td[data-i="${row}"]`)) cell.classList.add("explorable-linked");
+      }
+      const h = state.heads.length;
+      const sum = h < 2 ? "" : message(words(root, "single_sum"), {
+        h, scores: state.heads.map(({ scores }) => fmt(scores[i][j], 3)).join(" + "),
+      });
+      speak(said, message(words(root, "single_score"), {
+        i: i + 1, j: j + 1, d_model: state.q[0].length, score: fmt(state.single.scores[i][j], 3),
+        weight: fmt(state.single.weights[i][j], 3),
+      }) + sum + linked);
+      return;
+    }
     const columns = [...Array(state.dK).keys()].map((p) => g * state.dK + p);
     // the value v_j it weighs, and query i's row of the outputs it goes into
     for (const [key, row] of [["q", i], ["k", j], ["v", j], ["concat", i]]) {
@@ -151,18 +187,19 @@ export function mount(root) {
     speak(said, message(words(root, "score"), {
       g: g + 1, i: i + 1, j: j + 1, terms, d_k: state.dK, score: fmt(state.heads[g].scores[i][j], 3),
       weight: fmt(state.heads[g].weights[i][j], 3),
-    }) + message(words(root, "linked"), { i: i + 1, j: j + 1, weights: parts.join("、") }));
+    }) + linked);
   };
 
   const update = (say = true) => {
+    const input = data.inputs[inSelect.value];
     const h = Number(hSelect.value);
-    const dModel = data.x[0].length;
+    const dModel = input.x[0].length;
     const dK = dModel / h;
     // W^O with the zeroed heads' blocks (rows (i−1)d_k+1 … i d_k) set to 0
     const wO = data.w_o[wSelect.value].map((row, r) => (off.has(Math.floor(r / dK)) ? row.map(() => 0) : row));
-    const q = matmul(data.x, data.w_q); // (n, d_model)
-    const k = matmul(data.x, data.w_k);
-    const v = matmul(data.x, data.w_v);
+    const q = matmul(input.x, input.w_q); // (n, d_model)
+    const k = matmul(input.x, input.w_k);
+    const v = matmul(input.x, input.w_v);
     const heads = [];
     for (let i = 0; i < h; i++) {
       const [from, to] = [i * dK, (i + 1) * dK];
@@ -175,7 +212,10 @@ export function mount(root) {
     }
     const concat = q.map((_, r) => heads.flatMap(({ head }) => head[r])); // (n, d_model)
     const output = matmul(concat, wO);
-    state = { heads, q, k, dK };
+    // one head over all d_model columns (h = 1): A = softmax(Q Kᵀ / √d_model)
+    const singleScores = matmul(q, transpose(k)).map((row) => row.map((s) => s / Math.sqrt(dModel)));
+    const single = { scores: singleScores, weights: singleScores.map(softmax) };
+    state = { heads, q, k, dK, single };
     fill(root, "q", q, 2);
     fill(root, "k", k, 2);
     fill(root, "v", v, 2);
@@ -202,6 +242,13 @@ export function mount(root) {
         }));
       }
     }
+    for (const b of table("single").querySelectorAll("button[data-weight]")) {
+      const [i, j] = cellAt(b);
+      const a = single.weights[i][j];
+      show(b, a, 3);
+      b.closest("td").style.setProperty("--w", String(a));
+      b.setAttribute("aria-label", message(words(root, "single_cell"), { i: i + 1, j: j + 1, weight: fmt(a, 3) }));
+    }
     fill(root, "concat", concat, 3);
     fill(root, "w_o", wO, 0);
     for (const td of table("w_o").querySelectorAll("td[data-i]")) {
@@ -210,9 +257,9 @@ export function mount(root) {
       td.classList.toggle("explorable-off", off.has(g));
       td.classList.toggle("explorable-block-start", starts(Number(td.dataset.i)));
     }
-    root.querySelectorAll(".explorable-head-scale-row").forEach((row, g) => {
-      row.hidden = g >= h;
-    });
+    for (const row of root.querySelectorAll('.explorable-head-scale-row:not([data-head="a"])')) {
+      row.hidden = Number(row.dataset.head) >= h;
+    }
     useButtons.forEach((b, g) => {
       b.hidden = g >= h;
       b.setAttribute("aria-pressed", String(!off.has(g)));
@@ -224,10 +271,12 @@ export function mount(root) {
   };
 
   // Each head's map is a grid of its own; a cell marks the same query and key in every head.
+  const n = data.inputs[inSelect.value].x.length;
   linkCells(root.querySelectorAll("button[data-weight]"), (b) => {
-    pointed = b && [Number(b.dataset.head), ...cellAt(b)];
+    pointed = b && [b.dataset.head === "a" ? -1 : Number(b.dataset.head), ...cellAt(b)];
     link();
-  }, { rows: () => data.x.length, last: () => data.x.length - 1 });
+  }, { rows: () => n, last: () => n - 1 });
+  inSelect.addEventListener("input", () => update());
   hSelect.addEventListener("input", () => {
     off.clear(); // another h: other blocks
     update();

@@ -2392,10 +2392,12 @@ def test_online_softmax_refuses_what_it_cannot_compute(load) -> None:
 
 def test_heads(load) -> None:
     page, watch, root = load("multi-head", "heads")
+    inputs = "preset"
 
     def agrees(h: int, w_o: str, off: tuple[int, ...] = ()) -> dict:
-        state = oracle.heads_state(h, w_o, off)
+        state = oracle.heads_state(h, w_o, off, inputs=inputs)
         compare(page, "heads", "w_o", state["w_o"])
+        compare(page, "heads", "single", state["single"])
         compare(page, "heads", "q", state["q"])
         compare(page, "heads", "k", state["k"])
         compare(page, "heads", "v", state["v"])
@@ -2419,7 +2421,13 @@ def test_heads(load) -> None:
         assert heads_of == [str(j // (4 // h)) for j in range(4)]
         return state
 
-    agrees(2, "mixing")  # the default state: the page's two heads
+    agrees(2, "mixing")  # the default state: two heads that look apart
+    for h in ("4", "1", "2"):
+        root.locator("select[data-h]").select_option(h)
+        agrees(int(h), "mixing")
+    inputs = "example"  # the running example, the page's two heads
+    root.locator("select[data-input]").select_option(inputs)
+    agrees(2, "mixing")
     # Rows named by what they are (review F26): Q's rows the queries q_i, the
     # output's rows z_i, Concat's and each term's rows their query in words.
     words = explorables.words_for("heads", "ja")
@@ -2474,19 +2482,24 @@ def test_heads(load) -> None:
 
 
 #: Each shown cell of the heads' maps: head, indices, weight, background,
-#: its button's size, and whether it is marked.
-HEAD_MAPS = """root => [...root.querySelectorAll(
-        "table.explorable-head-map:not([hidden]) td[data-i]")]
+#: its button's size, and whether it is marked (the single head's map,
+#: h = 1, is SINGLE_MAP).
+HEAD_MAP_CELLS = """root => [...root.querySelectorAll(
+        "table.explorable-head-map:not([hidden]){} td[data-i]")]
     .map(td => {
         const button = td.querySelector("button");
         const box = button.getBoundingClientRect();
-        return {g: Number(button.dataset.head), i: Number(td.dataset.i),
+        const g = button.dataset.head;
+        return {g: g === "a" ? g : Number(g), i: Number(td.dataset.i),
                 j: Number(td.dataset.j), weight: Number(button.dataset.value),
                 colour: getComputedStyle(td).backgroundColor,
                 width: box.width, height: box.height,
                 name: button.getAttribute("aria-label"),
                 linked: td.classList.contains("explorable-linked")};
     })"""
+HEAD_MAPS = HEAD_MAP_CELLS.replace("{}", ":not(.explorable-single-map)")
+SINGLE_MAP = HEAD_MAP_CELLS.replace("{}", ".explorable-single-map")
+EVERY_MAP = HEAD_MAP_CELLS.replace("{}", "")  # the single head's ("a") first
 
 #: The cells of Q or K lit (i, j), in the order of the table.
 LIT = """(root, key) => [
@@ -2535,12 +2548,13 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     from attention_book.diagrams import FILLS
 
     page, watch, root = load("multi-head", "heads")
-    # the page opens at h = 2, where four cells tie for the largest spread
-    # between the heads (q1 k1, q1 k3, q2 k1, q2 k2, by symmetry): all named
-    weights2 = oracle.heads_state(2, "mixing")["weights"]
+    # the running example at h = 2, where four cells tie for the largest
+    # spread between the heads (q1 k1, q1 k3, q2 k1, q2 k2, by symmetry)
+    root.locator("select[data-input]").select_option("example")
+    weights2 = oracle.heads_state(2, "mixing", inputs="example")["weights"]
     assert most_said(root.locator("[data-linked-said]").inner_text(), weights2) == 4
     root.locator("select[data-h]").select_option("4")
-    state = oracle.heads_state(4, "mixing")
+    state = oracle.heads_state(4, "mixing", inputs="example")
     rows = root.locator('[data-matrix="weights0"] tbody th').all_inner_texts()
     columns = root.locator('[data-matrix="weights0"] thead th').all_inner_texts()
     assert rows == ["クエリ 1", "クエリ 2", "クエリ 3"]
@@ -2638,10 +2652,11 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     assert not any(c["linked"] for c in root.evaluate(HEAD_MAPS))
     for key in ("q", "k", "v", "concat", "term1", "output"):
         assert root.evaluate(LIT, key) == [], key
-    # The keyboard: one Tab stop a map, the arrows move inside it.
+    # The keyboard: one Tab stop a map (four heads and h = 1), the arrows
+    # move inside it.
     pointer_on_the_header(page)
     stops = root.locator('button[data-weight][tabindex="0"]:visible')
-    assert stops.count() == 4
+    assert stops.count() == 5
     first = root.locator('[data-matrix="weights2"] td[data-i="0"][data-j="0"] button')
     first.focus()
     page.keyboard.press("ArrowDown")
@@ -2651,13 +2666,13 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
     linked = [(c["g"], c["i"], c["j"]) for c in root.evaluate(HEAD_MAPS) if c["linked"]]
     assert linked == [(g, 1, 1) for g in range(4)]
     assert root.evaluate(LIT, "q") == [[1, 2]] and root.evaluate(LIT, "k") == [[1, 2]]
-    assert stops.count() == 4
+    assert stops.count() == 5
     root.locator("select[data-h]").select_option("2")  # two heads: two marked cells
     linked = [(c["g"], c["i"], c["j"]) for c in root.evaluate(HEAD_MAPS) if c["linked"]]
     assert all(g < 2 for g, _, _ in linked)
     # h = 2 (d_k = 2): head 1's cell (query 2, key 1) lights columns 1 and 2
     # of q_2 and k_1, and the score is their two products over sqrt(2)
-    state = oracle.heads_state(2, "mixing")
+    state = oracle.heads_state(2, "mixing", inputs="example")
     root.locator('[data-matrix="weights0"] td[data-i="1"][data-j="0"] button').focus()
     assert root.evaluate(LIT, "q") == [[1, 0], [1, 1]]
     assert root.evaluate(LIT, "k") == [[0, 0], [0, 1]]
@@ -2675,15 +2690,18 @@ def test_heads_are_heat_maps_in_the_heads_colours_and_linked(load) -> None:
 #: The heads' colour scale: each row's head, whether it is shown, and its
 #: tones (weight, background, text colour).
 HEAD_SCALE = """root => [...root.querySelectorAll(".explorable-head-scale-row")]
-    .map(row => ({g: Number(row.dataset.head), shown: !row.hidden,
+    .map(row => ({g: row.dataset.head === "a" ? "a" : Number(row.dataset.head),
+                  shown: !row.hidden,
                   tones: [...row.querySelectorAll("span[data-w]")].map(s => ({
                       weight: Number(s.textContent),
                       colour: getComputedStyle(s).backgroundColor,
                       text: getComputedStyle(s).color}))}))"""
 
-#: Each head's tint, swatch and button colour, and its ramp's two tones.
-HEAD_HUES = """root => [0, 1, 2, 3].map(g => {
-    const style = getComputedStyle(root.querySelector(`button[data-use="${g}"]`));
+#: Each head's tint, swatch and button colour, and its ramp's two tones;
+#: last, the single head's (h = 1, A's colour), from its map.
+HEAD_HUES = """root => [0, 1, 2, 3, "a"].map(g => {
+    const style = getComputedStyle(root.querySelector(
+        g === "a" ? '[data-matrix="single"]' : `button[data-use="${g}"]`));
     return ["--explorable-head", "--explorable-head-deep", "--explorable-head-mid",
             "--explorable-head-top"].map(k => style.getPropertyValue(k).trim());
 })"""
@@ -2693,6 +2711,88 @@ HEAD_SCALE_TOPS = """root => [
     ...root.querySelectorAll(".explorable-head-scale-row:not([hidden])")]
     .map(row => [...row.children].map(e => e.getBoundingClientRect())
         .map(r => [r.top, r.bottom]))"""
+
+
+def test_heads_beside_one_head_and_linked(load) -> None:
+    """The figure opens on heads that look at different tokens (head 1 each
+    token itself, head 2 the previous one), beside the weights of one head
+    over all four columns (h = 1) in A's colour, which splits tokens 2 and 3
+    between those keys; pointing at a head's cell marks the same cell in the
+    single head's map and says its weight, and pointing at the single head's
+    cell lights q_i's and k_j's every entry and writes its score as the
+    heads' scores summed over sqrt(h)."""
+    from attention_book.diagrams import FILLS
+
+    page, watch, root = load("multi-head", "heads")
+    words = explorables.words_for("heads", "ja")
+    state = oracle.heads_state(2, "mixing")
+    said = root.locator("[data-linked-said]")
+    # the idle line: the four cells where the heads differ most (by 0.841),
+    # the first (query 2, key 1) with its weight in each head and at h = 1
+    assert most_said(said.inner_text(), state["weights"]) == 4
+    assert words["linked_single"].format(weight="0.468") in said.inner_text()
+    cells = root.evaluate(SINGLE_MAP)
+    assert len(cells) == 9
+    for c in cells:
+        assert c["width"] >= 24 and c["height"] >= 24, c
+        weight = state["single"][c["i"]][c["j"]]
+        assert abs(c["weight"] - weight) < 1e-12
+        assert c["name"] == words["single_cell"].format(
+            i=c["i"] + 1, j=c["j"] + 1, weight=oracle.fmt(weight, 3)
+        )
+
+    # A's hue: the strongest cell nearer A's than any head's
+    def hue(rgb) -> float:
+        return colorsys.rgb_to_hls(*(c / 255 for c in rgb))[0]
+
+    def apart(a: float, b: float) -> float:
+        return min(abs(a - b), 1 - abs(a - b))
+
+    deepest = max(cells, key=lambda c: c["weight"])
+    names = ("a", "head1", "head2", "head3", "head4")
+    fills = {name: FILLS["light"][name] for name in names}
+    hues = {n: hue(int(f[k : k + 2], 16) for k in (1, 3, 5)) for n, f in fills.items()}
+    shown = hue(rgb_of(deepest["colour"]))
+    assert min(hues, key=lambda n: apart(shown, hues[n])) == "a", deepest
+    # the single head's map sits beside the heads' maps (a desktop's column)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    tops = root.evaluate(
+        """root => [...root.querySelectorAll(
+                ".explorable-head-maps table:not([hidden]) tbody")]
+            .map(t => Math.round(t.getBoundingClientRect().top))"""
+    )
+    assert len(tops) == 3 and len(set(tops)) == 1, tops
+    # a head's cell: the same cell marked at h = 1, its weight said
+    root.locator('[data-matrix="weights1"] td[data-i="2"][data-j="1"] button').hover()
+    marked = [(c["i"], c["j"]) for c in root.evaluate(SINGLE_MAP) if c["linked"]]
+    assert marked == [(2, 1)]
+    assert (
+        words["linked_single"].format(weight=oracle.fmt(state["single"][2][1], 3))
+        in said.inner_text()
+    )
+    # the single head's cell (query 2, key 1): every head's cell marked, q_2
+    # and k_1 lit in every column, the score and the heads' scores summed
+    root.locator('[data-matrix="single"] td[data-i="1"][data-j="0"] button').hover()
+    linked = [(c["g"], c["i"], c["j"]) for c in root.evaluate(HEAD_MAPS) if c["linked"]]
+    assert linked == [(0, 1, 0), (1, 1, 0)]
+    assert root.evaluate(LIT, "q") == [[1, c] for c in range(4)]
+    assert root.evaluate(LIT, "k") == [[0, c] for c in range(4)]
+    assert root.evaluate(LIT, "output") == []
+    text = said.evaluate(SHOWN_TEXT)
+    score = state["single_scores"][1][0]
+    heads = [state["scores"][g][1][0] for g in range(2)]
+    assert abs(score - sum(heads) / math.sqrt(2)) < 1e-12
+    assert f"= {oracle.fmt(score, 3)}" in text, text
+    assert f"({oracle.fmt(heads[0], 3)} + {oracle.fmt(heads[1], 3)}) / √2" in text, text
+    for g in range(2):
+        assert f"ヘッド {g + 1} で {oracle.fmt(state['weights'][g][1][0], 3)}" in text
+    # the running example: the single head's weights are chapter 3's
+    root.locator("select[data-input]").select_option("example")
+    example = oracle.heads_state(2, "mixing", inputs="example")
+    compare(page, "heads", "single", example["single"])
+    shown = [oracle.fmt(a, 3) for a in example["single"][0]]
+    assert shown == ["0.274", "0.452", "0.274"]
+    assert not watch.problems(), watch.problems()
 
 
 def rgb_of_hex(colour: str) -> tuple[float, float, float]:
@@ -2712,18 +2812,21 @@ def test_heads_weights_read_apart_against_a_scale(load) -> None:
     head's weakest and strongest cells stand >= 2:1 apart, every cell's
     number >= 4.5:1 on its tone, the same weight has the same lightness in
     every head, and a scale of tones from 0 to 1, one row a shown head,
-    drawn as the cells are, brackets each cell's tone."""
+    drawn as the cells are, brackets each cell's tone. The same holds for
+    the single head's map (h = 1, "a") beside the heads."""
     page, watch, root = load("multi-head", "heads")
     for h, scheme in itertools.product((2, 4), ("default", "slate")):
         root.locator("select[data-h]").select_option(str(h))
         page.evaluate(
             "s => document.body.setAttribute('data-md-color-scheme', s)", scheme
         )
-        cells = root.evaluate(HEAD_MAPS)
+        cells = root.evaluate(EVERY_MAP)
         for c, text in zip(cells, root.evaluate(HEAD_TEXT), strict=True):
             assert contrast(c["colour"], text) >= TEXT_CONTRAST, (scheme, c, text)
         rows = root.evaluate(HEAD_SCALE)
-        assert [r["shown"] for r in rows] == [g < h for g in range(4)], rows
+        assert [(r["g"], r["shown"]) for r in rows] == [("a", True)] + [
+            (g, g < h) for g in range(4)
+        ], rows
         page_colour = page.evaluate(
             "() => getComputedStyle(document.body).backgroundColor"
         )
@@ -2752,7 +2855,7 @@ def test_heads_weights_read_apart_against_a_scale(load) -> None:
                 assert apart >= 2, (scheme, h, row["g"], weakest, strongest, apart)
         # one hue a head everywhere (review F2: head 2 was a yellow tint, a
         # brown ramp and an orange swatch and button): tint, ramp, swatch
-        for g, tones in enumerate(root.evaluate(HEAD_HUES)):
+        for g, tones in zip([0, 1, 2, 3, "a"], root.evaluate(HEAD_HUES), strict=True):
             hues = [360 * colorsys.rgb_to_hls(*rgb_of_hex(c))[0] for c in tones]
             spread = max(hue_apart(a, b) for a, b in itertools.combinations(hues, 2))
             assert spread <= 12, (scheme, g, tones, hues)
@@ -2776,19 +2879,22 @@ def test_heads_weights_read_apart_against_a_scale(load) -> None:
 
 def test_heads_pointing_at_a_cell_moves_nothing(load) -> None:
     """The line under the maps keeps its height whatever cell is pointed at
-    (h = 1: the longest sums, four products), on a desktop and a phone."""
+    (h = 1: the longest sums, four products; h = 4 with the single head's
+    cell: five weights and four scores), on a desktop and a phone."""
     page, watch, root = load("multi-head", "heads")
-    root.locator("select[data-h]").select_option("1")
     said = root.locator("[data-linked-said]")
-    for width in (1280, 390):
-        page.set_viewport_size({"width": width, "height": 900})
-        pointer_on_the_header(page)
-        rest = said.bounding_box()["height"]
-        for i, j in itertools.product(range(3), range(3)):
-            cell = f'[data-matrix="weights0"] td[data-i="{i}"][data-j="{j}"] button'
-            root.locator(cell).focus()
-            assert "√4" in said.inner_text()
-            assert abs(said.bounding_box()["height"] - rest) < 0.5, (width, i, j)
+    for h, key, sign in (("1", "weights0", "√4"), ("4", "single", "√4")):
+        root.locator("select[data-h]").select_option(h)
+        for width in (1280, 360):
+            page.set_viewport_size({"width": width, "height": 900})
+            pointer_on_the_header(page)
+            rest = said.bounding_box()["height"]
+            for i, j in itertools.product(range(3), range(3)):
+                cell = f'[data-matrix="{key}"] td[data-i="{i}"][data-j="{j}"] button'
+                root.locator(cell).focus()
+                assert sign in said.inner_text()
+                height = said.bounding_box()["height"]
+                assert abs(height - rest) < 0.5, (h, width, i, j)
     assert not watch.problems(), watch.problems()
 
 

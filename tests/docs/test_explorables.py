@@ -303,13 +303,48 @@ def test_the_example_outputs_are_named_in_words() -> None:
 
 
 def test_the_heads_are_drawn_as_the_package_computes_them() -> None:
-    tables = drawn("heads", "zh-Hant")
+    """The default state (the heads that look at different tokens, h = 2)
+    and the running example, each with one head's weights (h = 1) beside."""
+    data = explorables.data_heads("zh-Hant")
+    assert data["input"] == "preset"
+    for inputs, tables in (
+        ("preset", drawn("heads", "zh-Hant")),
+        ("example", drawn_from(draw_with("heads", data | {"input": "example"}))),
+    ):
+        state = oracle.heads_state(2, "mixing", inputs=inputs)
+        for i in range(2):
+            for key, values in (
+                ("weights", state["weights"]),
+                ("term", state["terms"]),
+            ):
+                np.testing.assert_allclose(tables[f"{key}{i}"], values[i], rtol=1e-12)
+        for key in ("q", "k", "v", "single", "concat", "w_o", "output"):
+            np.testing.assert_allclose(tables[key], state[key], rtol=1e-12, err_msg=key)
+
+
+def test_the_heads_preset_shows_heads_that_look_at_different_tokens() -> None:
+    """The input the figure opens with: at h = 2 head 1 weighs each token
+    itself most, head 2 the previous token (token 1 itself), each by 0.894;
+    one head over the four columns (h = 1) splits tokens 2 and 3 evenly
+    between those two keys (0.468 each), which the heads keep apart."""
     state = oracle.heads_state(2, "mixing")
-    for i in range(2):
-        for key, values in (("weights", state["weights"]), ("term", state["terms"])):
-            np.testing.assert_allclose(tables[f"{key}{i}"], values[i], rtol=1e-12)
-    for key in ("q", "k", "v", "concat", "w_o", "output"):
-        np.testing.assert_allclose(tables[key], state[key], rtol=1e-12, err_msg=key)
+    head1, head2 = (np.asarray(a) for a in state["weights"])
+    single = np.asarray(state["single"])
+    assert list(head1.argmax(axis=1)) == [0, 1, 2]
+    assert list(head2.argmax(axis=1)) == [0, 0, 1]
+    assert {oracle.fmt(a, 3) for a in head1.max(axis=1)} == {"0.894"}
+    assert {oracle.fmt(a, 3) for a in head2.max(axis=1)} == {"0.894"}
+    for i, (a, b) in ((1, (0, 1)), (2, (1, 2))):
+        assert single[i, a] == pytest.approx(single[i, b], abs=1e-15)
+        assert oracle.fmt(single[i, a], 3) == "0.468"
+    # the single head's score is the heads' scores summed over sqrt(h)
+    for h in (2, 4):
+        state = oracle.heads_state(h, "mixing")
+        np.testing.assert_allclose(
+            np.sum(state["scores"], axis=0) / math.sqrt(h),
+            state["single_scores"],
+            atol=1e-12,
+        )
 
 
 def test_the_window_and_sinks_are_drawn_as_the_package_computes_them() -> None:
@@ -841,7 +876,7 @@ def test_labels_and_numbers_say_indices_and_powers_in_words(language) -> None:
     unsaid = re.findall(r'data-value="[^"]*"[^>]*>([^<]+(?:<sup>)?)', html)
     assert not [n for n in unsaid if SUPERSCRIPTED.search(n) or "<sup>" in n], unsaid
     heads = explorables.render("heads", language)
-    model = re.search(r'<label class="explorable-field">(.*?)<select', heads)[1]
+    model = re.findall(r'<label class="explorable-field">(.*?)<select', heads)[1]
     assert "model" in spoken(model) and "dmodel" not in spoken(model), spoken(model)
 
 
@@ -1282,6 +1317,9 @@ def test_the_heads_have_the_figures_head_colours() -> None:
         for g in range(max(explorables.HEAD_COUNTS)):
             found = re.search(rf"--explorable-head-{g}:\s*(#[0-9a-f]{{6}})", body)
             assert found and found[1] == FILLS[theme][f"head{g + 1}"], (theme, g)
+        # one head over every column (h = 1): the weights A, in A's colour
+        found = re.search(r"--explorable-head-a:\s*(#[0-9a-f]{6})", body)
+        assert found and found[1] == FILLS[theme]["a"], theme
 
 
 def srgb_luminance(colour: str) -> float:
@@ -1310,10 +1348,11 @@ def test_the_heads_maps_ramp_keeps_black_or_white_text_and_one_lightness() -> No
     tones = {}
     for slate, body in blocks:
         for g, stop, colour in re.findall(
-            r"--explorable-head-(\d)-(mid|top):\s*(#[0-9a-f]{6})", body
+            r"--explorable-head-([\da])-(mid|top):\s*(#[0-9a-f]{6})", body
         ):
-            tones[("dark" if slate else "light", int(g), stop)] = colour
-    heads = range(max(explorables.HEAD_COUNTS))
+            tones[("dark" if slate else "light", g, stop)] = colour
+    # the heads and one head over every column (h = 1, "a": A's hue)
+    heads = [*map(str, range(max(explorables.HEAD_COUNTS))), "a"]
     for g in heads:
         tones.setdefault(("dark", g, "mid"), tones[("light", g, "mid")])
     for theme in ("light", "dark"):
@@ -1341,15 +1380,20 @@ def test_the_heads_maps_have_a_scale_of_their_tones() -> None:
         )[1]
         assert words["scale"] in scale
         rows = re.findall(
-            r'<div class="explorable-head-scale-row" data-head="(\d)"'
+            r'<div class="explorable-head-scale-row" data-head="([\da])"'
             r'( hidden="")?>(.*?)</div>',
             scale,
         )
-        assert [(g, bool(hidden)) for g, hidden, _ in rows] == [
+        assert [(g, bool(hidden)) for g, hidden, _ in rows] == [("a", False)] + [
             (str(g), g >= 2) for g in range(4)
         ]
         for g, _, row in rows:
-            assert words["use_head"].format(g=int(g) + 1) in row
+            name = (
+                words["single_short"]
+                if g == "a"
+                else words["use_head"].format(g=int(g) + 1)
+            )
+            assert name in row
             tones = re.findall(
                 r'<span data-w="" style="--w: ([\d.]+)">([\d.]+)</span>', row
             )
@@ -1373,6 +1417,12 @@ def test_the_heads_maps_are_named_in_words(language: str) -> None:
                     weight=oracle.fmt(state["weights"][g][i][j], 3),
                 )
                 assert f'aria-label="{name}"' in html, name
+    for i in range(3):
+        for j in range(3):
+            name = words["single_cell"].format(
+                i=i + 1, j=j + 1, weight=oracle.fmt(state["single"][i][j], 3)
+            )
+            assert f'aria-label="{name}"' in html, name
     assert words["query"].format(i=3) in html and words["key"].format(j=1) in html
 
 

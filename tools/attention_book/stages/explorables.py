@@ -217,8 +217,36 @@ def data_example(language: str) -> dict:
     return running_example()
 
 
+#: The heads figure's second input, the one it opens with: the running
+#: example's X with projections chosen so that, at h = 2, the heads look at
+#: different tokens. X W_Q = 4 [[1, 0, 1, 0], [0, 1, 1, 0], [-1, -1, 0, 1]] and
+#: X W_K = [[1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 0, 0]]: in head 1 (columns 1-2)
+#: query i's largest score is with key i (by 4 over the others), in head 2
+#: (columns 3-4) with the previous key (query 1 with itself); one head over
+#: all four columns scores keys 1 and 2 (query 2), 2 and 3 (query 3) alike.
+#: X W_V = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 1, 1]]: each token's value is
+#: one code c_j twice, c = (1, 0), (0, 1), (1, 1), one copy a head, so that a
+#: head's output says which token it took. X's three rows fix three of each
+#: W's four rows' sums; the rows left free are 0.
+HEADS_PRESET = {
+    "w_q": [[-4, -4, 0, 4], [0, 0, 0, 0], [8, 4, 4, -4], [0, 4, 4, 0]],
+    "w_k": [[0, 0, 0, 0], [0, 0, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1]],
+    "w_v": [[1, 1, 1, 1], [0, 0, 0, 0], [0, -1, 0, -1], [0, 1, 0, 1]],
+}
+#: The inputs the reader chooses from, the first one shown first.
+HEADS_INPUTS = ("preset", "example")
+
+
+def heads_input(name: str) -> dict:
+    """The heads figure's input ``name``: X, W_Q, W_K, W_V as lists."""
+    example = running_example()
+    return example | HEADS_PRESET if name == "preset" else example
+
+
 def data_heads(language: str) -> dict:
-    return running_example() | {
+    return {
+        "inputs": {name: heads_input(name) for name in HEADS_INPUTS},
+        "input": HEADS_INPUTS[0],
         "w_o": W_O,
         "w_o_name": "mixing",
         "counts": list(HEAD_COUNTS),
